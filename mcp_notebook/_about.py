@@ -1,0 +1,4 @@
+"""Who this client says it is."""
+
+__version__ = "0.1.0"
+CLIENT_NAME = "mcp-notebook"

@@ -1,0 +1,327 @@
+"""The public Python API: connect to a server, use the connection from any cell.
+
+Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-level
+`await` in a notebook; both run the work on the runtime's event-loop thread.
+"""
+
+from __future__ import annotations
+
+import shlex
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ._errors import UsageError
+from ._health import Health
+from ._runtime import get_runtime
+from ._session import Handler, Session
+from ._stdio import StdioTransport
+from ._trace import DEFAULT_CAPACITY, Trace
+from ._versions import ERAS, LATEST_LEGACY, LEGACY_VERSIONS
+
+DEFAULT_TIMEOUT = 60.0
+
+_registry: dict[str, Connection] = {}
+_registry_lock = threading.Lock()
+
+
+class Connection:
+    """A live connection to one MCP server, usable from any cell or thread."""
+
+    def __init__(self, name: str, session: Session) -> None:
+        self.name = name
+        self._session = session
+
+    # ----- what we know about the server -----
+
+    @property
+    def session(self) -> Session:
+        return self._session
+
+    @property
+    def state(self) -> str:
+        return self._session.counters.state
+
+    @property
+    def era(self) -> str:
+        return self._session.era
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self._session.protocol_version
+
+    @property
+    def server_info(self) -> dict[str, Any] | None:
+        return self._session.server_info
+
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        return self._session.server_capabilities
+
+    @property
+    def instructions(self) -> str | None:
+        return self._session.instructions
+
+    @property
+    def trace(self) -> Trace:
+        return self._session.trace
+
+    @property
+    def closed(self) -> bool:
+        return self._session.closed
+
+    @property
+    def health(self) -> Health:
+        """A snapshot of the connection's health, taken now."""
+        s = self._session
+        c = s.counters
+        transport = s.transport
+        return Health(
+            name=self.name,
+            state=c.state,
+            era=s.era,
+            protocol_version=s.protocol_version,
+            transport=transport.kind,
+            endpoint=transport.describe(),
+            server_info=s.server_info,
+            server_pings=c.server_pings,
+            pongs_sent=c.pongs_sent,
+            pong_failures=c.pong_failures,
+            pings_sent=c.pings_sent,
+            ping_failures=c.ping_failures,
+            last_rtt=c.last_rtt,
+            requests_in_flight=len(s._pending),
+            invalid_frames=c.invalid_frames,
+            last_frame_in=c.last_frame_in,
+            last_frame_out=c.last_frame_out,
+            exit_code=transport.exit_code,
+            stderr_tail=tuple(transport.stderr_tail),
+            closed_reason=c.closed_reason,
+        )
+
+    @property
+    def stderr(self) -> list[str]:
+        """The server's recent stderr lines (bounded)."""
+        return list(self._session.transport.stderr_tail)
+
+    # ----- requests -----
+
+    def ping(self, *, timeout: float | None = None) -> float:
+        """Ping the server; returns the round-trip time in seconds."""
+        return get_runtime().call(_ping, self._session, timeout)
+
+    async def aping(self, *, timeout: float | None = None) -> float:
+        return await get_runtime().acall(_ping, self._session, timeout)
+
+    def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """Send a raw JSON-RPC request and return its result; errors raise McpError."""
+        return get_runtime().call(_request, self._session, method, params, timeout)
+
+    async def arequest(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        return await get_runtime().acall(_request, self._session, method, params, timeout)
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a raw JSON-RPC notification."""
+        get_runtime().call(self._session.notify, method, params)
+
+    async def anotify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        await get_runtime().acall(self._session.notify, method, params)
+
+    def on_request(self, method: str, handler: Handler | None = None) -> Any:
+        """Answer server requests for `method` with `handler(params) -> dict`.
+
+        A handler for `ping` replaces the built-in pong. Sync handlers run in a worker
+        thread, async ones on the session loop. Usable as a decorator.
+        """
+        if handler is None:
+            def decorate(fn: Handler) -> Handler:
+                self._session.on_request(method, fn)
+                return fn
+            return decorate
+        self._session.on_request(method, handler)
+        return handler
+
+    def remove_handler(self, method: str) -> None:
+        """Forget the handler for server requests `method` (a `ping` falls back to the built-in pong)."""
+        self._session.on_request(method, None)
+
+    def on_notification(self, method: str, handler: Handler | None) -> None:
+        """Call `handler(params)` for every server notification `method` (None removes it)."""
+        self._session.on_notification(method, handler)
+
+    # ----- closing -----
+
+    def close(self) -> None:
+        """Close the connection and reap the server process."""
+        _forget(self)
+        get_runtime().call(self._session.close)
+
+    async def aclose(self) -> None:
+        _forget(self)
+        await get_runtime().acall(self._session.close)
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        version = self.protocol_version or "?"
+        return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.transport.describe()!r}>"
+
+
+async def _ping(session: Session, timeout: float | None) -> float:
+    return await session.ping(timeout=timeout)
+
+
+async def _request(session: Session, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:
+    return await session.request(method, params, timeout=timeout)
+
+
+def _prepare(
+    command: str | Sequence[str],
+    name: str | None,
+    era: str,
+    timeout: float | None,
+    env: Mapping[str, str] | None,
+    cwd: str | Path | None,
+    protocol_version: str | None,
+    trace_capacity: int,
+) -> tuple[str, Session]:
+    if era not in ERAS:
+        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
+    if era != "legacy":
+        raise UsageError(f"era {era!r} is not supported yet; use era='legacy'")
+    argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
+    if not argv:
+        raise UsageError("the server command is empty")
+    version = protocol_version or LATEST_LEGACY
+    if version not in LEGACY_VERSIONS:
+        raise UsageError(f"unknown protocol version {version!r}; use one of: {', '.join(LEGACY_VERSIONS)}")
+    trace = Trace(trace_capacity)
+    transport = StdioTransport(argv, env=env, cwd=str(cwd) if cwd is not None else None, events=trace.event)
+    session = Session(transport, trace=trace, timeout=timeout, protocol_version=version)
+    return name or _default_name(argv), session
+
+
+def connect(
+    command: str | Sequence[str],
+    *,
+    name: str | None = None,
+    era: str = "legacy",
+    timeout: float | None = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    protocol_version: str | None = None,
+    trace_capacity: int = DEFAULT_CAPACITY,
+) -> Connection:
+    """Start an MCP server over stdio and shake hands with it.
+
+    `command` is an argv list or a shell-style string. A `name` already in use closes
+    the old connection first. `timeout` is the default per-request timeout in seconds
+    (None waits forever); `protocol_version` is the version offered in `initialize`.
+    """
+    name, session = _prepare(command, name, era, timeout, env, cwd, protocol_version, trace_capacity)
+    _close_existing(name)
+    runtime = get_runtime()
+    runtime.spawn(session.run)
+    try:
+        runtime.call(session.wait_ready)
+    except BaseException:
+        runtime.call(session.close)
+        raise
+    return _remember(Connection(name, session))
+
+
+async def aconnect(
+    command: str | Sequence[str],
+    *,
+    name: str | None = None,
+    era: str = "legacy",
+    timeout: float | None = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    protocol_version: str | None = None,
+    trace_capacity: int = DEFAULT_CAPACITY,
+) -> Connection:
+    """The awaitable twin of `connect`."""
+    name, session = _prepare(command, name, era, timeout, env, cwd, protocol_version, trace_capacity)
+    old = _registry.get(name)
+    if old is not None:
+        await old.aclose()
+    runtime = get_runtime()
+    runtime.spawn(session.run)
+    try:
+        await runtime.acall(session.wait_ready)
+    except BaseException:
+        await runtime.acall(session.close)
+        raise
+    return _remember(Connection(name, session))
+
+
+def connections() -> dict[str, Connection]:
+    """Every open connection, by name."""
+    with _registry_lock:
+        return {name: conn for name, conn in _registry.items() if not conn.closed}
+
+
+def get_connection(name: str) -> Connection:
+    """The open connection called `name`; UsageError if there is none."""
+    conn = connections().get(name)
+    if conn is None:
+        known = ", ".join(sorted(connections())) or "none"
+        raise UsageError(f"no connection named {name!r} (open connections: {known})")
+    return conn
+
+
+def close_all() -> None:
+    """Close every connection and reap every server process."""
+    runtime = get_runtime()
+    if runtime.running:
+        runtime.call(_close_all)
+
+
+async def _close_all() -> None:
+    with _registry_lock:
+        sessions = [conn._session for conn in _registry.values()]
+        _registry.clear()
+    async with anyio.create_task_group() as tg:
+        for session in sessions:
+            tg.start_soon(session.close)
+
+
+def _remember(conn: Connection) -> Connection:
+    with _registry_lock:
+        _registry[conn.name] = conn
+    return conn
+
+
+def _forget(conn: Connection) -> None:
+    with _registry_lock:
+        if _registry.get(conn.name) is conn:
+            del _registry[conn.name]
+
+
+def _close_existing(name: str) -> None:
+    with _registry_lock:
+        old = _registry.get(name)
+    if old is not None:
+        old.close()
+
+
+def _default_name(argv: list[str]) -> str:
+    """A readable unused name from the command: the script's stem if there is one."""
+    scripts = [Path(arg).stem for arg in argv[1:] if not arg.startswith("-") and Path(arg).suffix]
+    base = scripts[0] if scripts else Path(argv[0]).stem
+    name, n = base, 2
+    with _registry_lock:
+        while name in _registry:
+            name, n = f"{base}-{n}", n + 1
+    return name
+
+
+get_runtime().on_stop(_close_all)

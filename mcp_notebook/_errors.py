@@ -1,0 +1,47 @@
+"""The exceptions the public API raises."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class McpNotebookError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class McpError(McpNotebookError):
+    """The server answered a request with a JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None, *, method: str | None = None) -> None:
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+        where = f"{method}: " if method else ""
+        super().__init__(f"{where}{message} (code {code})")
+
+
+class ConnectionClosed(McpNotebookError):
+    """The connection is gone: closed by us, or the server exited or hung up."""
+
+    def __init__(self, reason: str, *, exit_code: int | None = None, stderr_tail: tuple[str, ...] = ()) -> None:
+        self.reason = reason
+        self.exit_code = exit_code
+        self.stderr_tail = stderr_tail
+        super().__init__(reason)
+
+
+class RequestTimeout(McpNotebookError, TimeoutError):
+    """No response within the request's timeout; the request was cancelled."""
+
+
+class HandshakeError(McpNotebookError):
+    """The connection could not be set up (bad version, bad reply, server gone)."""
+
+
+class UsageError(McpNotebookError, ValueError):
+    """The caller asked for something that cannot be done as asked (bad name, bad option)."""
+
+
+class TransportClosed(McpNotebookError):
+    """A transport could not carry a frame because its peer is gone."""

@@ -1,0 +1,130 @@
+"""JSON-RPC 2.0 frames: decoding, classification by shape, and builders.
+
+Nothing here knows about transports or sessions; it turns text into classified
+frames and messages into text.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+JSONRPC = "2.0"
+
+# Standard JSON-RPC error codes.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+REQUEST = "request"
+NOTIFICATION = "notification"
+RESPONSE = "response"
+ERROR = "error"
+INVALID = "invalid"
+BATCH = "batch"
+
+RequestId = int | str
+
+
+def is_valid_id(value: object) -> bool:
+    """True for the id types MCP allows: a string or an integer (never a bool)."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One decoded message with its kind; `problem` says why an invalid one is invalid."""
+
+    kind: str
+    message: Any
+    problem: str | None = None
+
+    @property
+    def method(self) -> str | None:
+        if isinstance(self.message, dict):
+            method = self.message.get("method")
+            return method if isinstance(method, str) else None
+        return None
+
+    @property
+    def id(self) -> Any:
+        return self.message.get("id") if isinstance(self.message, dict) else None
+
+
+def classify(message: Any) -> Frame:
+    """Tell a message's kind by its shape alone.
+
+    A frame with `method` is a request (with `id`) or a notification (without);
+    only a frame with `result` or `error` and no `method` is a response, so a
+    server request whose id collides with an awaited one is never taken for it.
+    """
+    if isinstance(message, list):
+        if not message:
+            return Frame(INVALID, message, "empty batch")
+        return Frame(BATCH, message)
+    if not isinstance(message, dict):
+        return Frame(INVALID, message, "not a JSON object")
+    if message.get("jsonrpc") != JSONRPC:
+        return Frame(INVALID, message, 'missing "jsonrpc": "2.0"')
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return Frame(INVALID, message, "method is not a string")
+        if "id" not in message:
+            return Frame(NOTIFICATION, message)
+        if not is_valid_id(message["id"]):
+            return Frame(INVALID, message, "request id is not a string or an integer")
+        return Frame(REQUEST, message)
+    if "id" in message:
+        if "result" in message and "error" not in message:
+            return Frame(RESPONSE, message)
+        if "error" in message and "result" not in message:
+            error = message["error"]
+            if isinstance(error, dict) and isinstance(error.get("code"), int):
+                return Frame(ERROR, message)
+            return Frame(INVALID, message, "error is not an object with an integer code")
+    return Frame(INVALID, message, "neither a request, a notification nor a response")
+
+
+def decode(text: str) -> Frame:
+    """Parse one frame of text; bad JSON comes back as an invalid frame, never raises."""
+    try:
+        message = json.loads(text)
+    except ValueError as exc:
+        return Frame(INVALID, None, f"invalid JSON: {exc}")
+    return classify(message)
+
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def encode(message: Any) -> str:
+    """Serialise a message compactly (no newlines, so it fits newline-delimited stdio)."""
+    return _encoder.encode(message)
+
+
+def request(request_id: RequestId, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": JSONRPC, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def result(request_id: RequestId, value: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": JSONRPC, "id": request_id, "result": value}
+
+
+def error(request_id: RequestId | None, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        body["data"] = data
+    return {"jsonrpc": JSONRPC, "id": request_id, "error": body}
