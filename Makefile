@@ -1,0 +1,50 @@
+# mcp-notebook developer tasks. Needs only python3 (3.10+), node 20+ and npm.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := test
+
+PYTHON ?= python3
+VENV := .venv
+VENV_PY := $(VENV)/bin/python
+VENV_STAMP := $(VENV)/.stamp-test
+LAB_STAMP := $(VENV)/.stamp-lab
+PEERS := tests/peers
+PEERS_STAMP := $(PEERS)/node_modules/.stamp
+PYTEST_ARGS ?=
+# Jupyter refuses to start as root without --allow-root (containers, CI machines).
+LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
+
+.PHONY: .venv peers test lab bench clean
+
+# Virtualenv with the package (editable) and its test extra; redone when pyproject.toml changes.
+.venv: $(VENV_STAMP)
+
+$(VENV_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV_PY) -m pip install --upgrade pip
+	$(VENV_PY) -m pip install -e '.[test]'
+	touch $@
+
+# Node test peers (@modelcontextprotocol/server-everything), exactly as locked.
+peers: $(PEERS_STAMP)
+
+$(PEERS_STAMP): $(PEERS)/package-lock.json $(PEERS)/package.json
+	npm ci --prefix $(PEERS) --no-audit --no-fund
+	touch $@
+
+test: $(VENV_STAMP) $(PEERS_STAMP)
+	$(VENV_PY) -m pytest $(PYTEST_ARGS)
+
+$(LAB_STAMP): $(VENV_STAMP)
+	$(VENV_PY) -m pip install -e '.[lab]'
+	touch $@
+
+lab: $(LAB_STAMP) $(PEERS_STAMP)
+	$(VENV)/bin/jupyter lab notebooks/01-quickstart.ipynb --ip=127.0.0.1 $(LAB_ARGS)
+
+bench: $(VENV_STAMP) $(PEERS_STAMP)
+	$(VENV_PY) bench/ping.py
+
+clean:
+	rm -rf $(VENV) $(PEERS)/node_modules build dist .pytest_cache *.egg-info
+	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +
