@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import shlex
 import threading
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from ._errors import UsageError
+from ._errors import ConnectionClosed, UsageError
 from ._health import Health
-from ._runtime import get_runtime
-from ._session import Handler, Session
+from ._runtime import CANCEL_GRACE, get_runtime
+from ._handlers import Handler
+from ._session import Pending, Session, request_timeout
 from ._stdio import StdioTransport
 from ._trace import DEFAULT_CAPACITY, Trace
 from ._versions import ERAS, LATEST_LEGACY, LEGACY_VERSIONS
@@ -93,7 +96,7 @@ class Connection:
             pings_sent=c.pings_sent,
             ping_failures=c.ping_failures,
             last_rtt=c.last_rtt,
-            requests_in_flight=len(s._pending),
+            requests_in_flight=s.in_flight,
             invalid_frames=c.invalid_frames,
             last_frame_in=c.last_frame_in,
             last_frame_out=c.last_frame_out,
@@ -111,24 +114,49 @@ class Connection:
 
     def ping(self, *, timeout: float | None = None) -> float:
         """Ping the server; returns the round-trip time in seconds."""
-        return get_runtime().call(_ping, self._session, timeout)
+        pending = self._round_trip("ping", None, timeout)
+        pending.outcome()
+        return pending.rtt
 
     async def aping(self, *, timeout: float | None = None) -> float:
         return await get_runtime().acall(_ping, self._session, timeout)
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a raw JSON-RPC request and return its result; errors raise McpError."""
-        return get_runtime().call(_request, self._session, method, params, timeout)
+        return self._round_trip(method, params, timeout).outcome()
 
     async def arequest(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         return await get_runtime().acall(_request, self._session, method, params, timeout)
 
+    def _round_trip(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> Pending:
+        """One request from a blocking caller: one hop to the loop, woken by the response itself.
+
+        Ctrl-C or the timeout abandons the request on the loop (which tells the server)
+        before this returns, so the session stays usable.
+        """
+        session, runtime = self._session, get_runtime()
+        limit = session.timeout if timeout is None else timeout
+        settled: Future[Pending] = Future()
+        pending = session.new_request(method, params, settled)
+        runtime.call_soon(session.launch, pending)
+        try:
+            return settled.result(limit)
+        except FutureTimeout:
+            failure = request_timeout(method, limit or 0)
+            if runtime.call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
+                raise failure from None
+            return pending
+        except KeyboardInterrupt:
+            cancelled = ConnectionClosed("cancelled by the user")
+            runtime.call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
+            raise
+
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a raw JSON-RPC notification."""
-        get_runtime().call(self._session.notify, method, params)
+        get_runtime().call_sync(self._session.notify, method, params)
 
     async def anotify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        await get_runtime().acall(self._session.notify, method, params)
+        await get_runtime().acall(_notify, self._session, method, params)
 
     def on_request(self, method: str, handler: Handler | None = None) -> Any:
         """Answer server requests for `method` with `handler(params) -> dict`.
@@ -138,21 +166,25 @@ class Connection:
         """
         if handler is None:
             def decorate(fn: Handler) -> Handler:
-                self._session.on_request(method, fn)
+                self._session.request_handlers.set(method, fn)
                 return fn
             return decorate
-        self._session.on_request(method, handler)
+        self._session.request_handlers.set(method, handler)
         return handler
 
     def remove_handler(self, method: str) -> None:
         """Forget the handler for server requests `method` (a `ping` falls back to the built-in pong)."""
-        self._session.on_request(method, None)
+        self._session.request_handlers.set(method, None)
 
     def on_notification(self, method: str, handler: Handler | None) -> None:
         """Call `handler(params)` for every server notification `method` (None removes it)."""
-        self._session.on_notification(method, handler)
+        self._session.notification_handlers.set(method, handler)
 
     # ----- closing -----
+
+    def wait_closed(self, timeout: float | None = None) -> bool:
+        """Wait until the connection is closed (the server exited, or close() ran); False on timeout."""
+        return get_runtime().call(_wait_closed, self._session, timeout)
 
     def close(self) -> None:
         """Close the connection and reap the server process."""
@@ -176,6 +208,17 @@ class Connection:
 
 async def _ping(session: Session, timeout: float | None) -> float:
     return await session.ping(timeout=timeout)
+
+
+async def _wait_closed(session: Session, timeout: float | None) -> bool:
+    with anyio.move_on_after(timeout):
+        await session.wait_closed()
+        return True
+    return False
+
+
+async def _notify(session: Session, method: str, params: dict[str, Any] | None) -> None:
+    session.notify(method, params)
 
 
 async def _request(session: Session, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:

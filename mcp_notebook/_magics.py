@@ -43,7 +43,8 @@ _Usage = ipython_error.UsageError  # IPython shows exactly this type as one line
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        raise _Usage(f"{message}; usage: {self.format_usage().strip().removeprefix('usage: ')}")
+        usage = " ".join(self.format_usage().split()).removeprefix("usage: ")
+        raise _Usage(f"{message}; usage: {usage}")
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise _Usage(message or self.format_usage().strip())
@@ -84,24 +85,21 @@ _env_pair.__name__ = "K=V pair"
 
 
 def _connect(args: list[str]) -> api.Connection:
-    if "--" in args:
-        cut = args.index("--")
-        options, command = args[:cut], args[cut + 1 :]
-    else:
-        options, command = args, []
-    if not options:
+    if not args:
         raise _Usage("connect needs a name and a server command: %mcp connect NAME -- COMMAND ARGS...")
+    if "--" not in args:
+        raise _Usage("write the server command after --, e.g. %mcp connect demo -- python server.py")
+    cut = args.index("--")
+    options, command = args[:cut], args[cut + 1 :]
     parser = _parser("connect")
     parser.add_argument("name")
     parser.add_argument("--era", default="legacy", choices=["legacy"])
     parser.add_argument("--timeout", type=_positive_float, default=api.DEFAULT_TIMEOUT)
     parser.add_argument("--env", type=_env_pair, action="append", default=[])
     parser.add_argument("--protocol-version")
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     ns = parser.parse_args(options)
-    command = command or ns.rest
     if not command:
-        raise _Usage("no server command; write it after --, e.g. %mcp connect demo -- python server.py")
+        raise _Usage("no server command after --, e.g. %mcp connect demo -- python server.py")
     conn = api.connect(
         command,
         name=ns.name,

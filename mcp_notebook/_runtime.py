@@ -57,6 +57,7 @@ class Runtime:
         self._name = name
         self._lock = threading.Lock()
         self._portal: BlockingPortal | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._on_stop: list[Callable[[], Awaitable[None]]] = []
 
@@ -82,6 +83,7 @@ class Runtime:
     def _main(self, ready: Future[BlockingPortal]) -> None:
         async def serve() -> None:
             async with BlockingPortal() as portal:
+                self._loop = asyncio.get_running_loop()
                 ready.set_result(portal)
                 await portal.sleep_until_stopped()
 
@@ -115,11 +117,34 @@ class Runtime:
         portal = self._ensure_started()
         call = _Call(fn, args)
         future = portal.start_task_soon(call.run)
+        waiter = asyncio.wrap_future(future)
         try:
-            return await asyncio.wrap_future(future)
+            return await asyncio.shield(waiter)
         except asyncio.CancelledError:
             portal.start_task_soon(call.cancel)
+            await asyncio.wait([waiter], timeout=CANCEL_GRACE)
+            if waiter.done() and not waiter.cancelled():
+                waiter.exception()  # retrieved: the caller is leaving with CancelledError
             raise
+
+    def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Schedule a plain function on the loop and return at once (the cheapest hop there)."""
+        self._ensure_started()
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(fn, *args)
+
+    def call_sync(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """Run a plain function on the loop and wait for what it returns."""
+        done: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                done.set_result(fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                done.set_exception(exc)
+
+        self.call_soon(run)
+        return done.result(timeout)
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Future[Any]:
         """Start a long-lived task on the loop (a session's serve loop) and return at once."""

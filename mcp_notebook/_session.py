@@ -1,68 +1,83 @@
 """A handshake-era MCP session: requests and responses, server requests, the handshake.
 
-The session reads every frame the moment it arrives, so a server `ping` is answered at
-once whatever the caller is doing. It knows nothing of IPython or of threads: the
-runtime runs it on its event loop.
+Frames are dispatched the moment the transport reads them, synchronously, so a server
+`ping` is answered inside the same read callback whatever the caller is doing. The
+session knows nothing of IPython or threads: the runtime runs it on its event loop.
 """
 
 from __future__ import annotations
 
-import inspect
 import itertools
 import sys
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, Protocol
 
 import anyio
 import anyio.abc
 
-if sys.version_info < (3, 11):  # pragma: no cover
-    from exceptiongroup import BaseExceptionGroup
-
 from . import _jsonrpc as rpc
 from ._about import CLIENT_NAME, __version__
 from ._errors import ConnectionClosed, HandshakeError, McpError, RequestTimeout, TransportClosed
+from ._handlers import Handler, Handlers, call_handler, reply_from_handler
 from ._health import CLOSED, CLOSING, READY, HealthCounters
 from ._trace import IN, OUT, Trace
 from ._versions import LATEST_LEGACY, LEGACY_VERSIONS, accepts_batches
 
-Handler = Callable[[dict[str, Any]], Any] | Callable[[dict[str, Any]], Awaitable[Any]]
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
 
 RTT_HISTORY = 1000
 REMEMBERED_CANCELLATIONS = 1000
 
 
 class Transport(Protocol):
-    """What a session needs from a transport: frames in, frames out, and a way to stop."""
+    """What a session needs from a transport: frames out now, frames in by callback, a way to stop."""
 
     kind: str
     exit_code: int | None
     stderr_tail: deque[str]
 
     def describe(self) -> str: ...
-    async def open(self, task_group: anyio.abc.TaskGroup) -> None: ...
-    async def send(self, text: str) -> None: ...
-    async def receive(self) -> str: ...
+    async def open(
+        self, task_group: anyio.abc.TaskGroup, on_frame: Callable[[str], None], on_hangup: Callable[[], None]
+    ) -> None: ...
+    def send(self, text: str) -> None: ...
     async def wait_exit(self, timeout: float) -> int | None: ...
     async def aclose(self) -> None: ...
 
 
-class _Pending:
-    """A request of ours that awaits its response."""
+class Pending:
+    """A request of ours awaiting its response; settled on the session thread only.
 
-    __slots__ = ("method", "done", "response", "failure", "sent_at", "received_at")
+    A waiter on the loop uses `event`; a waiter on another thread uses `future`.
+    """
 
-    def __init__(self, method: str) -> None:
+    __slots__ = ("id", "method", "params", "event", "future", "response", "failure", "sent_at", "received_at")
+
+    def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, future: Future[Any] | None = None) -> None:
+        self.id = request_id
         self.method = method
-        self.done = anyio.Event()
+        self.params = params
+        self.event: anyio.Event | None = None
+        self.future = future
         self.response: dict[str, Any] | None = None
         self.failure: BaseException | None = None
         self.sent_at = 0.0
         self.received_at = 0.0
 
+    @property
+    def settled(self) -> bool:
+        return self.response is not None or self.failure is not None
+
+    @property
+    def rtt(self) -> float:
+        return self.received_at - self.sent_at
+
     def outcome(self) -> Any:
+        """The result; raises the failure or the JSON-RPC error."""
         if self.failure is not None:
             raise self.failure
         assert self.response is not None
@@ -101,11 +116,11 @@ class Session:
         self.instructions: str | None = None
         self.counters = HealthCounters()
         self.rtts: deque[float] = deque(maxlen=RTT_HISTORY)
+        self.request_handlers = Handlers()
+        self.notification_handlers = Handlers()
         self._ids = itertools.count(1)
-        self._pending: dict[int, _Pending] = {}
+        self._pending: dict[int, Pending] = {}
         self._cancelled: OrderedDict[int, str] = OrderedDict()
-        self._request_handlers: dict[str, Handler] = {}
-        self._notification_handlers: dict[str, Handler] = {}
         self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
         self._task_group: anyio.abc.TaskGroup | None = None
         self._ready = anyio.Event()
@@ -121,8 +136,7 @@ class Session:
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
-                await self.transport.open(tg)
-                tg.start_soon(self._read_loop)
+                await self.transport.open(tg, self._on_frame, self._on_hangup)
                 await self._handshake()
                 self._set_state(READY, f"protocol {self.protocol_version}")
                 self._ready.set()
@@ -133,6 +147,7 @@ class Session:
             if not isinstance(exc, Exception):
                 raise
         finally:
+            self._task_group = None
             with anyio.CancelScope(shield=True):
                 self._set_state(CLOSING, self.counters.closed_reason or "closing")
                 await self.transport.aclose()
@@ -156,9 +171,17 @@ class Session:
         self._stop.set()
         await self._done.wait()
 
+    async def wait_closed(self) -> None:
+        """Wait until the session has ended and its transport is closed."""
+        await self._done.wait()
+
     @property
     def closed(self) -> bool:
         return self._stop.is_set() or self._done.is_set()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
 
     async def _handshake(self) -> None:
         params = {
@@ -177,82 +200,108 @@ class Session:
         self.server_info = result.get("serverInfo")
         self.server_capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
-        await self.notify("notifications/initialized")
+        self.notify("notifications/initialized")
 
-    # ----- outgoing --------------------------------------------------------------
+    # ----- requests: the primitives (session thread, synchronous) ----------------
+
+    def new_request(self, method: str, params: dict[str, Any] | None = None, future: Future[Any] | None = None) -> Pending:
+        """A request with a fresh id (ids are never reused); safe to call from any thread."""
+        return Pending(next(self._ids), method, params, future)
+
+    def launch(self, pending: Pending) -> None:
+        """Send a request now; a closed connection settles it with ConnectionClosed."""
+        if self.closed:
+            self._settle(pending, failure=self._closed_error())
+            return
+        self._pending[pending.id] = pending
+        if pending.method == "ping":
+            self.counters.pings_sent += 1
+        pending.sent_at = time.perf_counter()
+        try:
+            self._send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST)
+        except TransportClosed as exc:
+            self._pending.pop(pending.id, None)
+            self._settle(pending, failure=self._closed_error(str(exc)))
+
+    def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool:
+        """Give up on a request: tell the server, ignore its late answer. False if it had settled."""
+        if pending.settled:
+            return False
+        self._pending.pop(pending.id, None)
+        self._settle(pending, failure=failure)
+        self._cancelled[pending.id] = reason
+        while len(self._cancelled) > REMEMBERED_CANCELLATIONS:
+            self._cancelled.popitem(last=False)
+        if pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
+            try:
+                self._send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
+            except TransportClosed:
+                pass
+        return True
+
+    def _settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:
+        pending.response, pending.failure = response, failure
+        if pending.method == "ping":
+            if response is not None and "result" in response:
+                self.counters.last_rtt = pending.rtt
+                self.rtts.append(pending.rtt)
+            else:
+                self.counters.ping_failures += 1
+        if pending.event is not None:
+            pending.event.set()
+        if pending.future is not None and not pending.future.done():
+            pending.future.set_result(pending)
+
+    # ----- requests: the async API -----------------------------------------------
+
+    async def round_trip(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Pending:
+        """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
+        pending = self.new_request(method, params)
+        pending.event = anyio.Event()
+        limit = self.timeout if timeout is None else timeout
+        self.launch(pending)
+        try:
+            with anyio.fail_after(limit):
+                await pending.event.wait()
+        except TimeoutError:
+            failure = request_timeout(method, limit)
+            if self.abandon(pending, failure, f"timed out after {limit:g} s"):
+                raise failure from None
+        except anyio.get_cancelled_exc_class():
+            self.abandon(pending, ConnectionClosed("cancelled"), "cancelled by the user")
+            raise
+        return pending
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a request and return its result; a JSON-RPC error raises McpError."""
-        return (await self._round_trip(method, params, timeout)).outcome()
+        return (await self.round_trip(method, params, timeout=timeout)).outcome()
 
     async def ping(self, *, timeout: float | None = None) -> float:
         """Ping the server; the round-trip time in seconds, measured on the session thread."""
-        self.counters.pings_sent += 1
-        try:
-            pending = await self._round_trip("ping", None, timeout)
-            pending.outcome()
-        except BaseException:
-            self.counters.ping_failures += 1
-            raise
-        rtt = pending.received_at - pending.sent_at
-        self.counters.last_rtt = rtt
-        self.rtts.append(rtt)
-        return rtt
+        pending = await self.round_trip("ping", timeout=timeout)
+        pending.outcome()
+        return pending.rtt
 
-    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        self._check_open()
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification now."""
+        if self.closed:
+            raise self._closed_error()
         try:
-            await self._send(rpc.notification(method, params), rpc.NOTIFICATION)
+            self._send(rpc.notification(method, params), rpc.NOTIFICATION)
         except TransportClosed as exc:
             raise self._closed_error(str(exc)) from None
 
-    async def _round_trip(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> _Pending:
-        self._check_open()
-        request_id = next(self._ids)
-        pending = self._pending[request_id] = _Pending(method)
-        limit = self.timeout if timeout is None else timeout
-        try:
-            with anyio.fail_after(limit):
-                pending.sent_at = time.perf_counter()
-                await self._send(rpc.request(request_id, method, params), rpc.REQUEST)
-                await pending.done.wait()
-        except TimeoutError:
-            await self._cancel_remotely(request_id, method, f"timed out after {limit:g} s")
-            raise RequestTimeout(f"{method}: no response within {limit:g} s; the request was cancelled") from None
-        except anyio.get_cancelled_exc_class():
-            if not pending.done.is_set():
-                with anyio.CancelScope(shield=True):
-                    await self._cancel_remotely(request_id, method, "cancelled by the user")
-            raise
-        except TransportClosed as exc:
-            raise self._closed_error(str(exc)) from None
-        finally:
-            del self._pending[request_id]
-        return pending
-
-    async def _cancel_remotely(self, request_id: int, method: str, reason: str) -> None:
-        """Tell the server we gave up on a request, and remember to ignore its late answer."""
-        self._cancelled[request_id] = reason
-        while len(self._cancelled) > REMEMBERED_CANCELLATIONS:
-            self._cancelled.popitem(last=False)
-        if method == "initialize" or self.closed:  # the spec forbids cancelling initialize
-            return
-        try:
-            await self._send(rpc.notification("notifications/cancelled", {"requestId": request_id, "reason": reason}), rpc.NOTIFICATION)
-        except TransportClosed:
-            pass
-
-    async def _send(self, message: dict[str, Any], kind: str, note: str | None = None) -> None:
+    def _send(self, message: dict[str, Any], kind: str, note: str | None = None) -> None:
         text = rpc.encode(message)
         entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
         self.counters.last_frame_out = entry.monotonic
-        await self.transport.send(text)
+        self.transport.send(text)
 
-    async def _send_reply(self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None) -> None:
-        """Write a reply to a server request; a reply that cannot be written is dropped, never raised."""
+    def _send_reply(self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None) -> None:
+        """Write a reply to a server request; one that cannot be written is dropped, never raised."""
         is_pong = request["method"] == "ping" and "result" in reply
         try:
-            await self._send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
+            self._send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
         except TransportClosed as exc:
             if is_pong:
                 self.counters.pong_failures += 1
@@ -261,34 +310,21 @@ class Session:
         if is_pong:
             self.counters.pongs_sent += 1
 
-    # ----- incoming --------------------------------------------------------------
+    # ----- incoming (session thread, synchronous) --------------------------------
 
-    async def _read_loop(self) -> None:
+    def _on_frame(self, text: str) -> None:
         try:
-            while True:
-                text = await self.transport.receive()
-                try:
-                    await self._dispatch(text, rpc.decode(text))
-                except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
-                    self.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
-        except anyio.EndOfStream:
-            pass
-        code = await self.transport.wait_exit(timeout=2.0)
-        reason = "the server closed its output" if code is None else f"the server exited with code {code}"
-        self._hangup = ConnectionClosed(reason, exit_code=code, stderr_tail=tuple(self.transport.stderr_tail))
-        if self.counters.closed_reason is None:
-            self.counters.closed_reason = reason
-        self._fail_pending(self._hangup)
-        self._stop.set()
+            self._dispatch(text, rpc.decode(text))
+        except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
+            self.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
 
-    async def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True) -> None:
-        kind, message = frame.kind, frame.message
-        note = frame.problem
+    def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True) -> None:
+        kind, message, note = frame.kind, frame.message, frame.problem
         pending = None
         if kind in (rpc.RESPONSE, rpc.ERROR):
             request_id = message["id"]
             if rpc.is_valid_id(request_id) and isinstance(request_id, int):
-                pending = self._pending.get(request_id)
+                pending = self._pending.pop(request_id, None)
                 if pending is None and request_id in self._cancelled:
                     note = f"late response, ignored ({self._cancelled[request_id]})"
             if pending is None and note is None:
@@ -301,56 +337,40 @@ class Session:
             self.counters.last_frame_in = entry.monotonic
         if pending is not None:
             pending.received_at = time.perf_counter()
-            pending.response = message
-            pending.done.set()
+            self._settle(pending, response=message)
         elif kind == rpc.REQUEST:
-            await self._on_request(message)
+            self._on_request(message)
         elif kind == rpc.NOTIFICATION:
             self._on_notification(message)
         elif kind == rpc.BATCH:
             for item in message:
-                await self._dispatch(text, rpc.classify(item), record=False)
+                self._dispatch(text, rpc.classify(item), record=False)
         elif kind == rpc.INVALID:
             self.counters.invalid_frames += 1
 
-    async def _on_request(self, request: dict[str, Any]) -> None:
+    def _on_request(self, request: dict[str, Any]) -> None:
         method = request["method"]
         if method == "ping":
             self.counters.server_pings += 1
-        handler = self._request_handlers.get(method)
-        if handler is not None:
-            assert self._task_group is not None
-            self._task_group.start_soon(self._run_handler, handler, request)
+        handler = self.request_handlers.get(method)
+        if handler is not None and self._task_group is not None:
+            self._task_group.start_soon(self._serve_with_handler, handler, request)
         elif method == "ping":
-            await self._send_reply(rpc.result(request["id"], {}), request, note="pong")
+            self._send_reply(rpc.result(request["id"], {}), request, note="pong")
         else:
-            reply = rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}")
-            await self._send_reply(reply, request)
+            self._send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
 
-    async def _run_handler(self, handler: Handler, request: dict[str, Any]) -> None:
-        """Run a user handler off the reader task (sync ones in a worker thread) and reply."""
+    async def _serve_with_handler(self, handler: Handler, request: dict[str, Any]) -> None:
         request_id = request["id"]
-        params = request.get("params") or {}
         with anyio.CancelScope() as scope:
             self._handler_scopes[request_id] = scope
             try:
-                if inspect.iscoroutinefunction(handler):
-                    value = await handler(params)
-                else:
-                    value = await anyio.to_thread.run_sync(handler, params, abandon_on_cancel=True)
-                if value is None:
-                    value = {}
-                if not isinstance(value, dict):
-                    raise TypeError(f"a handler must return a dict, not {type(value).__name__}")
-                reply = rpc.result(request_id, value)
-            except McpError as exc:
-                reply = rpc.error(request_id, exc.code, exc.message, exc.data)
-            except Exception as exc:  # noqa: BLE001 - a user handler's bug is the server's error reply
-                self.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}", method=request["method"])
-                reply = rpc.error(request_id, rpc.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
+                reply, problem = await reply_from_handler(handler, request)
             finally:
                 self._handler_scopes.pop(request_id, None)
-            await self._send_reply(reply, request, note="from user handler")
+            if problem:
+                self.trace.event("handler-error", note=problem, method=request["method"])
+            self._send_reply(reply, request, note="from user handler")
         if scope.cancelled_caught:
             self.trace.event("handler-cancelled", id=request_id, method=request["method"])
 
@@ -361,44 +381,38 @@ class Session:
             scope = self._handler_scopes.get(params.get("requestId"))  # type: ignore[arg-type]
             if scope is not None:
                 scope.cancel()
-        handler = self._notification_handlers.get(method)
-        if handler is not None:
-            assert self._task_group is not None
-            self._task_group.start_soon(self._run_notification_handler, handler, params)
+        handler = self.notification_handlers.get(method)
+        if handler is not None and self._task_group is not None:
+            self._task_group.start_soon(self._notify_handler, handler, params)
 
-    async def _run_notification_handler(self, handler: Handler, params: dict[str, Any]) -> None:
+    async def _notify_handler(self, handler: Handler, params: dict[str, Any]) -> None:
         try:
-            if inspect.iscoroutinefunction(handler):
-                await handler(params)
-            else:
-                await anyio.to_thread.run_sync(handler, params, abandon_on_cancel=True)
+            await call_handler(handler, params)
         except Exception as exc:  # noqa: BLE001 - never let a user callback kill the session
             self.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}")
 
-    # ----- user handlers ---------------------------------------------------------
+    def _on_hangup(self) -> None:
+        if self._task_group is not None:  # else we are closing: run() has ended the session
+            self._task_group.start_soon(self._after_hangup)
 
-    def on_request(self, method: str, handler: Handler | None) -> None:
-        """Answer server requests for `method` with `handler(params) -> result`; None removes it."""
-        _register(self._request_handlers, method, handler)
-
-    def on_notification(self, method: str, handler: Handler | None) -> None:
-        """Call `handler(params)` for each server notification `method`; None removes it."""
-        _register(self._notification_handlers, method, handler)
+    async def _after_hangup(self) -> None:
+        code = await self.transport.wait_exit(timeout=2.0)
+        reason = "the server closed its output" if code is None else f"the server exited with code {code}"
+        self._hangup = ConnectionClosed(reason, exit_code=code, stderr_tail=tuple(self.transport.stderr_tail))
+        if self.counters.closed_reason is None:
+            self.counters.closed_reason = reason
+        self._fail_pending(self._hangup)
+        self._stop.set()
 
     # ----- helpers ---------------------------------------------------------------
 
-    def _check_open(self) -> None:
-        if self.closed:
-            raise self._hangup or ConnectionClosed(f"the connection is closed ({self.counters.closed_reason})")
-
-    def _closed_error(self, detail: str) -> ConnectionClosed:
-        return self._hangup or ConnectionClosed(f"the connection is closed: {detail}")
+    def _closed_error(self, detail: str | None = None) -> ConnectionClosed:
+        return self._hangup or ConnectionClosed(f"the connection is closed ({detail or self.counters.closed_reason})")
 
     def _fail_pending(self, error: BaseException) -> None:
-        for pending in self._pending.values():
-            if not pending.done.is_set():
-                pending.failure = error
-                pending.done.set()
+        pending, self._pending = list(self._pending.values()), {}
+        for request in pending:
+            self._settle(request, failure=error)
 
     def _set_state(self, state: str, reason: str) -> None:
         if self.counters.state != state:
@@ -406,13 +420,8 @@ class Session:
             self.trace.event("state", note=reason, state=state)
 
 
-def _register(table: dict[str, Handler], method: str, handler: Handler | None) -> None:
-    if handler is None:
-        table.pop(method, None)
-    elif not callable(handler):
-        raise TypeError(f"the handler for {method!r} is not callable")
-    else:
-        table[method] = handler
+def request_timeout(method: str, limit: float) -> RequestTimeout:
+    return RequestTimeout(f"{method}: no response within {limit:g} s; the request was cancelled")
 
 
 def _unwrap(exc: BaseException) -> BaseException:
@@ -430,6 +439,7 @@ def _startup_error(exc: BaseException, hangup: ConnectionClosed | None) -> BaseE
         return HandshakeError(f"{exc}; check the command, or give the full path")
     if isinstance(exc, ConnectionClosed) or hangup is not None:
         closed = hangup or exc
+        assert isinstance(closed, ConnectionClosed)
         tail = "; its last stderr lines: " + " | ".join(closed.stderr_tail[-5:]) if closed.stderr_tail else ""
         return HandshakeError(f"{closed.reason} during the handshake{tail}")
     if isinstance(exc, RequestTimeout):
@@ -439,4 +449,3 @@ def _startup_error(exc: BaseException, hangup: ConnectionClosed | None) -> BaseE
     if isinstance(exc, OSError):
         return HandshakeError(f"could not start the server: {exc}")
     return exc
-
