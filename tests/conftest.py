@@ -1,0 +1,231 @@
+"""Shared fixtures and helpers for the mcp-notebook tests.
+
+Peers (servers we did not write the protocol for):
+
+* ``server_everything_cmd()``: @modelcontextprotocol/server-everything (Node),
+  installed by ``make peers`` into tests/peers/node_modules, run with the
+  tests/peers/loopback.cjs preload so its HTTP modes bind 127.0.0.1 only.
+* ``sdk_server_cmd(*extra)``: tests/servers/sdk_server.py (mcp==2.3.0).
+* ``fastmcp_server_cmd(*extra)``: tests/servers/fastmcp_server.py (FastMCP 4.1.6).
+
+A session-wide check fails the run if any child process of pytest is still
+alive at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TESTS_DIR = REPO / "tests"
+PEERS_DIR = TESTS_DIR / "peers"
+SERVERS_DIR = TESTS_DIR / "servers"
+LOOPBACK_PRELOAD = PEERS_DIR / "loopback.cjs"
+SERVER_EVERYTHING_DIR = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything"
+SERVER_EVERYTHING_ENTRY = SERVER_EVERYTHING_DIR / "dist" / "index.js"
+
+HOST = "127.0.0.1"
+
+
+# --------------------------------------------------------------------------- peers
+
+
+def node_executable() -> str:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not on PATH (needed for @modelcontextprotocol/server-everything)")
+    return node
+
+
+def server_everything_cmd(mode: str = "stdio") -> list[str]:
+    """argv for server-everything: ``[node, -r, loopback.cjs, .../dist/index.js, mode]``.
+
+    ``mode`` is ``stdio`` (default), ``streamableHttp`` or ``sse``; the HTTP
+    modes take their port from the ``PORT`` environment variable (default 3001)
+    and serve ``/mcp`` (streamableHttp) or ``/sse`` + ``/message`` (sse).
+    """
+    if mode not in ("stdio", "streamableHttp", "sse"):
+        raise ValueError(f"unknown server-everything mode {mode!r}")
+    if not SERVER_EVERYTHING_ENTRY.is_file():
+        pytest.skip(
+            f"server-everything is not installed ({SERVER_EVERYTHING_ENTRY} missing): run `make peers`"
+        )
+    return [node_executable(), "-r", str(LOOPBACK_PRELOAD), str(SERVER_EVERYTHING_ENTRY), mode]
+
+
+def sdk_server_cmd(*extra: str) -> list[str]:
+    """argv for the official-SDK test server; extra e.g. ``--transport streamable-http --port N``."""
+    return [sys.executable, str(SERVERS_DIR / "sdk_server.py"), *extra]
+
+
+def fastmcp_server_cmd(*extra: str) -> list[str]:
+    """argv for the FastMCP test server; extra e.g. ``--ping-interval-ms 50``."""
+    return [sys.executable, str(SERVERS_DIR / "fastmcp_server.py"), *extra]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, timeout: float = 15.0, host: str = HOST) -> None:
+    """Block until something accepts TCP connections on host:port."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=0.5):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"nothing listening on {host}:{port} after {timeout}s") from None
+            time.sleep(0.05)
+
+
+@pytest.fixture
+def port() -> int:
+    return free_port()
+
+
+# ------------------------------------------------------------ leftover children
+
+
+def _read_stat(pid: int) -> tuple[int, str, str] | None:
+    """(ppid, state, comm) of pid from /proc, or None if it is gone."""
+    try:
+        data = Path(f"/proc/{pid}/stat").read_text()
+    except (FileNotFoundError, ProcessLookupError, PermissionError, OSError):
+        return None
+    # comm is in parentheses and may itself contain spaces or ')'.
+    lparen, rparen = data.find("("), data.rfind(")")
+    if lparen < 0 or rparen < 0:
+        return None
+    comm = data[lparen + 1 : rparen]
+    fields = data[rparen + 2 :].split()
+    try:
+        return int(fields[1]), fields[0], comm
+    except (IndexError, ValueError):
+        return None
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return "?"
+    return raw.replace(b"\0", b" ").decode(errors="replace").strip() or "?"
+
+
+def descendants(root: int | None = None) -> dict[int, str]:
+    """Live (non-zombie) descendants of ``root`` (default: this process): {pid: cmdline}."""
+    root = os.getpid() if root is None else root
+    if not Path("/proc").is_dir():
+        return {}
+    parents: dict[int, int] = {}
+    states: dict[int, str] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        stat = _read_stat(int(entry.name))
+        if stat is not None:
+            parents[int(entry.name)], states[int(entry.name)] = stat[0], stat[1]
+    found: dict[int, str] = {}
+    for pid in parents:
+        seen: set[int] = set()
+        cur = pid
+        while cur not in seen and cur > 1:
+            seen.add(cur)
+            cur = parents.get(cur, 0)
+            if cur == root:
+                if states.get(pid) != "Z":
+                    found[pid] = _cmdline(pid)
+                break
+    return found
+
+
+def _reap_zombies() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_leftover_child_processes():
+    """Fail the session if child processes of pytest are still alive at its end.
+
+    Children present before the first test (none, normally) are ignored. A
+    short grace period lets processes that are already exiting go away; the
+    ones still alive after it are listed, then killed (SIGKILL).
+    """
+    before = set(descendants())
+    yield
+    deadline = time.monotonic() + 5.0
+    while True:
+        _reap_zombies()
+        left = {pid: cmd for pid, cmd in descendants().items() if pid not in before}
+        if not left or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    if left:
+        listing = "\n".join(f"  pid {pid}: {cmd[:300]}" for pid, cmd in sorted(left.items()))
+        # Report first, then do not leave them running after the session.
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        _reap_zombies()
+        pytest.fail(
+            f"{len(left)} child process(es) of the test session are still alive:\n{listing}",
+            pytrace=False,
+        )
+
+
+# ------------------------------------------------------ every frame we send is valid
+
+
+@pytest.fixture(autouse=True)
+def client_frames_follow_the_schema(monkeypatch):
+    """Validate every frame each connection of the test sent against its negotiated schema.
+
+    Replies to server requests are checked against the result type of the request
+    they answer (a pong against EmptyResult). Connections the test left open are
+    closed afterwards, so no test leaks a server into the next.
+    """
+    import mcp_notebook._connection as api
+    from schema import validate_client_frame
+
+    made: list = []
+    remember = api._remember
+
+    def remember_and_collect(conn):
+        made.append(conn)
+        return remember(conn)
+
+    monkeypatch.setattr(api, "_remember", remember_and_collect)
+    yield
+    for conn in made:
+        if not conn.closed:
+            conn.close()
+    for conn in made:
+        version = conn.protocol_version
+        server_requests: dict = {}
+        for entry in conn.trace.frames():
+            if entry.direction == "in" and entry.kind == "request":
+                server_requests[entry.id] = entry.method
+            elif entry.direction == "out":
+                answers = server_requests.get(entry.id) if entry.kind in ("response", "error") else None
+                validate_client_frame(entry.message, version, answers_method=answers)

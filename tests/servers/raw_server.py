@@ -1,0 +1,104 @@
+"""A scripted raw stdio server for wire faults that real peers cannot produce.
+
+It answers `initialize` (with `--version V`, or the version the client asked for),
+then acts out a scenario for each `tools/call` whose tool name names one:
+
+* `collide`       sends a ping whose id equals the awaited request's id, waits for the
+                  pong, then answers the request; the result holds the pong it got.
+* `bad-ids`       sends pings with null, bool, float, object and array ids, then a ping
+                  with id "good"; the result holds the first line it reads back.
+* `garbage`       writes lines that are not JSON-RPC frames, then answers.
+* `pong-to-closed-stdin`  closes its stdin, sends a ping (the pong cannot be written),
+                  answers the request, then exits.
+* `batch`         sends a batch of [ping, notification] and waits for the reply line.
+* `received`      answers with every line it has read so far.
+
+With `--ping-during-handshake` it pings the client before answering `initialize`.
+With `--silent` it reads and never answers anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+received: list[str] = []
+
+
+def send(obj: object) -> None:
+    sys.stdout.write((obj if isinstance(obj, str) else json.dumps(obj)) + "\n")
+    sys.stdout.flush()
+
+
+def read() -> dict | None:
+    line = sys.stdin.readline()
+    if not line:
+        return None
+    received.append(line.rstrip("\n"))
+    return json.loads(line)
+
+
+def answer(request_id: object, text: object) -> None:
+    send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": json.dumps(text)}]}})
+
+
+def scenario(name: str, request_id: object) -> None:
+    if name == "collide":
+        send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+        answer(request_id, {"pong": read()})
+    elif name == "bad-ids":
+        for bad in (None, True, 1.5, {"a": 1}, [1]):
+            send({"jsonrpc": "2.0", "id": bad, "method": "ping"})
+        send({"jsonrpc": "2.0", "id": "good", "method": "ping"})
+        answer(request_id, {"first_reply": read()})
+    elif name == "garbage":
+        for line in ("not json", "{", "[]", "42", '"text"', '{"jsonrpc":"2.0"}', '{"id":7}', '{"jsonrpc":"1.0","id":1,"result":{}}'):
+            send(line)
+        sys.stdout.buffer.write(b"\xff\xfe{oops}\n")
+        sys.stdout.flush()
+        answer(request_id, "survived")
+    elif name == "pong-to-closed-stdin":
+        os.close(0)
+        send({"jsonrpc": "2.0", "id": "after-close", "method": "ping"})
+        answer(request_id, "answered")
+        sys.exit(0)
+    elif name == "batch":
+        send([{"jsonrpc": "2.0", "id": "in-batch", "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}])
+        answer(request_id, {"reply": read()})
+    elif name == "received":
+        answer(request_id, received)
+    else:
+        send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": f"unknown scenario {name}"}})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--version")
+    parser.add_argument("--ping-during-handshake", action="store_true")
+    parser.add_argument("--silent", action="store_true")
+    args = parser.parse_args()
+    while (message := read()) is not None:
+        if args.silent or "method" not in message or "id" not in message:
+            continue
+        method, request_id = message["method"], message["id"]
+        if method == "initialize":
+            if args.ping_during_handshake:
+                send({"jsonrpc": "2.0", "id": "hs-ping", "method": "ping"})
+                pong = read()
+                print(f"handshake pong: {json.dumps(pong)}", file=sys.stderr, flush=True)
+            version = args.version or message["params"]["protocolVersion"]
+            send({"jsonrpc": "2.0", "id": request_id, "result": {
+                "protocolVersion": version, "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw-test-server", "version": "0"}}})
+        elif method == "ping":
+            send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+        elif method == "tools/call":
+            scenario(message["params"]["name"], request_id)
+        else:
+            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
+
+
+if __name__ == "__main__":
+    main()

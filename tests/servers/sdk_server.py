@@ -1,0 +1,95 @@
+"""Test peer: an MCP server built with the official Python SDK (mcp==2.3.0).
+
+We did not write its protocol handling: the SDK does. Tools:
+
+* ``echo(text)``          -> ``text``
+* ``add(a, b)``           -> ``a + b``
+* ``slow(seconds)``       -> sleeps, then ``"done"`` (for cancellation tests)
+* ``ping_client(count)``  -> sends ``count`` server->client pings, returns the
+                             number of pongs received
+* ``crash()``             -> writes one line to stderr, then ``os._exit(3)``
+
+Usage::
+
+    python sdk_server.py                                  # stdio (default)
+    python sdk_server.py --transport streamable-http --port 8123 [--json-response] [--stateless]
+    python sdk_server.py --transport sse --port 8123
+
+HTTP transports always bind 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import anyio
+from mcp.server.mcpserver import Context, MCPServer
+
+HOST = "127.0.0.1"
+
+mcp = MCPServer(name="sdk-test-server", version="0.1.0", log_level="WARNING")
+
+
+@mcp.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@mcp.tool()
+def add(a: int | float, b: int | float) -> int | float:
+    """Return a + b."""
+    return a + b
+
+
+@mcp.tool()
+async def slow(seconds: float) -> str:
+    """Sleep for `seconds`, then return "done"."""
+    await anyio.sleep(seconds)
+    return "done"
+
+
+@mcp.tool()
+async def ping_client(count: int, ctx: Context) -> int:
+    """Ping the client `count` times; return how many pongs came back."""
+    pongs = 0
+    for _ in range(count):
+        await ctx.session.send_ping()
+        pongs += 1
+    return pongs
+
+
+@mcp.tool()
+def crash() -> str:
+    """Exit the server process at once with exit code 3."""
+    sys.stderr.write("sdk_server: crash tool called, exiting with code 3\n")
+    sys.stderr.flush()
+    os._exit(3)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port (on 127.0.0.1)")
+    parser.add_argument("--json-response", action="store_true", help="streamable-http: answer POSTs with plain JSON")
+    parser.add_argument("--stateless", action="store_true", help="streamable-http: stateless mode (no session id)")
+    args = parser.parse_args(argv)
+
+    if args.transport == "stdio":
+        mcp.run("stdio")
+    elif args.transport == "streamable-http":
+        mcp.run(
+            "streamable-http",
+            host=HOST,
+            port=args.port,
+            json_response=args.json_response,
+            stateless_http=args.stateless,
+        )
+    else:
+        mcp.run("sse", host=HOST, port=args.port)
+
+
+if __name__ == "__main__":
+    main()
