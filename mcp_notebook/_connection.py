@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import shlex
 import threading
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from ._trace import DEFAULT_CAPACITY, Trace
 from ._versions import ERAS, LATEST_LEGACY, LEGACY_VERSIONS
 
 DEFAULT_TIMEOUT = 60.0
+EXIT_GRACE_AT_SHUTDOWN = 0.5
 
 _registry: dict[str, Connection] = {}
 _registry_lock = threading.Lock()
@@ -136,20 +135,21 @@ class Connection:
         """
         session, runtime = self._session, get_runtime()
         limit = session.timeout if timeout is None else timeout
-        settled: Future[Pending] = Future()
-        pending = session.new_request(method, params, settled)
+        waker = threading.Lock()
+        waker.acquire()
+        pending = session.new_request(method, params, waker)
         runtime.call_soon(session.launch, pending)
         try:
-            return settled.result(limit)
-        except FutureTimeout:
-            failure = request_timeout(method, limit or 0)
-            if runtime.call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
-                raise failure from None
-            return pending
+            if waker.acquire(timeout=-1 if limit is None else limit):
+                return pending
         except KeyboardInterrupt:
             cancelled = ConnectionClosed("cancelled by the user")
             runtime.call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
             raise
+        failure = request_timeout(method, limit or 0)
+        if runtime.call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
+            raise failure
+        return pending
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a raw JSON-RPC notification."""
@@ -328,13 +328,18 @@ def close_all() -> None:
         runtime.call(_close_all)
 
 
-async def _close_all() -> None:
+async def _close_all(grace: float | None = None) -> None:
     with _registry_lock:
         sessions = [conn._session for conn in _registry.values()]
         _registry.clear()
     async with anyio.create_task_group() as tg:
         for session in sessions:
-            tg.start_soon(session.close)
+            tg.start_soon(session.close, grace)
+
+
+async def _close_all_quickly() -> None:
+    """At interpreter exit or kernel shutdown there is little time: SIGTERM after a short grace."""
+    await _close_all(grace=EXIT_GRACE_AT_SHUTDOWN)
 
 
 def _remember(conn: Connection) -> Connection:
@@ -367,4 +372,4 @@ def _default_name(argv: list[str]) -> str:
     return name
 
 
-get_runtime().on_stop(_close_all)
+get_runtime().on_stop(_close_all_quickly)

@@ -12,7 +12,7 @@ import sys
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from concurrent.futures import Future
+from _thread import LockType
 from typing import Any, Protocol
 
 import anyio
@@ -46,23 +46,24 @@ class Transport(Protocol):
     ) -> None: ...
     def send(self, text: str) -> None: ...
     async def wait_exit(self, timeout: float) -> int | None: ...
-    async def aclose(self) -> None: ...
+    async def aclose(self, grace: float | None = None) -> None: ...
 
 
 class Pending:
     """A request of ours awaiting its response; settled on the session thread only.
 
-    A waiter on the loop uses `event`; a waiter on another thread uses `future`.
+    A waiter on the loop uses `event`; a waiter on another thread holds `waker`, a lock
+    that settling releases (the cheapest way to wake a blocked thread).
     """
 
-    __slots__ = ("id", "method", "params", "event", "future", "response", "failure", "sent_at", "received_at")
+    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at")
 
-    def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, future: Future[Any] | None = None) -> None:
+    def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, waker: LockType | None = None) -> None:
         self.id = request_id
         self.method = method
         self.params = params
         self.event: anyio.Event | None = None
-        self.future = future
+        self.waker = waker
         self.response: dict[str, Any] | None = None
         self.failure: BaseException | None = None
         self.sent_at = 0.0
@@ -128,6 +129,7 @@ class Session:
         self._done = anyio.Event()
         self._failure: BaseException | None = None
         self._hangup: ConnectionClosed | None = None
+        self._close_grace: float | None = None
 
     # ----- lifecycle -------------------------------------------------------------
 
@@ -150,7 +152,7 @@ class Session:
             self._task_group = None
             with anyio.CancelScope(shield=True):
                 self._set_state(CLOSING, self.counters.closed_reason or "closing")
-                await self.transport.aclose()
+                await self.transport.aclose(self._close_grace)
             self._fail_pending(self._hangup or ConnectionClosed("the connection was closed"))
             self._set_state(CLOSED, self.counters.closed_reason or "closed by the client")
             self._ready.set()
@@ -164,8 +166,9 @@ class Session:
         if self.counters.state != READY:
             raise self._hangup or ConnectionClosed("the connection was closed during the handshake")
 
-    async def close(self) -> None:
-        """Close the connection and wait until the server process is gone."""
+    async def close(self, grace: float | None = None) -> None:
+        """Close the connection and wait until the server is gone (`grace`: seconds before SIGTERM)."""
+        self._close_grace = grace
         if self.counters.closed_reason is None:
             self.counters.closed_reason = "closed by the client"
         self._stop.set()
@@ -204,9 +207,9 @@ class Session:
 
     # ----- requests: the primitives (session thread, synchronous) ----------------
 
-    def new_request(self, method: str, params: dict[str, Any] | None = None, future: Future[Any] | None = None) -> Pending:
+    def new_request(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
         """A request with a fresh id (ids are never reused); safe to call from any thread."""
-        return Pending(next(self._ids), method, params, future)
+        return Pending(next(self._ids), method, params, waker)
 
     def launch(self, pending: Pending) -> None:
         """Send a request now; a closed connection settles it with ConnectionClosed."""
@@ -240,6 +243,8 @@ class Session:
         return True
 
     def _settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:
+        if pending.settled:
+            return
         pending.response, pending.failure = response, failure
         if pending.method == "ping":
             if response is not None and "result" in response:
@@ -249,8 +254,8 @@ class Session:
                 self.counters.ping_failures += 1
         if pending.event is not None:
             pending.event.set()
-        if pending.future is not None and not pending.future.done():
-            pending.future.set_result(pending)
+        if pending.waker is not None:
+            pending.waker.release()
 
     # ----- requests: the async API -----------------------------------------------
 

@@ -286,8 +286,8 @@ class StdioTransport:
             await self._exited.wait()
         return self.exit_code
 
-    async def aclose(self) -> None:
-        """Shut down as the spec says: close stdin, wait, SIGTERM, wait, SIGKILL."""
+    async def aclose(self, grace: float | None = None) -> None:
+        """Shut down as the spec says: close stdin, wait `grace` seconds, SIGTERM, wait, SIGKILL."""
         process = self._process
         if process is None or self._closing:
             return
@@ -298,10 +298,11 @@ class StdioTransport:
                 if self._unwritten:
                     self._loop.remove_writer(process.stdin.fileno())
                 process.stdin.close()
-            for sig, grace in ((None, self._exit_grace), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
+            exit_grace = self._exit_grace if grace is None else grace
+            for sig, wait in ((None, exit_grace), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
                 if sig is not None:
                     self._signal_group(sig)
-                with anyio.move_on_after(grace):
+                with anyio.move_on_after(wait):
                     await self._exited.wait()
                     break
             for stream in (process.stdout, process.stderr):
