@@ -34,42 +34,20 @@ jupyter_client = pytest.importorskip("jupyter_client")
 pytest.importorskip("ipykernel")
 
 from jupyter_client.blocking import BlockingKernelClient  # noqa: E402
-from jupyter_client.kernelspec import KernelSpec, KernelSpecManager  # noqa: E402
 from jupyter_client.manager import KernelManager  # noqa: E402
+from kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 SERVERS = REPO / "tests" / "servers"
 FASTMCP_SERVER = SERVERS / "fastmcp_server.py"
 SDK_SERVER = SERVERS / "sdk_server.py"
 
-KERNEL_NAME = "mcp-notebook-test"
 STARTUP_TIMEOUT = 60.0
 
 pytestmark = [pytest.mark.kernel]
 
 
 # --------------------------------------------------------------------- the kernel
-
-
-class _VenvKernelSpecManager(KernelSpecManager):
-    """One kernelspec, built here: this interpreter running ipykernel, no kernel.json needed."""
-
-    def _spec(self) -> KernelSpec:
-        return KernelSpec(
-            argv=[sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            display_name="mcp-notebook tests",
-            language="python",
-            interrupt_mode="signal",
-            resource_dir=str(REPO),
-        )
-
-    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:  # type: ignore[override]
-        if kernel_name == KERNEL_NAME:
-            return self._spec()
-        return super().get_kernel_spec(kernel_name)
-
-    def find_kernel_specs(self) -> dict[str, str]:  # type: ignore[override]
-        return {KERNEL_NAME: str(REPO)}
 
 
 def _kernel_env(tmp: Path) -> dict[str, str]:
@@ -98,7 +76,7 @@ class Kernel:
 def _start_kernel(tmp: Path) -> Kernel:
     km = KernelManager(
         kernel_name=KERNEL_NAME,
-        kernel_spec_manager=_VenvKernelSpecManager(),
+        kernel_spec_manager=VenvKernelSpecManager(),
         connection_file=str(tmp / "kernel.json"),
         transport="ipc",  # unix sockets in tmp: no TCP ports, no "unencrypted TCP" warning
         ip=str(tmp / "kernel-ipc"),

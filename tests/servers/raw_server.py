@@ -14,7 +14,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `received`      answers with every line it has read so far.
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
-With `--silent` it reads and never answers anything.
+With `--silent` it reads and never answers anything. With `--linger` it outlives the end
+of its stdin (until a signal ends it), like a server that ignores the spec's first step.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 
 received: list[str] = []
@@ -78,6 +80,7 @@ def main() -> None:
     parser.add_argument("--version")
     parser.add_argument("--ping-during-handshake", action="store_true")
     parser.add_argument("--silent", action="store_true")
+    parser.add_argument("--linger", action="store_true")
     args = parser.parse_args()
     while (message := read()) is not None:
         if args.silent or "method" not in message or "id" not in message:
@@ -98,6 +101,8 @@ def main() -> None:
             scenario(message["params"]["name"], request_id)
         else:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
+    if args.linger:
+        signal.pause()
 
 
 if __name__ == "__main__":
