@@ -53,6 +53,7 @@ class HealthCounters:
     pings_sent: int = 0
     ping_failures: int = 0
     last_rtt: float | None = None
+    last_pong_latency: float | None = None
     invalid_frames: int = 0
     last_frame_in: float | None = None
     last_frame_out: float | None = None

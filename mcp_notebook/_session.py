@@ -117,6 +117,7 @@ class Session:
         self.instructions: str | None = None
         self.counters = HealthCounters()
         self.rtts: deque[float] = deque(maxlen=RTT_HISTORY)
+        self.pong_latencies: deque[float] = deque(maxlen=RTT_HISTORY)
         self.request_handlers = Handlers()
         self.notification_handlers = Handlers()
         self._ids = itertools.count(1)
@@ -130,6 +131,7 @@ class Session:
         self._failure: BaseException | None = None
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
+        self._read_at = 0.0
 
     # ----- lifecycle -------------------------------------------------------------
 
@@ -140,7 +142,7 @@ class Session:
                 self._task_group = tg
                 await self.transport.open(tg, self._on_frame, self._on_hangup)
                 await self._handshake()
-                self._set_state(READY, f"protocol {self.protocol_version}")
+                self.set_state(READY, f"protocol {self.protocol_version}")
                 self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
@@ -151,10 +153,10 @@ class Session:
         finally:
             self._task_group = None
             with anyio.CancelScope(shield=True):
-                self._set_state(CLOSING, self.counters.closed_reason or "closing")
+                self.set_state(CLOSING, self.counters.closed_reason or "closing")
                 await self.transport.aclose(self._close_grace)
             self._fail_pending(self._hangup or ConnectionClosed("the connection was closed"))
-            self._set_state(CLOSED, self.counters.closed_reason or "closed by the client")
+            self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
             self._ready.set()
             self._done.set()
 
@@ -302,8 +304,13 @@ class Session:
         self.counters.last_frame_out = entry.monotonic
         self.transport.send(text)
 
-    def _send_reply(self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None) -> None:
-        """Write a reply to a server request; one that cannot be written is dropped, never raised."""
+    def _send_reply(
+        self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None
+    ) -> None:
+        """Write a reply to a server request; one that cannot be written is dropped, never raised.
+
+        `read_at` (perf_counter) is when the request was read, for the pong latency.
+        """
         is_pong = request["method"] == "ping" and "result" in reply
         try:
             self._send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
@@ -314,10 +321,15 @@ class Session:
             return
         if is_pong:
             self.counters.pongs_sent += 1
+            if read_at is not None:
+                latency = time.perf_counter() - read_at
+                self.counters.last_pong_latency = latency
+                self.pong_latencies.append(latency)
 
     # ----- incoming (session thread, synchronous) --------------------------------
 
     def _on_frame(self, text: str) -> None:
+        self._read_at = time.perf_counter()
         try:
             self._dispatch(text, rpc.decode(text))
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
@@ -359,13 +371,13 @@ class Session:
             self.counters.server_pings += 1
         handler = self.request_handlers.get(method)
         if handler is not None and self._task_group is not None:
-            self._task_group.start_soon(self._serve_with_handler, handler, request)
+            self._task_group.start_soon(self._serve_with_handler, handler, request, self._read_at)
         elif method == "ping":
-            self._send_reply(rpc.result(request["id"], {}), request, note="pong")
+            self._send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=self._read_at)
         else:
             self._send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
 
-    async def _serve_with_handler(self, handler: Handler, request: dict[str, Any]) -> None:
+    async def _serve_with_handler(self, handler: Handler, request: dict[str, Any], read_at: float) -> None:
         request_id = request["id"]
         with anyio.CancelScope() as scope:
             self._handler_scopes[request_id] = scope
@@ -375,7 +387,7 @@ class Session:
                 self._handler_scopes.pop(request_id, None)
             if problem:
                 self.trace.event("handler-error", note=problem, method=request["method"])
-            self._send_reply(reply, request, note="from user handler")
+            self._send_reply(reply, request, note="from user handler", read_at=read_at)
         if scope.cancelled_caught:
             self.trace.event("handler-cancelled", id=request_id, method=request["method"])
 
@@ -419,10 +431,17 @@ class Session:
         for request in pending:
             self._settle(request, failure=error)
 
-    def _set_state(self, state: str, reason: str) -> None:
+    def set_state(self, state: str, reason: str) -> None:
+        """Move to `state` and record the transition with its reason (session thread only)."""
         if self.counters.state != state:
             self.counters.state = state
             self.trace.event("state", note=reason, state=state)
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run a background task (a keepalive, a stream reader) for as long as the session lives."""
+        if self._task_group is None:
+            raise self._closed_error()
+        self._task_group.start_soon(fn, *args)
 
 
 def request_timeout(method: str, limit: float) -> RequestTimeout:

@@ -1,0 +1,138 @@
+"""The session subcommands: `%mcp connect`, `ping`, `status`, `disconnect`."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from . import _connection as api
+from ._commands import CommandError, Parser, count, pick, seconds, subcommand
+from ._errors import RequestTimeout
+from ._health import Health
+
+
+def _env_pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise ValueError(text)
+    return key, value
+
+
+_env_pair.__name__ = "K=V pair"
+
+
+@subcommand("connect", "NAME [--timeout S] [--env K=V]... [--protocol-version V] -- COMMAND ARGS...", "start a server over stdio and shake hands (a NAME in use is closed first)")
+def _connect(args: list[str]) -> api.Connection:
+    if not args:
+        raise CommandError("connect needs a name and a server command: %mcp connect NAME -- COMMAND ARGS...")
+    if "--" not in args:
+        raise CommandError("write the server command after --, e.g. %mcp connect demo -- python server.py")
+    cut = args.index("--")
+    options, command = args[:cut], args[cut + 1 :]
+    parser = Parser("connect")
+    parser.add_argument("name")
+    parser.add_argument("--era", default="legacy", choices=["legacy"])
+    parser.add_argument("--timeout", type=seconds, default=api.DEFAULT_TIMEOUT)
+    parser.add_argument("--env", type=_env_pair, action="append", default=[])
+    parser.add_argument("--protocol-version")
+    ns = parser.parse_args(options)
+    if not command:
+        raise CommandError("no server command after --, e.g. %mcp connect demo -- python server.py")
+    conn = api.connect(
+        command,
+        name=ns.name,
+        era=ns.era,
+        timeout=ns.timeout or None,
+        env=dict(ns.env),
+        protocol_version=ns.protocol_version,
+    )
+    server = conn.server_info or {}
+    print(
+        f"connected {conn.name!r}: {server.get('name', '?')} {server.get('version', '')} "
+        f"over stdio, protocol {conn.protocol_version}"
+    )
+    return conn
+
+
+@subcommand("ping", "[NAME] [-n COUNT] [-i SECONDS] [--timeout S]", "ping the server; prints each round-trip time and a summary, returns the times (s)")
+def _ping(args: list[str]) -> list[float]:
+    parser = Parser("ping")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("-n", "--count", type=count, default=1)
+    parser.add_argument("-i", "--interval", type=seconds, default=1.0)
+    parser.add_argument("--timeout", type=seconds)
+    ns = parser.parse_args(args)
+    conn = pick(ns.name)
+    rtts: list[float] = []
+    failures = 0
+    for n in range(ns.count):
+        if n:
+            time.sleep(ns.interval)
+        try:
+            rtt = conn.ping(timeout=ns.timeout)
+        except RequestTimeout as exc:
+            failures += 1
+            print(f"ping {conn.name}: {exc}")
+            continue
+        rtts.append(rtt)
+        print(f"ping {conn.name}: {rtt * 1000:.3f} ms")
+    if ns.count > 1 or failures:
+        print(_summary(conn.name, ns.count, rtts))
+    return rtts
+
+
+def _summary(name: str, count: int, rtts: list[float]) -> str:
+    lost = count - len(rtts)
+    head = f"--- {name}: {count} pings, {len(rtts)} answered, {lost} lost"
+    if not rtts:
+        return head
+    ms = [r * 1000 for r in rtts]
+    return f"{head}; min/median/max = {min(ms):.3f}/{statistics.median(ms):.3f}/{max(ms):.3f} ms"
+
+
+@subcommand("status", "[NAME]", "state, protocol version, server, ping counters")
+def _status(args: list[str]) -> None:
+    parser = Parser("status")
+    parser.add_argument("name", nargs="?")
+    ns = parser.parse_args(args)
+    if ns.name is None and not api.connections():
+        print("no open connections; start one with %mcp connect NAME -- COMMAND")
+        return
+    targets = [pick(ns.name)] if ns.name or len(api.connections()) == 1 else list(api.connections().values())
+    print("\n\n".join(format_health(conn.health) for conn in targets))
+
+
+def format_health(health: Health) -> str:
+    """A few readable lines about one connection."""
+    server = health.server_info or {}
+    rtt = f"{health.last_rtt * 1000:.3f} ms" if health.last_rtt is not None else "-"
+    lines = [
+        f"{health.name}: {health.state}",
+        f"  protocol   {health.era} {health.protocol_version or '-'} over {health.transport}",
+        f"  server     {server.get('name', '-')} {server.get('version', '')}".rstrip(),
+        f"  command    {health.endpoint}",
+        f"  pings      {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
+        f"  server pings {health.server_pings} received, {health.pongs_sent} answered, {health.pong_failures} pongs lost",
+        f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}",
+    ]
+    if health.closed_reason:
+        lines.append(f"  closed     {health.closed_reason}")
+    if health.stderr_tail:
+        lines.append(f"  stderr     {health.stderr_tail[-1]}")
+    return "\n".join(lines)
+
+
+@subcommand("disconnect", "[NAME | --all]", "close a connection and stop its server")
+def _disconnect(args: list[str]) -> None:
+    parser = Parser("disconnect")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--all", action="store_true")
+    ns = parser.parse_args(args)
+    if ns.all:
+        names = sorted(api.connections())
+        api.close_all()
+        print(f"closed {', '.join(names)}" if names else "no open connections")
+        return
+    conn = pick(ns.name)
+    conn.close()
+    print(f"closed {conn.name!r}")
