@@ -1,7 +1,9 @@
 """Ping round-trip benchmark: mcp-notebook vs. the official MCP SDK vs. a raw JSON-RPC loop.
 
-What: each client starts its own fresh server-everything process over stdio, completes the
-legacy initialize handshake, sends `--warmup` untimed pings and then `--count` timed pings.
+What: over stdio, each client starts its own fresh server-everything process; over HTTP,
+both clients talk to one server-everything in streamableHttp mode on 127.0.0.1. Each
+completes the legacy initialize handshake, sends `--warmup` untimed pings and then
+`--count` timed pings.
 Every ping is timed from the caller with `time.perf_counter()`, and the median and p95 are
 reported in microseconds, together with the ratios mcp-notebook / raw and mcp-notebook / SDK.
 
@@ -18,10 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import json
 import math
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
+from collections.abc import Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # allow `python bench/ping.py` without PYTHONPATH
@@ -55,11 +60,11 @@ class Result:
         return ordered[math.ceil(0.95 * len(ordered)) - 1] * 1e6
 
 
-def bench_notebook(warmup: int, count: int) -> Result:
+def bench_notebook(warmup: int, count: int, target: Any = ARGV) -> Result:
     """mcp-notebook: blocking `conn.ping()` from the caller's thread."""
     import mcp_notebook
 
-    conn = mcp_notebook.connect(ARGV, name="bench", cwd=REPO)
+    conn = mcp_notebook.connect(target, name="bench", **({} if isinstance(target, str) else {"cwd": REPO}))
     try:
         result = Result("mcp-notebook", conn.health.protocol_version or "?")
         for _ in range(warmup):
@@ -74,14 +79,14 @@ def bench_notebook(warmup: int, count: int) -> Result:
         conn.close()
 
 
-async def _bench_sdk(warmup: int, count: int) -> Result:
+async def _bench_sdk(warmup: int, count: int, url: str | None) -> Result:
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(command=ARGV[0], args=ARGV[1:], cwd=REPO)
     with open(os.devnull, "w") as errlog:  # server-everything logs a banner on stderr
         # `Client(params)` would spawn with errlog=sys.stderr; passing the transport lets us mute it.
-        async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+        async with Client(url or stdio_client(params, errlog=errlog), mode="legacy") as client:
             # `Client.send_ping` is marked deprecated (ping is gone in 2026-07-28) and warns on
             # every call; `ClientSession.send_ping` is the same request without the warning.
             session = client.session
@@ -96,9 +101,9 @@ async def _bench_sdk(warmup: int, count: int) -> Result:
             return result
 
 
-def bench_sdk(warmup: int, count: int) -> Result:
+def bench_sdk(warmup: int, count: int, url: str | None = None) -> Result:
     """Official SDK `mcp.Client(mode="legacy")`: `await session.send_ping()` in its own loop."""
-    return asyncio.run(_bench_sdk(warmup, count))
+    return asyncio.run(_bench_sdk(warmup, count, url))
 
 
 class RawClient:
@@ -174,6 +179,31 @@ def bench_raw(warmup: int, count: int) -> Result:
         raw.close()
 
 
+@contextlib.contextmanager
+def http_server() -> Iterator[str]:
+    """server-everything in streamableHttp mode on a free 127.0.0.1 port, for the HTTP rows."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    argv = [*ARGV[:-1], "streamableHttp"]
+    proc = subprocess.Popen(argv, cwd=REPO, env={**os.environ, "PORT": str(port)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise RuntimeError("server-everything (streamableHttp) did not start") from None
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
 def ratios(ours: Result, other: Result) -> dict[str, float]:
     return {"median": ours.median_us / other.median_us, "p95": ours.p95_us / other.p95_us}
 
@@ -189,23 +219,31 @@ def main() -> None:
 
     results = [bench(args.warmup, args.count) for bench in (bench_notebook, bench_sdk, bench_raw)]
     ours, sdk, raw = results
+    with http_server() as url:
+        http_results = [bench_notebook(args.warmup, args.count, url), bench_sdk(args.warmup, args.count, url)]
+    http_ours, http_sdk = http_results
 
-    print(f"ping RTT, server-everything over stdio, {args.count} pings after {args.warmup} warm-up\n")
-    print(f"{'client':<18} {'protocol':<11} {'median µs':>10} {'p95 µs':>10}")
-    for r in results:
-        print(f"{r.client:<18} {r.protocol_version:<11} {r.median_us:>10.1f} {r.p95_us:>10.1f}")
-    vs_raw, vs_sdk = ratios(ours, raw), ratios(ours, sdk)
-    print(f"\nmcp-notebook / raw: median {vs_raw['median']:.2f}x  p95 {vs_raw['p95']:.2f}x")
-    print(f"mcp-notebook / SDK: median {vs_sdk['median']:.2f}x  p95 {vs_sdk['p95']:.2f}x")
+    print(f"ping RTT, server-everything, {args.count} pings after {args.warmup} warm-up\n")
+    print(f"{'client':<18} {'transport':<10} {'protocol':<11} {'median µs':>10} {'p95 µs':>10}")
+    for transport, rows in (("stdio", results), ("http", http_results)):
+        for r in rows:
+            print(f"{r.client:<18} {transport:<10} {r.protocol_version:<11} {r.median_us:>10.1f} {r.p95_us:>10.1f}")
+    vs_raw, vs_sdk, http_vs_sdk = ratios(ours, raw), ratios(ours, sdk), ratios(http_ours, http_sdk)
+    print(f"\nstdio: mcp-notebook / raw: median {vs_raw['median']:.2f}x  p95 {vs_raw['p95']:.2f}x")
+    print(f"stdio: mcp-notebook / SDK: median {vs_sdk['median']:.2f}x  p95 {vs_sdk['p95']:.2f}x")
+    print(f"http:  mcp-notebook / SDK: median {http_vs_sdk['median']:.2f}x  p95 {http_vs_sdk['p95']:.2f}x")
 
     if args.json:
         figures = {
             "count": args.count,
             "warmup": args.warmup,
             "python": sys.version.split()[0],
-            "clients": {r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us,
-                                   "p95_us": r.p95_us} for r in results},
-            "ratios": {"notebook_over_raw": vs_raw, "notebook_over_sdk": vs_sdk},
+            "stdio": {r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us,
+                                 "p95_us": r.p95_us} for r in results},
+            "http": {r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us,
+                                "p95_us": r.p95_us} for r in http_results},
+            "ratios": {"stdio_notebook_over_raw": vs_raw, "stdio_notebook_over_sdk": vs_sdk,
+                       "http_notebook_over_sdk": http_vs_sdk},
         }
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 

@@ -21,37 +21,68 @@ def _env_pair(text: str) -> tuple[str, str]:
 _env_pair.__name__ = "K=V pair"
 
 
-@subcommand("connect", "NAME [--timeout S] [--env K=V]... [--protocol-version V] -- COMMAND ARGS...", "start a server over stdio and shake hands (a NAME in use is closed first)")
+CONNECT_USAGE = (
+    "NAME URL [--header 'K: V']... [--bearer-token-env VAR] [--transport auto|http|sse] [--timeout S]\n"
+    "  %mcp connect NAME [--env K=V]... [--timeout S] [--protocol-version V] -- COMMAND ARGS..."
+)
+
+
+@subcommand("connect", CONNECT_USAGE, "connect over HTTP, or start a server over stdio; a NAME in use is closed first")
 def _connect(args: list[str]) -> api.Connection:
     if not args:
-        raise CommandError("connect needs a name and a server command: %mcp connect NAME -- COMMAND ARGS...")
-    if "--" not in args:
-        raise CommandError("write the server command after --, e.g. %mcp connect demo -- python server.py")
-    cut = args.index("--")
-    options, command = args[:cut], args[cut + 1 :]
+        raise CommandError("connect needs a name and a URL or a server command: %mcp connect NAME URL, or NAME -- COMMAND")
+    options, command = (args[: args.index("--")], args[args.index("--") + 1 :]) if "--" in args else (args, [])
     parser = Parser("connect")
     parser.add_argument("name")
+    parser.add_argument("url", nargs="?")
     parser.add_argument("--era", default="legacy", choices=["legacy"])
     parser.add_argument("--timeout", type=seconds, default=api.DEFAULT_TIMEOUT)
     parser.add_argument("--env", type=_env_pair, action="append", default=[])
     parser.add_argument("--protocol-version")
+    parser.add_argument("--header", type=_header, action="append", default=[])
+    parser.add_argument("--bearer-token-env", metavar="VAR")
+    parser.add_argument("--transport", choices=["auto", "http", "sse"], default="auto")
     ns = parser.parse_args(options)
-    if not command:
+    if ns.url is not None and command:
+        raise CommandError("give a URL or a server command after --, not both")
+    if ns.url is not None and not api.is_url(ns.url):
+        raise CommandError(f"{ns.url!r} is not an http(s) URL; to start a server, write its command after --")
+    if ns.url is None and "--" not in args:
+        raise CommandError("write the server command after --, e.g. %mcp connect demo -- python server.py")
+    if ns.url is None and not command:
         raise CommandError("no server command after --, e.g. %mcp connect demo -- python server.py")
+    http_only = {"header": ns.header, "bearer_token_env": ns.bearer_token_env, "transport": ns.transport != "auto"}
+    if ns.url is None and any(http_only.values()):
+        raise CommandError("--header, --bearer-token-env and --transport are for URLs, not server commands")
+    if ns.url is not None and ns.env:
+        raise CommandError("--env is for server commands, not URLs")
     conn = api.connect(
-        command,
+        ns.url or command,
         name=ns.name,
         era=ns.era,
         timeout=ns.timeout or None,
         env=dict(ns.env),
+        headers=dict(ns.header),
+        transport=ns.transport,
+        bearer_token_env=ns.bearer_token_env,
         protocol_version=ns.protocol_version,
     )
     server = conn.server_info or {}
     print(
         f"connected {conn.name!r}: {server.get('name', '?')} {server.get('version', '')} "
-        f"over stdio, protocol {conn.protocol_version}"
+        f"over {conn.session.transport.kind}, protocol {conn.protocol_version}"
     )
     return conn
+
+
+def _header(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition(":")
+    if not sep or not key.strip():
+        raise ValueError(text)
+    return key.strip(), value.strip()
+
+
+_header.__name__ = "'Name: value' header"
 
 
 @subcommand("ping", "[NAME] [-n COUNT] [-i SECONDS] [--timeout S]", "ping the server; prints each round-trip time and a summary, returns the times (s)")

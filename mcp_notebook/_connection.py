@@ -6,21 +6,27 @@ Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-leve
 
 from __future__ import annotations
 
+import os
 import shlex
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 
 from ._errors import ConnectionClosed, UsageError
 from ._health import Health
-from ._runtime import CANCEL_GRACE, get_runtime
+from ._monitor import Monitor
 from ._handlers import Handler
+from ._http import HttpTransport
+from ._http_errors import is_secret_name
+from ._runtime import CANCEL_GRACE, get_runtime
 from ._session import Pending, Session, request_timeout
 from ._stdio import StdioTransport
-from ._trace import DEFAULT_CAPACITY, Trace
+from ._transport import Transport
+from ._trace import Trace
 from ._versions import ERAS, LATEST_LEGACY, LEGACY_VERSIONS
 
 DEFAULT_TIMEOUT = 60.0
@@ -36,6 +42,8 @@ class Connection:
     def __init__(self, name: str, session: Session) -> None:
         self.name = name
         self._session = session
+        self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
+        self.monitor.start()
 
     # ----- what we know about the server -----
 
@@ -78,31 +86,16 @@ class Connection:
     @property
     def health(self) -> Health:
         """A snapshot of the connection's health, taken now."""
-        s = self._session
-        c = s.counters
-        transport = s.transport
-        return Health(
-            name=self.name,
-            state=c.state,
-            era=s.era,
-            protocol_version=s.protocol_version,
-            transport=transport.kind,
-            endpoint=transport.describe(),
-            server_info=s.server_info,
-            server_pings=c.server_pings,
-            pongs_sent=c.pongs_sent,
-            pong_failures=c.pong_failures,
-            pings_sent=c.pings_sent,
-            ping_failures=c.ping_failures,
-            last_rtt=c.last_rtt,
-            requests_in_flight=s.in_flight,
-            invalid_frames=c.invalid_frames,
-            last_frame_in=c.last_frame_in,
-            last_frame_out=c.last_frame_out,
-            exit_code=transport.exit_code,
-            stderr_tail=tuple(transport.stderr_tail),
-            closed_reason=c.closed_reason,
-        )
+        return self.monitor.health()
+
+    @property
+    def health_history(self) -> list[Health]:
+        """Recent health snapshots, oldest first (one a second by default, and one per state change)."""
+        return list(self.monitor.history)
+
+    def keepalive(self, **settings: Any) -> Any:
+        """Set this connection's keepalive: enabled=, interval=, timeout=, misses=, reset=True."""
+        return self.monitor.configure(**settings)
 
     @property
     def stderr(self) -> list[str]:
@@ -226,49 +219,117 @@ async def _request(session: Session, method: str, params: dict[str, Any] | None,
 
 
 def _prepare(
-    command: str | Sequence[str],
-    name: str | None,
-    era: str,
-    timeout: float | None,
-    env: Mapping[str, str] | None,
-    cwd: str | Path | None,
-    protocol_version: str | None,
-    trace_capacity: int,
-) -> tuple[str, Session]:
-    if era not in ERAS:
-        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
-    if era != "legacy":
-        raise UsageError(f"era {era!r} is not supported yet; use era='legacy'")
-    argv = shlex.split(command) if isinstance(command, str) else [str(part) for part in command]
-    if not argv:
-        raise UsageError("the server command is empty")
-    version = protocol_version or LATEST_LEGACY
-    if version not in LEGACY_VERSIONS:
-        raise UsageError(f"unknown protocol version {version!r}; use one of: {', '.join(LEGACY_VERSIONS)}")
-    trace = Trace(trace_capacity)
-    transport = StdioTransport(argv, env=env, cwd=str(cwd) if cwd is not None else None, events=trace.event)
-    session = Session(transport, trace=trace, timeout=timeout, protocol_version=version)
-    return name or _default_name(argv), session
-
-
-def connect(
-    command: str | Sequence[str],
+    target: str | Sequence[str],
     *,
     name: str | None = None,
     era: str = "legacy",
     timeout: float | None = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
+    headers: Mapping[str, str] | None = None,
+    transport: str = "auto",
+    bearer_token_env: str | None = None,
+    secrets: Sequence[str] = (),
     protocol_version: str | None = None,
-    trace_capacity: int = DEFAULT_CAPACITY,
-) -> Connection:
-    """Start an MCP server over stdio and shake hands with it.
+    capabilities: dict[str, Any] | None = None,
+    handlers: Mapping[str, Handler] | None = None,
+    trace_capacity: int | None = None,
+) -> tuple[str, Session]:
+    if era not in ERAS:
+        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
+    if era != "legacy":
+        raise UsageError(f"era {era!r} is not supported yet; use era='legacy'")
+    version = protocol_version or LATEST_LEGACY
+    if version not in LEGACY_VERSIONS:
+        raise UsageError(f"unknown protocol version {version!r}; use one of: {', '.join(LEGACY_VERSIONS)}")
+    trace = Trace(trace_capacity)
+    if is_url(target):
+        assert isinstance(target, str)
+        wire: Transport = _http_transport(target, headers, transport, bearer_token_env, secrets, trace)
+        default_name = _default_name(urlsplit(target).hostname or "http")
+    else:
+        if headers or bearer_token_env or transport != "auto":
+            raise UsageError("headers, bearer tokens and the HTTP transport choice apply to URLs, not to commands")
+        argv = shlex.split(target) if isinstance(target, str) else [str(part) for part in target]
+        if not argv:
+            raise UsageError("the server command is empty")
+        for secret in secrets:
+            trace.add_secret(secret)
+        wire = StdioTransport(argv, env=env, cwd=str(cwd) if cwd is not None else None, events=trace.event)
+        default_name = _default_name(_command_stem(argv))
+    session = Session(wire, trace=trace, timeout=timeout, protocol_version=version, capabilities=capabilities)
+    for method, handler in (handlers or {}).items():
+        session.request_handlers.set(method, handler)
+    return name or default_name, session
 
-    `command` is an argv list or a shell-style string. A `name` already in use closes
-    the old connection first. `timeout` is the default per-request timeout in seconds
-    (None waits forever); `protocol_version` is the version offered in `initialize`.
+
+def is_url(target: str | Sequence[str]) -> bool:
+    return isinstance(target, str) and target.lstrip().lower().startswith(("http://", "https://"))
+
+
+def _http_transport(
+    url: str,
+    headers: Mapping[str, str] | None,
+    mode: str,
+    bearer_token_env: str | None,
+    secrets: Sequence[str],
+    trace: Trace,
+) -> HttpTransport:
+    """An HTTP transport whose credentials the trace will never show."""
+    if mode not in ("auto", "http", "sse"):
+        raise UsageError(f"unknown transport {mode!r}; use auto, http (Streamable HTTP only) or sse (HTTP+SSE)")
+    all_headers = dict(headers or {})
+    if bearer_token_env is not None:
+        token = os.environ.get(bearer_token_env)
+        if not token:
+            raise UsageError(f"environment variable {bearer_token_env} is not set (it should hold the bearer token)")
+        all_headers["Authorization"] = f"Bearer {token}"
+    for key, value in all_headers.items():
+        if is_secret_name(key) or key.lower() == "authorization":
+            trace.add_secret(value)
+            trace.add_secret(value.partition(" ")[2] or value)
+    for secret in secrets:
+        trace.add_secret(secret)
+    for part in urlsplit(url).query.split("&"):
+        key, _, value = part.partition("=")
+        if value and is_secret_name(key):
+            trace.add_secret(value)
+    return HttpTransport(url.strip(), headers=all_headers, mode=mode, events=trace.event)
+
+
+def connect(
+    target: str | Sequence[str],
+    *,
+    name: str | None = None,
+    era: str = "legacy",
+    timeout: float | None = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+    cwd: str | Path | None = None,
+    headers: Mapping[str, str] | None = None,
+    transport: str = "auto",
+    bearer_token_env: str | None = None,
+    secrets: Sequence[str] = (),
+    protocol_version: str | None = None,
+    capabilities: dict[str, Any] | None = None,
+    handlers: Mapping[str, Handler] | None = None,
+    trace_capacity: int | None = None,
+) -> Connection:
+    """Connect to an MCP server and shake hands with it.
+
+    `target` is a server command (an argv list or a shell-style string, run over stdio)
+    or an http(s) URL (Streamable HTTP, falling back to HTTP+SSE; `transport="http"`
+    forbids the fallback, `"sse"` forces it). A `name` already in use closes the old
+    connection first. `timeout` is the default per-request timeout in seconds (None
+    waits forever). `headers` go on every HTTP request; `bearer_token_env` names an
+    environment variable holding a bearer token; header values that look like
+    credentials, and `secrets`, never appear in traces. `handlers` answer server
+    requests from the first frame on (see `Connection.on_request`).
     """
-    name, session = _prepare(command, name, era, timeout, env, cwd, protocol_version, trace_capacity)
+    name, session = _prepare(
+        target, name=name, era=era, timeout=timeout, env=env, cwd=cwd, headers=headers, transport=transport,
+        bearer_token_env=bearer_token_env, secrets=secrets, protocol_version=protocol_version,
+        capabilities=capabilities, handlers=handlers, trace_capacity=trace_capacity,
+    )
     _close_existing(name)
     runtime = get_runtime()
     runtime.spawn(session.run)
@@ -280,19 +341,9 @@ def connect(
     return _remember(Connection(name, session))
 
 
-async def aconnect(
-    command: str | Sequence[str],
-    *,
-    name: str | None = None,
-    era: str = "legacy",
-    timeout: float | None = DEFAULT_TIMEOUT,
-    env: Mapping[str, str] | None = None,
-    cwd: str | Path | None = None,
-    protocol_version: str | None = None,
-    trace_capacity: int = DEFAULT_CAPACITY,
-) -> Connection:
-    """The awaitable twin of `connect`."""
-    name, session = _prepare(command, name, era, timeout, env, cwd, protocol_version, trace_capacity)
+async def aconnect(target: str | Sequence[str], **options: Any) -> Connection:
+    """The awaitable twin of `connect`, with the same arguments."""
+    name, session = _prepare(target, **options)
     old = _registry.get(name)
     if old is not None:
         await old.aclose()
@@ -361,10 +412,14 @@ def _close_existing(name: str) -> None:
         old.close()
 
 
-def _default_name(argv: list[str]) -> str:
-    """A readable unused name from the command: the script's stem if there is one."""
+def _command_stem(argv: list[str]) -> str:
+    """The script's stem if the command runs one (`python server.py` -> server), else the program's."""
     scripts = [Path(arg).stem for arg in argv[1:] if not arg.startswith("-") and Path(arg).suffix]
-    base = scripts[0] if scripts else Path(argv[0]).stem
+    return scripts[0] if scripts else Path(argv[0]).stem
+
+
+def _default_name(base: str) -> str:
+    """`base`, or `base-2`, `base-3`, ... whichever is not in use."""
     name, n = base, 2
     with _registry_lock:
         while name in _registry:

@@ -45,3 +45,7 @@ class UsageError(McpNotebookError, ValueError):
 
 class TransportClosed(McpNotebookError):
     """A transport could not carry a frame because its peer is gone."""
+
+
+class TransportError(McpNotebookError):
+    """The transport could not reach or understand the server; the message says what to do."""

@@ -16,6 +16,7 @@ from concurrent.futures import Future
 from typing import Any, TypeVar
 
 import anyio
+import sniffio
 from anyio.from_thread import BlockingPortal
 
 T = TypeVar("T")
@@ -82,6 +83,10 @@ class Runtime:
 
     def _main(self, ready: Future[BlockingPortal]) -> None:
         async def serve() -> None:
+            # Transports push frames from the loop's fd callbacks, outside any task, and the
+            # session starts tasks from there; this thread runs asyncio only, so say so once
+            # (sniffio otherwise finds no library outside a task, and anyio then refuses).
+            sniffio.thread_local.name = "asyncio"
             async with BlockingPortal() as portal:
                 self._loop = asyncio.get_running_loop()
                 ready.set_result(portal)

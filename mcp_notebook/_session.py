@@ -13,17 +13,18 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from _thread import LockType
-from typing import Any, Protocol
+from typing import Any
 
 import anyio
 import anyio.abc
 
 from . import _jsonrpc as rpc
 from ._about import CLIENT_NAME, __version__
-from ._errors import ConnectionClosed, HandshakeError, McpError, RequestTimeout, TransportClosed
+from ._errors import ConnectionClosed, HandshakeError, McpError, RequestTimeout, TransportClosed, TransportError
 from ._handlers import Handler, Handlers, call_handler, reply_from_handler
-from ._health import CLOSED, CLOSING, READY, HealthCounters
+from ._health import CLOSED, CLOSING, READY, RECONNECTING, HealthCounters
 from ._trace import IN, OUT, Trace
+from ._transport import Transport
 from ._versions import LATEST_LEGACY, LEGACY_VERSIONS, accepts_batches
 
 if sys.version_info < (3, 11):  # pragma: no cover
@@ -33,22 +34,6 @@ RTT_HISTORY = 1000
 REMEMBERED_CANCELLATIONS = 1000
 
 
-class Transport(Protocol):
-    """What a session needs from a transport: frames out now, frames in by callback, a way to stop."""
-
-    kind: str
-    exit_code: int | None
-    stderr_tail: deque[str]
-
-    def describe(self) -> str: ...
-    async def open(
-        self, task_group: anyio.abc.TaskGroup, on_frame: Callable[[str], None], on_hangup: Callable[[], None]
-    ) -> None: ...
-    def send(self, text: str) -> None: ...
-    async def wait_exit(self, timeout: float) -> int | None: ...
-    async def aclose(self, grace: float | None = None) -> None: ...
-
-
 class Pending:
     """A request of ours awaiting its response; settled on the session thread only.
 
@@ -56,7 +41,7 @@ class Pending:
     that settling releases (the cheapest way to wake a blocked thread).
     """
 
-    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at")
+    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at", "resent")
 
     def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, waker: LockType | None = None) -> None:
         self.id = request_id
@@ -68,6 +53,7 @@ class Pending:
         self.failure: BaseException | None = None
         self.sent_at = 0.0
         self.received_at = 0.0
+        self.resent = False
 
     @property
     def settled(self) -> bool:
@@ -132,6 +118,8 @@ class Session:
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
         self._read_at = 0.0
+        self._recovering = False
+        self._lost: list[Pending] = []
 
     # ----- lifecycle -------------------------------------------------------------
 
@@ -140,7 +128,7 @@ class Session:
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
-                await self.transport.open(tg, self._on_frame, self._on_hangup)
+                await self.transport.open(tg, self)
                 await self._handshake()
                 self.set_state(READY, f"protocol {self.protocol_version}")
                 self._ready.set()
@@ -206,6 +194,7 @@ class Session:
         self.server_capabilities = result.get("capabilities") or {}
         self.instructions = result.get("instructions")
         self.notify("notifications/initialized")
+        self.transport.initialized(version)
 
     # ----- requests: the primitives (session thread, synchronous) ----------------
 
@@ -222,6 +211,9 @@ class Session:
         if pending.method == "ping":
             self.counters.pings_sent += 1
         pending.sent_at = time.perf_counter()
+        if self._recovering and pending.method != "initialize":
+            self._lost.append(pending)  # sent once the new session is up
+            return
         try:
             self._send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST)
         except TransportClosed as exc:
@@ -251,9 +243,12 @@ class Session:
         if pending.method == "ping":
             if response is not None and "result" in response:
                 self.counters.last_rtt = pending.rtt
+                self.counters.pings_answered += 1
                 self.rtts.append(pending.rtt)
             else:
                 self.counters.ping_failures += 1
+                if isinstance(failure, RequestTimeout):
+                    self.counters.ping_timeouts += 1
         if pending.event is not None:
             pending.event.set()
         if pending.waker is not None:
@@ -302,7 +297,7 @@ class Session:
         text = rpc.encode(message)
         entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
         self.counters.last_frame_out = entry.monotonic
-        self.transport.send(text)
+        self.transport.send(text, message["id"] if kind == rpc.REQUEST else None)
 
     def _send_reply(
         self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None
@@ -328,7 +323,8 @@ class Session:
 
     # ----- incoming (session thread, synchronous) --------------------------------
 
-    def _on_frame(self, text: str) -> None:
+    def frame_received(self, text: str, via: str | None = None) -> None:
+        """The transport read a frame: dispatch it now, on the session thread."""
         self._read_at = time.perf_counter()
         try:
             self._dispatch(text, rpc.decode(text))
@@ -364,6 +360,14 @@ class Session:
                 self._dispatch(text, rpc.classify(item), record=False)
         elif kind == rpc.INVALID:
             self.counters.invalid_frames += 1
+            if self.transport.kind != "stdio" and isinstance(message, dict) and isinstance(message.get("method"), str):
+                # Over HTTP the server's POST or stream waits on an answer: a request whose id we
+                # cannot echo gets Method not found without an id (stdio: no answer at all).
+                reply = {"jsonrpc": rpc.JSONRPC, "error": {"code": rpc.METHOD_NOT_FOUND, "message": "Method not found: the request id is not a string or an integer"}}
+                try:
+                    self._send(reply, rpc.ERROR, note="reply to an invalid request")
+                except TransportClosed:
+                    pass
 
     def _on_request(self, request: dict[str, Any]) -> None:
         method = request["method"]
@@ -408,13 +412,76 @@ class Session:
         except Exception as exc:  # noqa: BLE001 - never let a user callback kill the session
             self.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}")
 
-    def _on_hangup(self) -> None:
+    def hung_up(self) -> None:
+        """The transport lost its peer: fail what is pending, once we know why."""
         if self._task_group is not None:  # else we are closing: run() has ended the session
             self._task_group.start_soon(self._after_hangup)
 
+    def awaiting(self, request_id: rpc.RequestId) -> bool:
+        return request_id in self._pending
+
+    def send_failed(self, request_id: rpc.RequestId | None, error: Exception) -> None:
+        """A frame never reached the server: a request fails with the transport's explanation."""
+        pending = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+        if pending is not None:
+            self._settle(pending, failure=error)
+
+    def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
+        """The server forgot our session: shake hands anew and resend what it lost, once."""
+        pending = self._pending.get(request_id) if isinstance(request_id, int) else None
+        if pending is not None:
+            if pending.resent:
+                self._pending.pop(pending.id)
+                self._settle(pending, failure=ConnectionClosed(
+                    f"{pending.method}: the server forgot the session again after it was renewed"))
+            else:
+                self._lost.append(pending)
+        if self._recovering:
+            return
+        if not current:  # a 404 for a session we have already replaced: just resend
+            self._resend_lost()
+        elif self._task_group is not None and self.counters.state == READY:
+            self._recovering = True
+            self._task_group.start_soon(self._recover)
+
+    async def _recover(self) -> None:
+        self.set_state(RECONNECTING, "HTTP 404: the server no longer knows our session")
+        self.counters.session_recoveries += 1
+        self.transport.reset_session()
+        try:
+            await self._handshake()
+        except Exception as exc:  # noqa: BLE001 - the connection ends with the reason
+            self._recovering = False
+            self._hangup = ConnectionClosed(f"the session expired and a new one could not be started: {exc}")
+            self.counters.closed_reason = self._hangup.reason
+            self._fail_pending(self._hangup)
+            self._stop.set()
+            return
+        self._recovering = False
+        resent = self._resend_lost()
+        self.set_state(READY, f"new session; {resent} request(s) resent")
+
+    def _resend_lost(self) -> int:
+        lost, self._lost = self._lost, []
+        count = 0
+        for pending in lost:
+            if pending.settled:
+                continue
+            pending.resent = True
+            count += 1
+            try:
+                self._send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session")
+            except TransportClosed as exc:
+                self._pending.pop(pending.id, None)
+                self._settle(pending, failure=self._closed_error(str(exc)))
+        return count
+
     async def _after_hangup(self) -> None:
         code = await self.transport.wait_exit(timeout=2.0)
-        reason = "the server closed its output" if code is None else f"the server exited with code {code}"
+        if code is not None:
+            reason = f"the server exited with code {code}"
+        else:
+            reason = getattr(self.transport, "hangup_reason", None) or "the server closed its output"
         self._hangup = ConnectionClosed(reason, exit_code=code, stderr_tail=tuple(self.transport.stderr_tail))
         if self.counters.closed_reason is None:
             self.counters.closed_reason = reason
@@ -435,6 +502,7 @@ class Session:
         """Move to `state` and record the transition with its reason (session thread only)."""
         if self.counters.state != state:
             self.counters.state = state
+            self.counters.state_reason = reason
             self.trace.event("state", note=reason, state=state)
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -459,6 +527,8 @@ def _startup_error(exc: BaseException, hangup: ConnectionClosed | None) -> BaseE
     """Say why the connection could not be set up, in words a user can act on."""
     if isinstance(exc, HandshakeError):
         return exc
+    if isinstance(exc, TransportError):
+        return HandshakeError(str(exc))
     if isinstance(exc, FileNotFoundError):
         return HandshakeError(f"{exc}; check the command, or give the full path")
     if isinstance(exc, ConnectionClosed) or hangup is not None:

@@ -24,6 +24,8 @@ import anyio.abc
 import anyio.to_thread
 
 from ._errors import TransportClosed
+from ._jsonrpc import RequestId
+from ._transport import Sink
 
 EventSink = Callable[..., Any]
 
@@ -87,8 +89,7 @@ class StdioTransport:
         self._exit_grace = exit_grace
         self._process: subprocess.Popen[bytes] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._on_frame: Callable[[str], None] = lambda text: None
-        self._on_hangup: Callable[[], None] = lambda: None
+        self._sink: Sink | None = None
         self._stdout = _LineSplitter(MAX_FRAME_BYTES)
         self._stderr = _LineSplitter(64 * 1024)
         self._unwritten = bytearray()
@@ -108,17 +109,12 @@ class StdioTransport:
 
     # ----- start -----
 
-    async def open(
-        self,
-        task_group: anyio.abc.TaskGroup,
-        on_frame: Callable[[str], None],
-        on_hangup: Callable[[], None],
-    ) -> None:
+    async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         """Start the child in its own process session, so a kernel interrupt spares it."""
         executable = shutil.which(self.command[0], path=self._env.get("PATH"))
         if executable is None:
             raise FileNotFoundError(f"executable {self.command[0]!r} not found on PATH")
-        self._on_frame, self._on_hangup = on_frame, on_hangup
+        self._sink = sink
         self._loop = asyncio.get_running_loop()
         self._process = process = await anyio.to_thread.run_sync(self._spawn, executable)
         self._events("spawn", pid=process.pid, command=self.command)
@@ -180,7 +176,8 @@ class StdioTransport:
     def _hang_up(self) -> None:
         if not self._hung_up:
             self._hung_up = True
-            self._on_hangup()
+            assert self._sink is not None
+            self._sink.hung_up()
 
     # ----- reading -----
 
@@ -196,16 +193,20 @@ class StdioTransport:
             self._stop_reading(self._process.stdout)
             rest = self._stdout.rest().strip()
             if rest:
-                self._on_frame(rest.decode("utf-8", errors="replace"))
+                self._frame(rest)
             self._hang_up()
             return
         overflowed = self._stdout.overflowed
         for line in self._stdout.feed(chunk):
-            text = line.decode("utf-8", errors="replace").strip()
-            if text:
-                self._on_frame(text)
+            self._frame(line)
         if self._stdout.overflowed != overflowed:
             self._events("oversized-frame", note=f"a line over {MAX_FRAME_BYTES} bytes was dropped")
+
+    def _frame(self, line: bytes) -> None:
+        text = line.decode("utf-8", errors="replace").strip()
+        if text:
+            assert self._sink is not None
+            self._sink.frame_received(text)
 
     def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -236,7 +237,7 @@ class StdioTransport:
 
     # ----- writing -----
 
-    def send(self, text: str) -> None:
+    def send(self, text: str, request_id: RequestId | None = None) -> None:
         """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone."""
         process = self._process
         if process is None or process.stdin is None or process.stdin.closed or self._closing:
@@ -275,6 +276,12 @@ class StdioTransport:
         del self._unwritten[:written]
         if not self._unwritten:
             self._loop.remove_writer(fd)
+
+    def initialized(self, protocol_version: str) -> None:
+        """Nothing to do: a pipe has no version headers and no listening stream."""
+
+    def reset_session(self) -> None:
+        """Nothing to do: a stdio server has no session apart from its process."""
 
     # ----- stopping -----
 

@@ -78,7 +78,7 @@ def test_help_and_bare_mcp_print_the_subcommands(shell, capsys):
     ("line", "says"),
     [
         ("%mcp bogus", "unknown subcommand 'bogus'"),
-        ("%mcp connect", "connect needs a name and a server command"),
+        ("%mcp connect", "connect needs a name and a URL or a server command"),
         ("%mcp connect demo", "write the server command after --"),
         ("%mcp connect demo --", "no server command after --"),
         ("%mcp connect -- python x.py", "the following arguments are required: name"),
@@ -160,3 +160,30 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
     ip.run_cell(f"%mcp connect again -- {RAW}")
     assert mcp_notebook.get_connection("again").ping() > 0
     ip.run_cell("%mcp disconnect again")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("%mcp connect web ftp://example.org/mcp", "'ftp://example.org/mcp' is not an http(s) URL"),
+        ("%mcp connect web http://127.0.0.1:9/mcp -- python x.py", "give a URL or a server command after --, not both"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --header NoColon", "invalid 'Name: value' header value"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --transport smoke", "invalid choice: 'smoke'"),
+        ("%mcp connect web --header 'A: b' -- python x.py", "--header, --bearer-token-env and --transport are for URLs"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --bearer-token-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --timeout 5", "cannot connect to http://127.0.0.1:9/mcp"),
+    ],
+)
+def test_url_mistakes_give_one_line_without_traceback(shell, capsys, line, says):
+    assert says in usage_error(shell, capsys, line)
+
+
+def test_connect_to_a_url_with_headers(shell, capsys, port):
+    from test_http import sdk_http
+
+    with sdk_http(port) as base:
+        result, out, _ = run(shell, capsys, f"%mcp connect web {base}/mcp --header 'X-Trace: on' --transport http")
+        assert result.success, out
+        assert "connected 'web'" in out and "over http, protocol 2025-11-25" in out
+        assert mcp_notebook.get_connection("web").ping() > 0
+        run(shell, capsys, "%mcp disconnect web")

@@ -8,6 +8,8 @@ We did not write its protocol handling: the SDK does. Tools:
 * ``ping_client(count)``  -> sends ``count`` server->client pings, returns the
                              number of pongs received
 * ``crash()``             -> writes one line to stderr, then ``os._exit(3)``
+* ``drop_stream(seconds)``-> closes the request's SSE stream (SEP-1699 polling; needs
+                             ``--resumable``), waits, then answers "after the drop"
 
 Usage::
 
@@ -26,6 +28,8 @@ import sys
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp_types import JSONRPCMessage
 
 HOST = "127.0.0.1"
 
@@ -62,6 +66,37 @@ async def ping_client(count: int, ctx: Context) -> int:
 
 
 @mcp.tool()
+async def drop_stream(seconds: float, ctx: Context) -> str:
+    """Close this request's SSE stream, wait, then answer: the client must resume to see it."""
+    await ctx.close_sse_stream()
+    await anyio.sleep(seconds)
+    return "after the drop"
+
+
+class InMemoryEventStore(EventStore):
+    """The smallest event store: every event kept in order, replayed per stream."""
+
+    def __init__(self) -> None:
+        self._events: list[tuple[str, str, JSONRPCMessage | None]] = []
+
+    async def store_event(self, stream_id: str, message: JSONRPCMessage | None) -> str:
+        event_id = str(len(self._events) + 1)
+        self._events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id: str, send_callback: EventCallback) -> str | None:
+        stream = next((s for e, s, _ in self._events if e == last_event_id), None)
+        if stream is None:
+            return None
+        after = False
+        for event_id, stream_id, message in self._events:
+            if after and stream_id == stream and message is not None:
+                await send_callback(EventMessage(message, event_id))
+            after = after or event_id == last_event_id
+        return stream
+
+
+@mcp.tool()
 def crash() -> str:
     """Exit the server process at once with exit code 3."""
     sys.stderr.write("sdk_server: crash tool called, exiting with code 3\n")
@@ -75,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=8000, help="HTTP port (on 127.0.0.1)")
     parser.add_argument("--json-response", action="store_true", help="streamable-http: answer POSTs with plain JSON")
     parser.add_argument("--stateless", action="store_true", help="streamable-http: stateless mode (no session id)")
+    parser.add_argument("--resumable", action="store_true", help="streamable-http: keep events so streams can resume")
     args = parser.parse_args(argv)
 
     if args.transport == "stdio":
@@ -86,6 +122,8 @@ def main(argv: list[str] | None = None) -> None:
             port=args.port,
             json_response=args.json_response,
             stateless_http=args.stateless,
+            event_store=InMemoryEventStore() if args.resumable else None,
+            retry_interval=100 if args.resumable else None,
         )
     else:
         mcp.run("sse", host=HOST, port=args.port)

@@ -1,0 +1,89 @@
+"""One-line explanations of HTTP failures that say what to do, and URL redaction.
+
+Nothing here may echo a credential: URLs are redacted, header values never quoted.
+"""
+
+from __future__ import annotations
+
+import json
+import ssl
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import httpx
+
+REDACTED = "[redacted]"
+SECRET_WORDS = ("token", "key", "secret", "password", "passwd", "auth", "sig", "credential", "session", "cookie")
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a header, query parameter or variable name suggests its value is a credential."""
+    lowered = name.lower()
+    return any(word in lowered for word in SECRET_WORDS)
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password and any credential-looking query values replaced."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, _, host = netloc.rpartition("@")
+        user = userinfo.partition(":")[0]
+        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(k, REDACTED if is_secret_name(k) else v) for k, v in pairs], safe="[]")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def describe_failure(exc: Exception, where: str) -> str:
+    """Why an HTTP exchange with `where` failed, in words a user can act on."""
+    if isinstance(exc, httpx.ConnectError):
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, ssl.SSLError) or "SSL" in str(exc) or "certificate" in str(exc).lower():
+            return f"TLS handshake with {where} failed ({_first_line(exc)}); check the certificate, or use http:// for a local server"
+        return f"cannot connect to {where}: {_first_line(exc) or 'connection refused'}; is the server running on that port?"
+    if isinstance(exc, httpx.TimeoutException):
+        return f"{where} did not answer in time ({type(exc).__name__}); is it up, and is the URL right?"
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return f"{where} is not an http:// or https:// URL"
+    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+        return f"{where} closed the connection unexpectedly ({_first_line(exc) or type(exc).__name__})"
+    return f"HTTP request to {where} failed: {_first_line(exc) or type(exc).__name__}"
+
+
+def describe_status(response: httpx.Response, body: str, where: str) -> str:
+    """Why an HTTP error status or an unexpected body is not an MCP answer, and what to try."""
+    status = response.status_code
+    content_type = response.headers.get("content-type", "").partition(";")[0].strip() or "no content type"
+    detail = _json_rpc_message(body)
+    head = f"{where} answered HTTP {status} {response.reason_phrase}".rstrip()
+    if status in (401, 403):
+        hint = "the server wants credentials: pass --header 'Authorization: Bearer …' or --bearer-token-env VAR"
+        if response.headers.get("www-authenticate"):
+            hint += " (it sent WWW-Authenticate)"
+        return f"{head}{': ' + detail if detail else ''}; {hint}"
+    if "html" in content_type:
+        return f"{head} with an HTML page, not MCP; check the URL (MCP endpoints are often at /mcp)"
+    if status < 400:
+        return f"{head} with {content_type}, not MCP (expected application/json or text/event-stream); check the URL"
+    return f"{head}{': ' + detail if detail else ''}"
+
+
+def _json_rpc_message(body: str) -> str:
+    """The message of a JSON-RPC error in an HTTP error body (often without an id), if any."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return ""
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return f"{error['message']} (JSON-RPC code {error.get('code')})"
+    return ""
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else ""

@@ -1,0 +1,52 @@
+"""Defaults every new connection takes: keepalive, trace size, health history, render rate.
+
+A traitlets Configurable, so `%config McpNotebook.keepalive_interval = 10` (or an
+ipython_config.py) sets them; plain Python reads and writes `defaults.<name>` the same
+way. traitlets is a small standalone library: nothing here needs IPython.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from traitlets import Bool, Float, Int, observe
+from traitlets.config import Configurable
+
+
+class McpNotebook(Configurable):
+    """Defaults for mcp-notebook connections (per-connection settings override them)."""
+
+    keepalive = Bool(True, help="Ping handshake-era servers periodically to notice a hung server.").tag(config=True)
+    keepalive_interval = Float(30.0, help="Seconds between keepalive pings.").tag(config=True)
+    keepalive_timeout = Float(10.0, help="Seconds to wait for a keepalive pong before counting a miss.").tag(config=True)
+    keepalive_misses = Int(3, help="Consecutive missed keepalive pings that make a connection stale.").tag(config=True)
+    trace_capacity = Int(10_000, help="Entries each connection's trace ring buffer keeps.").tag(config=True)
+    health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
+    health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)
+    render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)
+
+    @observe(
+        "keepalive", "keepalive_interval", "keepalive_timeout", "keepalive_misses",
+        "health_history_interval", "render_rate",
+    )
+    def _changed(self, change: dict[str, Any]) -> None:
+        for listener in list(_listeners):
+            listener()
+
+
+_listeners: list[Callable[[], None]] = []
+
+defaults = McpNotebook()
+
+
+def on_change(listener: Callable[[], None]) -> None:
+    """Call `listener()` (on the changing thread) whenever a live setting changes."""
+    _listeners.append(listener)
+
+
+def register(shell: Any) -> None:
+    """Make `%config McpNotebook` reach `defaults` and apply the shell's config to it."""
+    if defaults not in shell.configurables:
+        defaults.update_config(shell.config)
+        shell.configurables.append(defaults)

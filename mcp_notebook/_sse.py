@@ -1,0 +1,40 @@
+"""Server-sent events over httpx: httpx-sse parses, we count the keep-alive comments.
+
+httpx-sse drops comment lines (`: ping`), which servers send as keep-alive ticks; the
+health data wants to count them, so the response is wrapped to see the text first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent
+
+
+class _CommentCounter:
+    """The two things EventSource reads from a response, passed through while counting comment lines."""
+
+    def __init__(self, response: httpx.Response, on_comment: Callable[[], None]) -> None:
+        self.headers = response.headers
+        self._response = response
+        self._on_comment = on_comment
+        self._at_line_start = True
+
+    async def aiter_text(self) -> AsyncIterator[str]:
+        async for text in self._response.aiter_text():
+            if text:
+                comments = text.count("\n:") + text.count("\r:") + (self._at_line_start and text[0] == ":")
+                for _ in range(comments):
+                    self._on_comment()
+                self._at_line_start = text[-1] in "\r\n"
+            yield text
+
+
+def iter_events(response: httpx.Response, on_comment: Callable[[], None]) -> AsyncIterator[ServerSentEvent]:
+    """The events of an SSE response; `on_comment()` runs for each comment line."""
+    return EventSource(_CommentCounter(response, on_comment)).aiter_sse()  # type: ignore[arg-type]
+
+
+def is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").partition(";")[0].strip().lower() == "text/event-stream"

@@ -1,0 +1,118 @@
+"""A scripted raw Streamable HTTP server for wire faults real peers cannot produce.
+
+On /mcp it answers `initialize` (session id "raw-session"), takes notifications and
+responses with 202, has no GET stream (405), and acts out a scenario for each
+`tools/call` whose tool name names one:
+
+* `bad-ids`  streams pings with null, bool, float and object ids, then a ping with id
+             "good", waits until the client has POSTed its answer to "good", and answers
+             with every frame the client POSTed since the scenario began.
+
+Other paths: /html serves an HTML page; /auth answers 401 with a JSON-RPC error without
+an id; /broken answers 500 with a JSON-RPC error without an id.
+
+Usage: python raw_http_server.py PORT   (binds 127.0.0.1 only)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+HOST = "127.0.0.1"
+posted: list[dict] = []
+posted_changed = threading.Condition()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:  # keep stderr quiet
+        pass
+
+    def _send(self, status: int, body: bytes = b"", content_type: str | None = None, headers: dict | None = None) -> None:
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _json(self, obj: object, status: int = 200, headers: dict | None = None) -> None:
+        self._send(status, json.dumps(obj).encode(), "application/json", headers)
+
+    def do_GET(self) -> None:
+        if self.path == "/html":
+            self._send(200, b"<!doctype html><title>Not MCP</title><p>hello</p>", "text/html; charset=utf-8")
+        else:
+            self._send(405)
+
+    def do_DELETE(self) -> None:
+        self._send(200)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
+        if self.path == "/auth":
+            self._json({"jsonrpc": "2.0", "error": {"code": -32001, "message": "missing bearer token"}}, 401,
+                       {"WWW-Authenticate": 'Bearer realm="raw"'})
+            return
+        if self.path == "/broken":
+            self._json({"jsonrpc": "2.0", "error": {"code": -32603, "message": "the server fell over"}}, 500)
+            return
+        if self.path == "/html":
+            self._send(200, b"<!doctype html><p>not here</p>", "text/html")
+            return
+        with posted_changed:
+            posted.append(body)
+            posted_changed.notify_all()
+        if "method" not in body:  # a response of the client's
+            self._send(202)
+            return
+        if "id" not in body:  # a notification
+            self._send(202)
+            return
+        if body["method"] == "initialize":
+            result = {"protocolVersion": body["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "raw-http-test-server", "version": "0"}}
+            self._json({"jsonrpc": "2.0", "id": body["id"], "result": result}, headers={"Mcp-Session-Id": "raw-session"})
+        elif body["method"] == "ping":
+            self._json({"jsonrpc": "2.0", "id": body["id"], "result": {}})
+        elif body["method"] == "tools/call" and body["params"]["name"] == "bad-ids":
+            self._bad_ids(body["id"])
+        else:
+            self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+    def _bad_ids(self, request_id: object) -> None:
+        with posted_changed:
+            start = len(posted)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        for bad in (None, True, 1.5, {"a": 1}):
+            self._event({"jsonrpc": "2.0", "id": bad, "method": "ping"})
+        self._event({"jsonrpc": "2.0", "id": "good", "method": "ping"})
+        with posted_changed:
+            posted_changed.wait_for(lambda: any(p.get("id") == "good" for p in posted[start:]), timeout=30)
+            replies = posted[start:]
+        text = json.dumps(replies)
+        self._event({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}})
+        self.close_connection = True
+
+    def _event(self, message: object) -> None:
+        self.wfile.write(f"data: {json.dumps(message)}\n\n".encode())
+        self.wfile.flush()
+
+
+def main() -> None:
+    server = ThreadingHTTPServer((HOST, int(sys.argv[1])), Handler)
+    server.daemon_threads = True
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
