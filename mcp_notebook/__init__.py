@@ -8,7 +8,7 @@ from ._about import __version__
 from ._connection import Connection, aconnect, close_all, connect, connections, get_connection
 from ._errors import ConnectionClosed, HandshakeError, McpError, McpNotebookError, RequestTimeout, UsageError
 from ._health import Health
-from ._trace import Trace, TraceEntry
+from ._trace import Trace, TraceEntry, load_trace
 
 
 def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
@@ -42,4 +42,5 @@ __all__ = [
     "connect",
     "connections",
     "get_connection",
+    "load_trace",
 ]

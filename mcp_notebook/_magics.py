@@ -12,8 +12,10 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
 from . import _cmd_session  # noqa: F401 - registers its subcommands
+from . import _cmd_health  # noqa: F401
 from . import _commands
 from . import _connection as api
+from . import _settings
 from ._runtime import get_runtime
 
 
@@ -35,6 +37,7 @@ class McpMagics(Magics):
 
 def load(ipython: Any) -> None:
     ipython.register_magics(McpMagics)
+    _settings.register(ipython)  # %config McpNotebook.keepalive_interval = ...
 
 
 def unload(ipython: Any) -> None:
