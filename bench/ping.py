@@ -30,10 +30,10 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
-from collections.abc import Iterator
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # allow `python bench/ping.py` without PYTHONPATH

@@ -5,8 +5,22 @@ and closed in later cells, and server pings are answered at once while cells run
 """
 
 from ._about import __version__
-from ._connection import Connection, aconnect, close_all, connect, connections, get_connection
-from ._errors import ConnectionClosed, HandshakeError, McpError, McpNotebookError, RequestTimeout, UsageError
+from ._connection import (
+    Connection,
+    aconnect,
+    close_all,
+    connect,
+    connections,
+    get_connection,
+)
+from ._errors import (
+    ConnectionClosed,
+    HandshakeError,
+    McpError,
+    McpNotebookError,
+    RequestTimeout,
+    UsageError,
+)
 from ._health import Health
 from ._trace import Trace, TraceEntry, load_trace
 

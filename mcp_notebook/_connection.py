@@ -17,16 +17,16 @@ from urllib.parse import urlsplit
 import anyio
 
 from ._errors import ConnectionClosed, UsageError
-from ._health import Health
-from ._monitor import Monitor
 from ._handlers import Handler
+from ._health import Health
 from ._http import HttpTransport
 from ._http_errors import is_secret_name
+from ._monitor import Monitor
 from ._runtime import CANCEL_GRACE, get_runtime
 from ._session import Pending, Session, request_timeout
 from ._stdio import StdioTransport
-from ._transport import Transport
 from ._trace import Trace
+from ._transport import Transport
 from ._versions import ERAS, LATEST_LEGACY, LEGACY_VERSIONS
 
 DEFAULT_TIMEOUT = 60.0

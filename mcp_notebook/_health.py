@@ -105,8 +105,6 @@ class HealthCounters:
     keepalive_pings: int = 0
     keepalive_misses: int = 0  # consecutive
     keepalive_skips: int = 0
-    http_keepalive_ticks: int = 0  # HTTP transports: keep-alive ticks (e.g. SSE comments) seen
-    reconnects: int = 0  # transports: reconnections made
     session_recoveries: int = 0  # sessions renewed after the server forgot ours
 
 
@@ -176,8 +174,8 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         keepalive_pings=c.keepalive_pings,
         keepalive_misses=c.keepalive_misses,
         keepalive_skips=c.keepalive_skips,
-        http_keepalive_ticks=c.http_keepalive_ticks,
-        reconnects=c.reconnects,
+        http_keepalive_ticks=getattr(transport, "keepalive_ticks", 0),
+        reconnects=getattr(transport, "stream_resumes", 0),
         session_recoveries=c.session_recoveries,
         trace_entries=len(trace),
         trace_dropped=trace.dropped,

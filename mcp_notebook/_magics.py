@@ -11,11 +11,13 @@ from typing import Any
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-from . import _cmd_session  # noqa: F401 - registers its subcommands
-from . import _cmd_health  # noqa: F401
-from . import _commands
+from . import (
+    _cmd_health,  # noqa: F401
+    _cmd_session,  # noqa: F401 - registers its subcommands
+    _commands,
+    _settings,
+)
 from . import _connection as api
-from . import _settings
 from ._runtime import get_runtime
 
 

@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from ._health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
+from ._health import (
+    CLOSED,
+    CLOSING,
+    CONNECTING,
+    DEGRADED,
+    READY,
+    RECONNECTING,
+    STALE,
+    Health,
+)
 from ._trace import EVENT, IN, OUT, TraceEntry, pair
 
 STATE_COLOURS = {

@@ -205,8 +205,9 @@ def client_frames_follow_the_schema(monkeypatch):
     they answer (a pong against EmptyResult). Connections the test left open are
     closed afterwards, so no test leaks a server into the next.
     """
-    import mcp_notebook._connection as api
     from schema import validate_client_frame
+
+    import mcp_notebook._connection as api
 
     made: list = []
     remember = api._remember

@@ -12,7 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import fastmcp_server_cmd, free_port, sdk_server_cmd, server_everything_cmd, wait_for_port
+from conftest import (
+    fastmcp_server_cmd,
+    free_port,
+    sdk_server_cmd,
+    server_everything_cmd,
+    wait_for_port,
+)
 
 import mcp_notebook
 

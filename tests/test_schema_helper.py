@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from schema import VERSIONS, method_definition, spec_dir, validate_client_frame
 
 LEGACY = [v for v in VERSIONS if v != "2026-07-28"]
