@@ -1,0 +1,75 @@
+"""A demo MCP server shipped with mcp-notebook, for notebooks, teaching and tests.
+
+Run it with ``python -m mcp_notebook.demo_server [--transport stdio|http] [--port N]
+[--era legacy|modern|both] [--ping-interval SECONDS] [fault switches...]`` (``--help``
+lists everything), or from Python::
+
+    from mcp_notebook import demo_server
+
+    argv = demo_server.command("stdio", era="legacy", pong_delay_ms=200)   # for a stdio client
+    process, url = demo_server.start_http(era="both", ping_interval=1.0)   # http://127.0.0.1:PORT/mcp
+    process.stop()
+
+It needs only the package's runtime dependencies (anyio, and h11 for HTTP/1.1).
+
+Eras
+----
+* legacy (2024-11-05 .. 2025-11-25): ``initialize`` (answered with the client's
+  version when it is one of the four, else 2025-11-25), ``notifications/initialized``,
+  ``ping`` both ways, ``tools/list``, ``tools/call``, ``logging/setLevel``,
+  ``notifications/cancelled``, progress for requests with ``_meta.progressToken``.
+  With ``--ping-interval`` the server pings the client once initialized and writes a
+  stderr line per pong (``pong N (demo-ping-K) after X ms``).
+* modern (2026-07-28): no ``initialize``; each request carries ``_meta`` with the
+  protocol version and client capabilities. ``server/discover``; results carry
+  ``resultType: "complete"`` and ``_meta["io.modelcontextprotocol/serverInfo"]``.
+  Missing ``_meta`` fields give -32602, HTTP header disagreement -32020, an
+  unsupported version -32022 (``data.supported``/``data.requested``), ``ping`` and
+  other unknown methods -32601. No server-to-client requests, no sessions.
+* both: served by how the client opens (``initialize`` -> legacy, a request with
+  modern ``_meta`` -> modern): per process on stdio, per session / request on HTTP.
+
+Tools
+-----
+``echo(text)``, ``add(a, b)`` (also structured ``{"sum": ...}`` from 2025-06-18),
+``slow(seconds=5, steps=5)`` (progress after each step when asked for; stops when
+cancelled), ``image()`` (a 16x16 PNG as image content), ``faults(...)``.
+
+Fault switches (command-line flags, ``faults`` tool arguments, ``command()`` keywords)
+------------------------------------------------------------------------------------
+Settings hold until changed:
+
+* ``pong_delay_ms``: answer each client ping N ms after it arrived; lowering it
+  releases pongs already waiting.
+* ``ignore_pings``: leave client pings unanswered, for good.
+* ``drop_percent``: withhold N% of responses to client requests (on HTTP the request
+  stays open until the client gives up); ``initialize`` and ``server/discover`` are
+  never dropped. Decided when the response is ready, so the reply to the ``faults``
+  call that sets it is judged by the new value. ``seed`` seeds the RNG (default 0).
+
+Actions happen once, during a ``tools/call``: the ``faults`` call that asks for them,
+or, given on the command line, the first ``tools/call`` the server receives:
+
+* ``crash``: a line on stderr, then exit code 3 (on HTTP too: the process stops).
+* ``expire_session``: legacy HTTP: forget the session after this response; its next
+  request gets 404. Elsewhere there is no session and the result says so.
+* ``malformed``: one frame that is not JSON before the response: a garbage line on
+  stdio, an SSE event with invalid JSON on the request's HTTP response stream.
+* ``flood``: N ``notifications/message`` (level info) before the response, on the
+  request's channel. Legacy honours ``logging/setLevel``; modern sends them only to a
+  request that opts in with ``_meta["io.modelcontextprotocol/logLevel"]``.
+
+Counters (client pings received / ignored, server pings sent, pongs received,
+responses dropped, requests cancelled) come back from every ``faults`` call.
+
+Not supported: JSON-RPC batches (2025-03-26), SSE resumption (``Last-Event-ID``),
+``subscriptions/listen``, resources and prompts.
+"""
+
+from __future__ import annotations
+
+from ._app import CRASH_EXIT_CODE, ERAS
+from ._faults import NAMES as FAULTS
+from ._launch import DemoServerProcess, LineLog, command, start_http
+
+__all__ = ["CRASH_EXIT_CODE", "ERAS", "FAULTS", "DemoServerProcess", "LineLog", "command", "start_http"]
