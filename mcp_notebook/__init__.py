@@ -22,7 +22,9 @@ from ._errors import (
     UsageError,
 )
 from ._health import Health
+from ._results import Listing, PromptResult, ResourceResult, ToolResult
 from ._trace import Trace, TraceEntry, load_trace
+from ._validate import OutputSchemaError, ToolArgumentError
 
 
 def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
@@ -46,6 +48,12 @@ __all__ = [
     "Health",
     "McpError",
     "McpNotebookError",
+    "Listing",
+    "OutputSchemaError",
+    "PromptResult",
+    "ResourceResult",
+    "ToolArgumentError",
+    "ToolResult",
     "RequestTimeout",
     "Trace",
     "TraceEntry",

@@ -23,7 +23,8 @@ _env_pair.__name__ = "K=V pair"
 
 CONNECT_USAGE = (
     "NAME URL [--header 'K: V']... [--bearer-token-env VAR] [--transport auto|http|sse] [--timeout S]\n"
-    "  %mcp connect NAME [--env K=V]... [--timeout S] [--protocol-version V] -- COMMAND ARGS..."
+    "  %mcp connect NAME [--env K=V]... [--timeout S] -- COMMAND ARGS...\n"
+    "        both: [--era auto|legacy|modern] [--protocol-version V] [--probe-timeout S]"
 )
 
 
@@ -35,7 +36,8 @@ def _connect(args: list[str]) -> api.Connection:
     parser = Parser("connect")
     parser.add_argument("name")
     parser.add_argument("url", nargs="?")
-    parser.add_argument("--era", default="legacy", choices=["legacy"])
+    parser.add_argument("--era", default="auto", choices=["auto", "legacy", "modern"])
+    parser.add_argument("--probe-timeout", type=seconds, default=api.PROBE_TIMEOUT)
     parser.add_argument("--timeout", type=seconds, default=api.DEFAULT_TIMEOUT)
     parser.add_argument("--env", type=_env_pair, action="append", default=[])
     parser.add_argument("--protocol-version")
@@ -66,11 +68,12 @@ def _connect(args: list[str]) -> api.Connection:
         transport=ns.transport,
         bearer_token_env=ns.bearer_token_env,
         protocol_version=ns.protocol_version,
+        probe_timeout=ns.probe_timeout,
     )
     server = conn.server_info or {}
     print(
         f"connected {conn.name!r}: {server.get('name', '?')} {server.get('version', '')} "
-        f"over {conn.session.transport.kind}, protocol {conn.protocol_version}"
+        f"over {conn.session.transport.kind}, {conn.era} protocol {conn.protocol_version} ({conn.session.era_source})"
     )
     return conn
 
@@ -94,6 +97,9 @@ def _ping(args: list[str]) -> list[float]:
     parser.add_argument("--timeout", type=seconds)
     ns = parser.parse_args(args)
     conn = pick(ns.name)
+    if conn.era == "modern":
+        print(f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
+              "liveness probe instead: the transport is up and a fresh server/discover came back")
     rtts: list[float] = []
     failures = 0
     for n in range(ns.count):
@@ -106,7 +112,8 @@ def _ping(args: list[str]) -> list[float]:
             print(f"ping {conn.name}: {exc}")
             continue
         rtts.append(rtt)
-        print(f"ping {conn.name}: {rtt * 1000:.3f} ms")
+        what = "liveness probe" if conn.era == "modern" else "ping"
+        print(f"{what} {conn.name}: {rtt * 1000:.3f} ms")
     if ns.count > 1 or failures:
         print(_summary(conn.name, ns.count, rtts))
     return rtts
@@ -139,7 +146,7 @@ def format_health(health: Health) -> str:
     rtt = f"{health.last_rtt * 1000:.3f} ms" if health.last_rtt is not None else "-"
     lines = [
         f"{health.name}: {health.state}",
-        f"  protocol   {health.era} {health.protocol_version or '-'} over {health.transport}",
+        f"  protocol   {health.era} {health.protocol_version or '-'} over {health.transport} ({health.era_source or '-'})",
         f"  server     {server.get('name', '-')} {server.get('version', '')}".rstrip(),
         f"  command    {health.endpoint}",
         f"  pings      {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",

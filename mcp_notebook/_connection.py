@@ -16,7 +16,10 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from ._errors import ConnectionClosed, UsageError
+from ._era import PROBE_TIMEOUT
+from ._errors import ConnectionClosed, HandshakeError, UsageError
+from ._feature_state import install as install_features
+from ._features import ClientFeatures
 from ._handlers import Handler
 from ._health import Health
 from ._http import HttpTransport
@@ -27,16 +30,17 @@ from ._session import Pending, Session, request_timeout
 from ._stdio import StdioTransport
 from ._trace import Trace
 from ._transport import Transport
-from ._versions import ERAS, LATEST_LEGACY, LEGACY_VERSIONS
+from ._versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
 
 DEFAULT_TIMEOUT = 60.0
+_era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
 EXIT_GRACE_AT_SHUTDOWN = 0.5
 
 _registry: dict[str, Connection] = {}
 _registry_lock = threading.Lock()
 
 
-class Connection:
+class Connection(ClientFeatures):
     """A live connection to one MCP server, usable from any cell or thread."""
 
     def __init__(self, name: str, session: Session) -> None:
@@ -105,7 +109,13 @@ class Connection:
     # ----- requests -----
 
     def ping(self, *, timeout: float | None = None) -> float:
-        """Ping the server; returns the round-trip time in seconds."""
+        """Ping the server; returns the round-trip time in seconds.
+
+        On a modern (2026-07-28) connection, where ping was removed, this sends no ping:
+        it checks the transport and times a fresh `server/discover` instead.
+        """
+        if self._session.era == "modern":
+            return get_runtime().call(_ping, self._session, timeout)
         pending = self._round_trip("ping", None, timeout)
         pending.outcome()
         return pending.rtt
@@ -114,8 +124,20 @@ class Connection:
         return await get_runtime().acall(_ping, self._session, timeout)
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
-        """Send a raw JSON-RPC request and return its result; errors raise McpError."""
+        """Send a raw JSON-RPC request and return its result; errors raise McpError.
+
+        Modern requests carry their `_meta` and may take several rounds (input_required),
+        so they run on the session loop; legacy ones take the one-hop fast path.
+        """
+        if self._session.era == "modern":
+            return get_runtime().call(_request, self._session, method, params, timeout)
         return self._round_trip(method, params, timeout).outcome()
+
+    def discover(self, *, refresh: bool = False) -> dict[str, Any]:
+        """The server's `server/discover` result (modern era), cached for its `ttlMs`."""
+        if self._session.era != "modern":
+            raise UsageError("server/discover belongs to the modern era; this connection is legacy")
+        return get_runtime().call(_discover, self._session, refresh)
 
     async def arequest(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         return await get_runtime().acall(_request, self._session, method, params, timeout)
@@ -214,6 +236,10 @@ async def _notify(session: Session, method: str, params: dict[str, Any] | None) 
     session.notify(method, params)
 
 
+async def _discover(session: Session, refresh: bool) -> dict[str, Any]:
+    return await session.discover(refresh=refresh)
+
+
 async def _request(session: Session, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:
     return await session.request(method, params, timeout=timeout)
 
@@ -234,14 +260,12 @@ def _prepare(
     capabilities: dict[str, Any] | None = None,
     handlers: Mapping[str, Handler] | None = None,
     trace_capacity: int | None = None,
+    probe_timeout: float = PROBE_TIMEOUT,
+    roots: Any = None,
+    sampling: Any = None,
+    elicitation: Any = None,
 ) -> tuple[str, Session]:
-    if era not in ERAS:
-        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
-    if era != "legacy":
-        raise UsageError(f"era {era!r} is not supported yet; use era='legacy'")
-    version = protocol_version or LATEST_LEGACY
-    if version not in LEGACY_VERSIONS:
-        raise UsageError(f"unknown protocol version {version!r}; use one of: {', '.join(LEGACY_VERSIONS)}")
+    era, era_source = _choose_era(target, era, protocol_version, transport)
     trace = Trace(trace_capacity)
     if is_url(target):
         assert isinstance(target, str)
@@ -257,10 +281,45 @@ def _prepare(
             trace.add_secret(secret)
         wire = StdioTransport(argv, env=env, cwd=str(cwd) if cwd is not None else None, events=trace.event)
         default_name = _default_name(_command_stem(argv))
-    session = Session(wire, trace=trace, timeout=timeout, protocol_version=version, capabilities=capabilities)
+    session = Session(
+        wire, trace=trace, timeout=timeout, era=era, era_source=era_source, protocol_version=protocol_version,
+        probe_timeout=probe_timeout, capabilities=capabilities,
+    )
     for method, handler in (handlers or {}).items():
         session.request_handlers.set(method, handler)
+    install_features(session, roots=roots, sampling=sampling, elicitation=elicitation)
     return name or default_name, session
+
+
+def _era_key(target: str | Sequence[str]) -> str:
+    """What an era verdict belongs to: the command line, or the HTTP origin."""
+    if is_url(target):
+        assert isinstance(target, str)
+        parts = urlsplit(target.strip())
+        return f"{parts.scheme}://{parts.netloc}"
+    return " ".join(shlex.split(target) if isinstance(target, str) else map(str, target))
+
+
+def _choose_era(target: str | Sequence[str], era: str, protocol_version: str | None, transport: str) -> tuple[str, str | None]:
+    """The era to open in and why: as asked, implied by a pinned version or transport, or cached."""
+    if era not in ERAS:
+        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
+    if protocol_version is not None:
+        implied = "legacy" if protocol_version in LEGACY_VERSIONS else "modern" if protocol_version in MODERN_VERSIONS else None
+        if implied is None:
+            known = ", ".join(LEGACY_VERSIONS + MODERN_VERSIONS)
+            raise UsageError(f"unknown protocol version {protocol_version!r}; use one of: {known}")
+        if era not in ("auto", implied):
+            raise UsageError(f"protocol version {protocol_version} is a {implied}-era version, not {era}")
+        return implied, f"pinned: protocol version {protocol_version}"
+    if era != "auto":
+        return era, "pinned"
+    if transport == "sse":
+        return "legacy", "pinned: the HTTP+SSE transport is handshake-era only"
+    cached = _era_cache.get(_era_key(target))
+    if cached is not None:
+        return cached, "cache: an earlier probe of the same server"
+    return "auto", None
 
 
 def is_url(target: str | Sequence[str]) -> bool:
@@ -301,7 +360,7 @@ def connect(
     target: str | Sequence[str],
     *,
     name: str | None = None,
-    era: str = "legacy",
+    era: str = "auto",
     timeout: float | None = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
     cwd: str | Path | None = None,
@@ -310,51 +369,85 @@ def connect(
     bearer_token_env: str | None = None,
     secrets: Sequence[str] = (),
     protocol_version: str | None = None,
+    probe_timeout: float = PROBE_TIMEOUT,
     capabilities: dict[str, Any] | None = None,
     handlers: Mapping[str, Handler] | None = None,
     trace_capacity: int | None = None,
+    roots: Any = None,
+    sampling: Any = None,
+    elicitation: Any = None,
 ) -> Connection:
-    """Connect to an MCP server and shake hands with it.
+    """Connect to an MCP server, in whichever protocol era it speaks.
 
     `target` is a server command (an argv list or a shell-style string, run over stdio)
     or an http(s) URL (Streamable HTTP, falling back to HTTP+SSE; `transport="http"`
-    forbids the fallback, `"sse"` forces it). A `name` already in use closes the old
-    connection first. `timeout` is the default per-request timeout in seconds (None
-    waits forever). `headers` go on every HTTP request; `bearer_token_env` names an
-    environment variable holding a bearer token; header values that look like
+    forbids the fallback, `"sse"` forces it). `era` is "auto" (probe with
+    server/discover for `probe_timeout` seconds, fall back to the legacy handshake;
+    the verdict is cached per command line or origin), "legacy" or "modern";
+    `protocol_version` pins a version (and so an era). A `name` already in use closes
+    the old connection first. `timeout` is the default per-request timeout in seconds
+    (None waits forever). `headers` go on every HTTP request; `bearer_token_env` names
+    an environment variable holding a bearer token; header values that look like
     credentials, and `secrets`, never appear in traces. `handlers` answer server
-    requests from the first frame on (see `Connection.on_request`).
+    requests (and modern input requests) from the first frame on. `roots` (paths, or True
+    for the working directory), `sampling` (a callback, or True to ask in the notebook) and
+    `elicitation` (a callback, True to ask, or "defaults") declare those capabilities.
     """
-    name, session = _prepare(
-        target, name=name, era=era, timeout=timeout, env=env, cwd=cwd, headers=headers, transport=transport,
+    options = dict(
+        name=name, era=era, timeout=timeout, env=env, cwd=cwd, headers=headers, transport=transport,
         bearer_token_env=bearer_token_env, secrets=secrets, protocol_version=protocol_version,
-        capabilities=capabilities, handlers=handlers, trace_capacity=trace_capacity,
+        probe_timeout=probe_timeout, capabilities=capabilities, handlers=handlers, trace_capacity=trace_capacity,
+        roots=roots, sampling=sampling, elicitation=elicitation,
     )
-    _close_existing(name)
     runtime = get_runtime()
-    runtime.spawn(session.run)
-    try:
-        runtime.call(session.wait_ready)
-    except BaseException:
-        runtime.call(session.close)
-        raise
-    return _remember(Connection(name, session))
+    for attempt in (1, 2):
+        conn_name, session = _prepare(target, **options)
+        _close_existing(conn_name)
+        runtime.spawn(session.run)
+        try:
+            runtime.call(session.wait_ready)
+        except BaseException as exc:
+            runtime.call(session.close)
+            if attempt == 1 and _forget_stale_era(target, session, exc):
+                continue  # the cached era was wrong for this server now: probe afresh
+            raise
+        _remember_era(target, session)
+        return _remember(Connection(conn_name, session))
+    raise AssertionError("unreachable")
 
 
 async def aconnect(target: str | Sequence[str], **options: Any) -> Connection:
     """The awaitable twin of `connect`, with the same arguments."""
-    name, session = _prepare(target, **options)
-    old = _registry.get(name)
-    if old is not None:
-        await old.aclose()
     runtime = get_runtime()
-    runtime.spawn(session.run)
-    try:
-        await runtime.acall(session.wait_ready)
-    except BaseException:
-        await runtime.acall(session.close)
-        raise
-    return _remember(Connection(name, session))
+    for attempt in (1, 2):
+        name, session = _prepare(target, **options)
+        old = _registry.get(name)
+        if old is not None:
+            await old.aclose()
+        runtime.spawn(session.run)
+        try:
+            await runtime.acall(session.wait_ready)
+        except BaseException as exc:
+            await runtime.acall(session.close)
+            if attempt == 1 and _forget_stale_era(target, session, exc):
+                continue
+            raise
+        _remember_era(target, session)
+        return _remember(Connection(name, session))
+    raise AssertionError("unreachable")
+
+
+def _remember_era(target: str | Sequence[str], session: Session) -> None:
+    if (session.era_source or "").startswith("probe"):
+        _era_cache[_era_key(target)] = session.era
+
+
+def _forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseException) -> bool:
+    """True (and the cache entry gone) when a cached era verdict just failed to open."""
+    if isinstance(exc, HandshakeError) and (session.era_source or "").startswith("cache"):
+        _era_cache.pop(_era_key(target), None)
+        return True
+    return False
 
 
 def connections() -> dict[str, Connection]:

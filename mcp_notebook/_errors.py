@@ -48,4 +48,19 @@ class TransportClosed(McpNotebookError):
 
 
 class TransportError(McpNotebookError):
-    """The transport could not reach or understand the server; the message says what to do."""
+    """The transport could not reach or understand the server; the message says what to do.
+
+    `status` is the HTTP status when there was one.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+class ProtocolViolation(McpNotebookError):
+    """The server answered in a way the protocol does not allow (e.g. an unknown resultType)."""
+
+
+class StreamBroken(TransportError):
+    """A modern response stream ended before its response: the request may be re-issued."""

@@ -36,6 +36,7 @@ class Health:
     name: str
     state: str
     era: str
+    era_source: str | None
     protocol_version: str | None
     transport: str
     endpoint: str
@@ -139,6 +140,7 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         name=name,
         state=c.state,
         era=session.era,
+        era_source=session.era_source,
         protocol_version=session.protocol_version,
         transport=transport.kind,
         endpoint=transport.describe(),

@@ -11,6 +11,7 @@ when the server forgot the session; what to do about that is the session's busin
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections import deque
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ import anyio
 import anyio.abc
 import httpx
 
-from ._errors import TransportError
+from ._errors import StreamBroken, TransportError
 from ._http_errors import describe_failure, describe_status, redact_url
 from ._jsonrpc import RequestId
 from ._sse import is_event_stream, iter_events
@@ -32,7 +33,7 @@ FALLBACK_STATUSES = (400, 404, 405)
 MAX_ERROR_BODY = 64 * 1024
 RESUME_ATTEMPTS = 5
 MAX_BACKOFF = 30.0
-VERSIONS_WITH_HEADER = ("2025-06-18", "2025-11-25")  # MCP-Protocol-Version came in 2025-06-18
+VERSIONS_WITH_HEADER = ("2025-06-18", "2025-11-25", "2026-07-28")  # MCP-Protocol-Version came in 2025-06-18
 
 
 class HttpTransport:
@@ -61,7 +62,8 @@ class HttpTransport:
         self._post_url = url
         self._legacy_ready: anyio.Event | None = None
         self._order: anyio.Event | None = None  # the last notification/response POST still in flight
-        self._first_post = True
+        self._posts: dict[RequestId, anyio.CancelScope] = {}
+        self.modern = False
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self.exit_code: int | None = None
@@ -69,6 +71,9 @@ class HttpTransport:
         self.keepalive_ticks = 0
         self.stream_resumes = 0
         self.hangup_reason = "the HTTP+SSE event stream ended"
+        # Set once the GET listening stream is open, or known to be absent: some servers drop
+        # requests they would send there before it opens. A threading.Event: any thread may wait.
+        self.listening_settled = threading.Event()
 
     def describe(self) -> str:
         return redact_url(self.url)
@@ -83,6 +88,11 @@ class HttpTransport:
             transport=httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
             follow_redirects=True,
         )
+
+    def use_modern(self, protocol_version: str) -> None:
+        """Stateless from now on: the version header on every POST, no session, no GET stream."""
+        self.modern = True
+        self.protocol_version = protocol_version
 
     def initialized(self, protocol_version: str) -> None:
         """Send the version header from now on, and open the GET listening stream."""
@@ -105,7 +115,7 @@ class HttpTransport:
         if client is None:
             return
         with anyio.CancelScope(shield=True):
-            if self.session_id is not None and self.kind == "http":
+            if self.session_id is not None and self.kind == "http" and not self.modern:
                 with anyio.move_on_after(grace if grace is not None else 2.0):
                     try:
                         response = await client.delete(self.url, headers=self._request_headers())
@@ -117,45 +127,61 @@ class HttpTransport:
 
     # ----- sending -----
 
-    def send(self, text: str, request_id: RequestId | None = None) -> None:
+    def send(
+        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
         """POST one frame in its own task; notifications and responses keep their order."""
         assert self._task_group is not None
         after, done = self._order, None
         if request_id is None:
             done = self._order = anyio.Event()
-        self._task_group.start_soon(self._post, text, request_id, after, done)
+        self._task_group.start_soon(self._post, text, request_id, headers, opens, after, done)
 
-    async def _post(self, text: str, request_id: RequestId | None, after: anyio.Event | None, done: anyio.Event | None) -> None:
-        try:
-            if after is not None:
-                await after.wait()
-            if self._legacy_ready is not None:
-                await self._legacy_ready.wait()
-            await self._post_now(text, request_id)
-        except httpx.HTTPError as exc:
-            self._failed(request_id, TransportError(describe_failure(exc, self.describe())))
-        except TransportError as exc:
-            self._failed(request_id, exc)
-        finally:
-            if done is not None:
-                done.set()
+    def cancel(self, request_id: RequestId) -> None:
+        """Close a request's response stream: in the modern era that is how a request is cancelled."""
+        scope = self._posts.pop(request_id, None)
+        if scope is not None:
+            scope.cancel()
+            self._event("stream-cancelled", id=request_id)
 
-    async def _post_now(self, text: str, request_id: RequestId | None) -> None:
+    async def _post(
+        self, text: str, request_id: RequestId | None, headers: dict[str, str] | None, opens: bool,
+        after: anyio.Event | None, done: anyio.Event | None,
+    ) -> None:
+        with anyio.CancelScope() as scope:
+            if request_id is not None:
+                self._posts[request_id] = scope
+            try:
+                if after is not None:
+                    await after.wait()
+                if self._legacy_ready is not None:
+                    await self._legacy_ready.wait()
+                await self._post_now(text, request_id, headers or {}, opens)
+            except httpx.HTTPError as exc:
+                self._failed(request_id, TransportError(describe_failure(exc, self.describe())))
+            except TransportError as exc:
+                self._failed(request_id, exc)
+            finally:
+                if request_id is not None:
+                    self._posts.pop(request_id, None)
+                if done is not None:
+                    done.set()
+
+    async def _post_now(self, text: str, request_id: RequestId | None, extra: dict[str, str], opens: bool) -> None:
         assert self._client is not None
-        first, self._first_post = self._first_post, False
-        if first and self._mode == "sse":
+        if opens and self._mode == "sse" and self._legacy_ready is None:
             await self._start_legacy()
-            return await self._post_now(text, request_id)
         sent_session = self.session_id
-        headers = self._request_headers(content_type="application/json", accept=ACCEPT_BOTH)
+        headers = {**self._request_headers(content_type="application/json", accept=ACCEPT_BOTH), **extra}
         started = time.perf_counter()
         async with self._client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
             self._record(response, started)
-            if first and self._mode == "auto" and response.status_code in FALLBACK_STATUSES and sent_session is None:
+            fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
+            if fallback and response.status_code in FALLBACK_STATUSES:
                 await response.aread()
                 self._event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
                 await self._start_legacy()
-                return await self._post_now(text, request_id)
+                return await self._post_now(text, request_id, extra, opens)
             if response.status_code == 404 and sent_session is not None:
                 assert self._sink is not None
                 self._sink.session_expired(request_id, current=sent_session == self.session_id)
@@ -172,7 +198,7 @@ class HttpTransport:
                 self._sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
                 if not self._sink.awaiting(request_id):
                     return
-            raise TransportError(describe_status(response, body, self.describe()))
+            raise TransportError(describe_status(response, body, self.describe()), status=status)
         if self.kind == "sse" or status == 202:
             await response.aread()
             if status == 202 and request_id is not None and self.kind == "http":
@@ -181,12 +207,14 @@ class HttpTransport:
         if is_event_stream(response):
             last_id, retry = await self._read_stream(response, f"POST stream of request {request_id}")
             if request_id is not None and self._sink.awaiting(request_id):
+                if self.modern:  # 2026-07-28 streams do not resume: the session re-issues the request
+                    raise StreamBroken(f"the response stream of request {request_id} ended before its response")
                 await self._resume(request_id, last_id, retry)
             return
         body_text = (await response.aread()).decode("utf-8", errors="replace")
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
-            raise TransportError(describe_status(response, body_text, self.describe()))
+            raise TransportError(describe_status(response, body_text, self.describe()), status=status)
         if body_text.strip():
             self._sink.frame_received(body_text, via="POST body")
 
@@ -242,6 +270,7 @@ class HttpTransport:
         failures = 0
         while True:
             async with self._get_stream(last_id) as response:
+                self.listening_settled.set()
                 if response is None:
                     return
                 failures = 0

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.abc
 
 from . import _jsonrpc as rpc
-from ._errors import ConnectionClosed, TransportClosed
+from ._errors import ConnectionClosed, StreamBroken, TransportClosed
 from ._handlers import Handler, Handlers, call_handler, reply_from_handler
 from ._health import READY, RECONNECTING, HealthCounters
 from ._trace import IN, Trace
@@ -45,6 +46,8 @@ class Incoming:
     _read_at: float
     _recovering: bool
     _lost: list[Pending]
+    _ids: Iterator[int]
+    era: str
 
 
     def frame_received(self, text: str, via: str | None = None) -> None:
@@ -95,6 +98,11 @@ class Incoming:
 
     def _on_request(self, request: dict[str, Any]) -> None:
         method = request["method"]
+        if self.era == "modern":
+            # 2026-07-28 has no server-to-client requests (input comes through input_required
+            # results), so nothing here is answered, a ping included.
+            self.trace.event("unanswered", note="server requests do not exist in 2026-07-28", method=method, id=request["id"])
+            return
         if method == "ping":
             self.counters.server_pings += 1
         handler = self.request_handlers.get(method)
@@ -145,10 +153,19 @@ class Incoming:
         return request_id in self._pending
 
     def send_failed(self, request_id: rpc.RequestId | None, error: Exception) -> None:
-        """A frame never reached the server: a request fails with the transport's explanation."""
+        """A frame never reached the server: a request fails with the transport's explanation.
+
+        A modern response stream that broke before its response is re-issued once, with a new id.
+        """
         pending = self._pending.pop(request_id, None) if isinstance(request_id, int) else None
-        if pending is not None:
-            self._settle(pending, failure=error)
+        if pending is None:
+            return
+        if isinstance(error, StreamBroken) and not pending.resent:
+            pending.resent, pending.id = True, next(self._ids)
+            self._pending[pending.id] = pending
+            self._send_request(pending, note=f"re-issued: the stream of request {request_id} broke")
+            return
+        self._settle(pending, failure=error)
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
         """The server forgot our session: shake hands anew and resend what it lost, once."""

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from IPython.core.error import UsageError as IPythonUsageError
-from IPython.core.magic import Magics, line_magic, magics_class
+from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from . import (
+    _cmd_features,  # noqa: F401 - tools, resources, prompts, logging
     _cmd_health,  # noqa: F401
     _cmd_session,  # noqa: F401 - registers its subcommands
     _commands,
@@ -31,15 +32,21 @@ def run_line(line: str) -> Any:
 
 @magics_class
 class McpMagics(Magics):
-    @line_magic
-    def mcp(self, line: str) -> Any:
-        """Talk to MCP servers; `%mcp help` lists the subcommands."""
+    @line_cell_magic
+    def mcp(self, line: str, cell: str | None = None) -> Any:
+        """Talk to MCP servers; `%mcp help` lists the subcommands (`%%mcp call TOOL`: arguments in the body)."""
+        if cell is not None:
+            try:
+                return _cmd_features.run_cell(line, cell)
+            except _commands.CommandError as exc:
+                raise IPythonUsageError(str(exc)) from None
         return run_line(line)
 
 
 def load(ipython: Any) -> None:
     ipython.register_magics(McpMagics)
     _settings.register(ipython)  # %config McpNotebook.keepalive_interval = ...
+    _cmd_features.register_completer(ipython)
 
 
 def unload(ipython: Any) -> None:

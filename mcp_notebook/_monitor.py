@@ -8,6 +8,7 @@ that keeps recent health snapshots. Everything here runs on the session thread e
 
 from __future__ import annotations
 
+import random
 import threading
 import weakref
 from collections import deque
@@ -17,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from ._errors import ConnectionClosed, McpNotebookError, RequestTimeout
+from ._errors import ConnectionClosed, McpError, McpNotebookError, RequestTimeout
 from ._health import DEGRADED, LIVE_STATES, READY, STALE, Health, snapshot
 from ._runtime import get_runtime
 from ._settings import defaults, on_change
@@ -54,7 +55,7 @@ class Monitor:
         """This connection's keepalive settings: its own where set, else the defaults."""
         o = self._overrides
         return KeepaliveSettings(
-            enabled=o.get("enabled", defaults.keepalive) and self.session.era == "legacy",
+            enabled=o.get("enabled", defaults.keepalive),
             interval=o.get("interval", defaults.keepalive_interval),
             timeout=o.get("timeout", defaults.keepalive_timeout),
             misses=o.get("misses", defaults.keepalive_misses),
@@ -135,7 +136,10 @@ class Monitor:
             while not self.session.closed:
                 ka = self.settings
                 self._wake = wake = anyio.Event()
-                with anyio.move_on_after(ka.interval if ka.enabled else None):
+                # Modern servers are stateless and may sit behind load balancers: spread the
+                # probes (jitter) so many clients do not arrive in step.
+                interval = ka.interval * random.uniform(0.9, 1.1) if self.session.era == "modern" else ka.interval
+                with anyio.move_on_after(interval if ka.enabled else None):
                     await wake.wait()
                 if wake.is_set() or self.session.closed:
                     continue  # settings changed: start a fresh wait with the new ones
@@ -151,7 +155,7 @@ class Monitor:
         counters = self.session.counters
         counters.keepalive_pings += 1
         try:
-            await self.session.round_trip("ping", timeout=ka.timeout)
+            await self.session.ping(timeout=ka.timeout)  # on modern connections, the liveness probe
         except RequestTimeout:
             counters.keepalive_misses += 1
             missed = counters.keepalive_misses
@@ -160,9 +164,10 @@ class Monitor:
             else:
                 self._move(DEGRADED, f"keepalive ping unanswered within {ka.timeout:g} s ({missed} of {ka.misses})")
             return
+        except McpError:
+            pass  # Any answer, even a JSON-RPC error from a server without ping, shows it is alive.
         except (ConnectionClosed, McpNotebookError):
             return
-        # Any answer, even a JSON-RPC error from a server without ping, shows it is alive.
         missed, counters.keepalive_misses = counters.keepalive_misses, 0
         if missed:
             self._move(READY, f"keepalive ping answered after {missed} missed")

@@ -94,7 +94,7 @@ def spark_svg(values: Sequence[float], width: int = 160, height: int = 28) -> st
 def health_rows(h: Health) -> list[tuple[str, str]]:
     """(label, plain text value) pairs, the same in the text and HTML renderings."""
     rows = [
-        ("protocol", f"{h.era} {h.protocol_version or '-'}"),
+        ("protocol", f"{h.era} {h.protocol_version or '-'} ({h.era_source or 'negotiating'})"),
         ("transport", f"{h.transport}  {h.endpoint}"),
         ("server", server_label(h)),
         ("round trip", f"last {ms(h.last_rtt)}, min {ms(h.rtt_min)}, median {ms(h.rtt_median)}, p95 {ms(h.rtt_p95)}"),

@@ -19,7 +19,9 @@ import anyio
 import anyio.abc
 
 from . import _jsonrpc as rpc
+from . import _modern as modern
 from ._about import CLIENT_NAME, __version__
+from ._era import PROBE_TIMEOUT, Eras, _tool_name
 from ._errors import (
     ConnectionClosed,
     HandshakeError,
@@ -33,7 +35,7 @@ from ._health import CLOSED, CLOSING, READY, HealthCounters
 from ._incoming import Incoming
 from ._trace import OUT, Trace
 from ._transport import Transport
-from ._versions import LATEST_LEGACY, LEGACY_VERSIONS
+from ._versions import LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
@@ -49,7 +51,7 @@ class Pending:
     that settling releases (the cheapest way to wake a blocked thread).
     """
 
-    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at", "resent")
+    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at", "resent", "note")
 
     def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, waker: LockType | None = None) -> None:
         self.id = request_id
@@ -62,6 +64,7 @@ class Pending:
         self.sent_at = 0.0
         self.received_at = 0.0
         self.resent = False
+        self.note: str | None = None
 
     @property
     def settled(self) -> bool:
@@ -82,10 +85,12 @@ class Pending:
         return self.response["result"]
 
 
-class Session(Incoming):
-    """One legacy-era session over one transport, driven from one event loop."""
+class Session(Incoming, Eras):
+    """One session over one transport, in either era, driven from one event loop.
 
-    era = "legacy"
+    `era` is "legacy" (the `initialize` handshake), "modern" (2026-07-28, stateless) or
+    "auto" (probe with `server/discover`, then settle on one); `era_source` says how.
+    """
 
     def __init__(
         self,
@@ -93,16 +98,27 @@ class Session(Incoming):
         *,
         trace: Trace,
         timeout: float | None = 60.0,
-        protocol_version: str = LATEST_LEGACY,
+        era: str = "legacy",
+        era_source: str | None = None,
+        protocol_version: str | None = None,
+        probe_timeout: float = PROBE_TIMEOUT,
         client_info: dict[str, Any] | None = None,
         capabilities: dict[str, Any] | None = None,
     ) -> None:
-        if protocol_version not in LEGACY_VERSIONS:
-            raise ValueError(f"unknown legacy protocol version {protocol_version!r}; use one of {', '.join(LEGACY_VERSIONS)}")
+        allowed = {"legacy": LEGACY_VERSIONS, "modern": MODERN_VERSIONS, "auto": LEGACY_VERSIONS + MODERN_VERSIONS}[era]
+        if protocol_version is not None and protocol_version not in allowed:
+            raise ValueError(f"protocol version {protocol_version!r} is not a {era} version; use one of {', '.join(allowed)}")
+        self.era = era
+        self.era_source = era_source or (None if era == "auto" else "pinned")
+        self.probe_timeout = probe_timeout
+        self.discovered: dict[str, Any] | None = None
+        self.discovered_at = 0.0
+        self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
         self.transport = transport
         self.trace = trace
         self.timeout = timeout
-        self.requested_version = protocol_version
+        self.requested_version = protocol_version if protocol_version in LEGACY_VERSIONS else LATEST_LEGACY
+        self.modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[0]
         self.client_info = client_info or {"name": CLIENT_NAME, "version": __version__}
         self.capabilities = capabilities or {}
         self.protocol_version: str | None = None
@@ -137,7 +153,7 @@ class Session(Incoming):
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
                 await self.transport.open(tg, self)
-                await self._handshake()
+                await self._open()
                 self.set_state(READY, f"protocol {self.protocol_version}")
                 self._ready.set()
                 await self._stop.wait()
@@ -222,8 +238,17 @@ class Session(Incoming):
         if self._recovering and pending.method != "initialize":
             self._lost.append(pending)  # sent once the new session is up
             return
+        self._send_request(pending)
+
+    def _send_request(self, pending: Pending, note: str | None = None) -> None:
+        params, headers = pending.params, None
+        if self.era == "modern" or pending.method == "server/discover":
+            version = self.protocol_version if self.era == "modern" and self.protocol_version else self.modern_version
+            params = modern.with_meta(params, version, self.client_info, self.capabilities)
+            headers = modern.request_headers(pending.method, params, version, self.tool_schemas.get(_tool_name(params)))
         try:
-            self._send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST)
+            self._send(rpc.request(pending.id, pending.method, params), rpc.REQUEST, note or pending.note,
+                       headers=headers, opens=pending.method == "initialize")
         except TransportClosed as exc:
             self._pending.pop(pending.id, None)
             self._settle(pending, failure=self._closed_error(str(exc)))
@@ -237,7 +262,9 @@ class Session(Incoming):
         self._cancelled[pending.id] = reason
         while len(self._cancelled) > REMEMBERED_CANCELLATIONS:
             self._cancelled.popitem(last=False)
-        if pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
+        if self.era == "modern" and self.transport.kind != "stdio":
+            self.transport.cancel(pending.id)  # 2026-07-28 HTTP: closing the response stream cancels
+        elif pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
             try:
                 self._send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
             except TransportClosed:
@@ -264,9 +291,12 @@ class Session(Incoming):
 
     # ----- requests: the async API -----------------------------------------------
 
-    async def round_trip(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Pending:
+    async def round_trip(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, note: str | None = None,
+    ) -> Pending:
         """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
         pending = self.new_request(method, params)
+        pending.note = note
         pending.event = anyio.Event()
         limit = self.timeout if timeout is None else timeout
         self.launch(pending)
@@ -284,10 +314,17 @@ class Session(Incoming):
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a request and return its result; a JSON-RPC error raises McpError."""
+        if self.era == "modern":
+            return await self.modern_request(method, params, timeout=timeout)
         return (await self.round_trip(method, params, timeout=timeout)).outcome()
 
     async def ping(self, *, timeout: float | None = None) -> float:
-        """Ping the server; the round-trip time in seconds, measured on the session thread."""
+        """Ping the server; the round-trip time in seconds, measured on the session thread.
+
+        On a modern connection, where ping no longer exists, this is a liveness probe instead.
+        """
+        if self.era == "modern":
+            return await self.liveness(timeout=timeout)
         pending = await self.round_trip("ping", timeout=timeout)
         pending.outcome()
         return pending.rtt
@@ -301,11 +338,14 @@ class Session(Incoming):
         except TransportClosed as exc:
             raise self._closed_error(str(exc)) from None
 
-    def _send(self, message: dict[str, Any], kind: str, note: str | None = None) -> None:
+    def _send(
+        self, message: dict[str, Any], kind: str, note: str | None = None,
+        headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
         text = rpc.encode(message)
         entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
         self.counters.last_frame_out = entry.monotonic
-        self.transport.send(text, message["id"] if kind == rpc.REQUEST else None)
+        self.transport.send(text, message["id"] if kind == rpc.REQUEST else None, headers=headers, opens=opens)
 
     def _send_reply(
         self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None

@@ -237,7 +237,9 @@ class StdioTransport:
 
     # ----- writing -----
 
-    def send(self, text: str, request_id: RequestId | None = None) -> None:
+    def send(
+        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
         """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone."""
         process = self._process
         if process is None or process.stdin is None or process.stdin.closed or self._closing:
@@ -282,6 +284,12 @@ class StdioTransport:
 
     def reset_session(self) -> None:
         """Nothing to do: a stdio server has no session apart from its process."""
+
+    def use_modern(self, protocol_version: str) -> None:
+        """Nothing to do: the version travels in each request's `_meta`."""
+
+    def cancel(self, request_id: RequestId) -> None:
+        """Nothing to do: on stdio the session cancels with notifications/cancelled."""
 
     # ----- stopping -----
 

@@ -49,8 +49,20 @@ class Transport(Protocol):
     async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         """Start (spawn the process, create the HTTP client); frames flow into `sink` afterwards."""
 
-    def send(self, text: str, request_id: RequestId | None = None) -> None:
-        """Hand one frame to the wire now, never blocking; `request_id` when it is a request."""
+    def send(
+        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
+        """Hand one frame to the wire now, never blocking.
+
+        `request_id` when it is a request; `headers` for transports that carry them;
+        `opens` marks the frame that opens a legacy connection (HTTP may fall back then).
+        """
+
+    def use_modern(self, protocol_version: str) -> None:
+        """From now on speak the stateless modern era at `protocol_version`."""
+
+    def cancel(self, request_id: RequestId) -> None:
+        """Stop waiting for a request's reply on the wire (modern HTTP: close its stream)."""
 
     def initialized(self, protocol_version: str) -> None:
         """The handshake is done: use `protocol_version` from now on (and open listening streams)."""

@@ -229,4 +229,13 @@ def client_frames_follow_the_schema(monkeypatch):
                 server_requests[entry.id] = entry.method
             elif entry.direction == "out":
                 answers = server_requests.get(entry.id) if entry.kind in ("response", "error") else None
-                validate_client_frame(entry.message, version, answers_method=answers)
+                validate_client_frame(entry.message, _sent_at(entry.message, version), answers_method=answers)
+
+
+def _sent_at(frame: object, negotiated: str | None) -> str | None:
+    """The version a frame was sent under: its own `_meta` says so for modern frames (an era
+    probe that preceded a legacy handshake included), else the negotiated version."""
+    params = frame.get("params") if isinstance(frame, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
+    return version if isinstance(version, str) else negotiated

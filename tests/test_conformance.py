@@ -31,7 +31,7 @@ def conformance(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@pytest.mark.parametrize("scenario", ["initialize", "tools_call", "sse-retry"])
+@pytest.mark.parametrize("scenario", ["initialize", "tools_call", "sse-retry", "elicitation-sep1034-client-defaults"])
 def test_scenario_passes(tmp_path: Path, scenario: str) -> None:
     run = conformance(tmp_path, "--scenario", scenario)
     assert run.returncode == 0 and "OVERALL: PASSED" in run.stdout, run.stdout

@@ -23,12 +23,12 @@ def on_session_thread(conn: mcp_notebook.Connection):
 
 @pytest.fixture
 def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), name="sdk") as conn:
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
         yield conn
 
 
 def test_every_server_ping_is_answered_while_the_main_thread_is_blocked_for_3_s():
-    with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), name="pinger") as conn:
+    with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), era="legacy", name="pinger") as conn:
         conn.request("tools/list")  # FastMCP's PingMiddleware is running once a message went through
         before = conn.health.server_pings
         blocked_from = time.monotonic()

@@ -74,7 +74,7 @@ SERVERS = {
 @pytest.mark.parametrize("server", list(SERVERS))
 def test_handshake_ping_and_tools_over_http(server, port):
     start, path, echo_call, kind = SERVERS[server]
-    with start(port) as base, mcp_notebook.connect(base + path, name=server) as conn:
+    with start(port) as base, mcp_notebook.connect(base + path, era="legacy", name=server) as conn:
         assert conn.state == "ready" and conn.protocol_version == "2025-11-25"
         assert conn.session.transport.kind == kind
         assert conn.ping() > 0
@@ -87,7 +87,7 @@ def test_handshake_ping_and_tools_over_http(server, port):
 
 
 def test_forced_sse_transport_skips_the_streamable_attempt(port):
-    with everything(port, "sse") as base, mcp_notebook.connect(base + "/sse", name="sse", transport="sse") as conn:
+    with everything(port, "sse") as base, mcp_notebook.connect(base + "/sse", era="legacy", name="sse", transport="sse") as conn:
         assert http_events(conn)[0] == ("GET", 200)
         assert not any(e.kind == "fallback" for e in conn.trace.entries())
         endpoint = next(e for e in conn.trace.entries() if e.kind == "endpoint")
@@ -97,11 +97,11 @@ def test_forced_sse_transport_skips_the_streamable_attempt(port):
 def test_http_only_transport_refuses_the_fallback(port):
     with everything(port, "sse") as base:
         with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 404"):
-            mcp_notebook.connect(base + "/sse", name="nofallback", transport="http", timeout=10)
+            mcp_notebook.connect(base + "/sse", era="legacy", name="nofallback", transport="http", timeout=10)
 
 
 def test_session_headers_on_every_request_after_initialize(port):
-    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="sdk") as conn:
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         conn.ping()
         transport = conn.session.transport
         assert transport.session_id and transport.protocol_version == "2025-11-25"
@@ -114,7 +114,7 @@ def test_session_headers_on_every_request_after_initialize(port):
 
 def test_server_pings_on_the_get_stream_are_answered_while_the_main_thread_sleeps(port):
     argv = fastmcp_server_cmd("--transport", "http", "--port", str(port), "--ping-interval-ms", "100")
-    with serving(argv, port) as base, mcp_notebook.connect(base + "/mcp", name="pinger") as conn:
+    with serving(argv, port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="pinger") as conn:
         conn.request("tools/list")
         naps: list[tuple[float, float]] = []
         deadline = time.monotonic() + 30
@@ -132,7 +132,7 @@ def test_server_pings_on_the_get_stream_are_answered_while_the_main_thread_sleep
 
 
 def test_server_pings_on_a_post_stream_are_answered(port):
-    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="sdk") as conn:
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         result = conn.request("tools/call", {"name": "ping_client", "arguments": {"count": 3}})
         assert text_of(result) == "3"
         assert conn.health.server_pings == conn.health.pongs_sent == 3
@@ -140,7 +140,7 @@ def test_server_pings_on_a_post_stream_are_answered(port):
 
 def test_a_user_ping_handler_wins_over_http(port):
     calls: list[dict] = []
-    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="sdk", handlers={"ping": calls.append}) as conn:
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk", handlers={"ping": calls.append}) as conn:
         assert text_of(conn.request("tools/call", {"name": "ping_client", "arguments": {"count": 2}})) == "2"
         assert len(calls) == 2
         assert [e.note for e in conn.trace.frames("out") if e.kind == "response"] == ["from user handler"] * 2
@@ -155,7 +155,7 @@ def test_roots_list_arrives_on_the_get_stream(port):
         return roots
 
     with everything(port, "streamableHttp") as base, mcp_notebook.connect(
-        base + "/mcp", name="roots", capabilities={"roots": {"listChanged": True}}, handlers={"roots/list": list_roots},
+        base + "/mcp", era="legacy", name="roots", capabilities={"roots": {"listChanged": True}}, handlers={"roots/list": list_roots},
     ) as conn:
         # server-everything asks for roots shortly after `initialized`; its log line follows our answer.
         deadline = time.monotonic() + 20
@@ -171,7 +171,7 @@ def test_roots_list_arrives_on_the_get_stream(port):
 
 def test_session_expiry_is_recovered_transparently(port):
     with sdk_http(port) as base:
-        conn = mcp_notebook.connect(base + "/mcp", name="sdk")
+        conn = mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk")
     first_session = conn.session.transport.session_id
     try:
         with sdk_http(port):  # the same port, a new server that never heard of our session
@@ -191,7 +191,7 @@ def test_session_expiry_is_recovered_transparently(port):
 
 
 def test_a_dropped_response_stream_is_resumed_with_last_event_id(port):
-    with sdk_http(port, "--resumable") as base, mcp_notebook.connect(base + "/mcp", name="sdk") as conn:
+    with sdk_http(port, "--resumable") as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         result = conn.request("tools/call", {"name": "drop_stream", "arguments": {"seconds": 0.3}}, timeout=30)
         assert text_of(result) == "after the drop"
         resume = next(e for e in conn.trace.entries() if e.kind == "stream-resume")
@@ -218,7 +218,7 @@ def test_bearer_tokens_never_reach_the_trace_status_or_errors(port, capsys):
 
 
 def test_pings_with_ids_we_cannot_echo_get_method_not_found_over_http(port):
-    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", name="raw") as conn:
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="raw") as conn:
         replies = json.loads(text_of(conn.request("tools/call", {"name": "bad-ids"}, timeout=30)))
         errors = [r for r in replies if "error" in r]
         assert len(errors) == 4
@@ -238,7 +238,7 @@ def test_pings_with_ids_we_cannot_echo_get_method_not_found_over_http(port):
 def test_http_failures_are_one_clear_line(port, path, says):
     with serving([*RAW_HTTP, str(port)], port) as base:
         with pytest.raises(mcp_notebook.HandshakeError) as caught:
-            mcp_notebook.connect(base + path, name="bad", transport="http", timeout=10)
+            mcp_notebook.connect(base + path, era="legacy", name="bad", transport="http", timeout=10)
     assert says in str(caught.value)
     assert "\n" not in str(caught.value)
 
@@ -246,4 +246,4 @@ def test_http_failures_are_one_clear_line(port, path, says):
 def test_connection_refused_says_what_to_do():
     port = free_port()
     with pytest.raises(mcp_notebook.HandshakeError, match=f"cannot connect to http://127.0.0.1:{port}/mcp.*is the server running"):
-        mcp_notebook.connect(f"http://127.0.0.1:{port}/mcp", name="nobody", timeout=10)
+        mcp_notebook.connect(f"http://127.0.0.1:{port}/mcp", era="legacy", name="nobody", timeout=10)

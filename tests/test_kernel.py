@@ -291,7 +291,7 @@ def test_server_pings_answered_while_cell_sleeps(kernel: Kernel) -> None:
     out = ok(
         kernel.run(
             "%load_ext mcp_notebook\n"
-            f"%mcp connect k -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100\n"
+            f"%mcp connect k --era legacy -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100\n"
             "import mcp_notebook\n"
             "print('PID', mcp_notebook.get_connection('k').session.transport.pid)\n"
         )
@@ -381,7 +381,7 @@ def test_interrupt_cancels_slow_request(kernel: Kernel) -> None:
     out = ok(
         kernel.run(
             "import sys, mcp_notebook\n"
-            f"conn = mcp_notebook.connect([{PY}, {json.dumps(str(SDK_SERVER))}], name='s')\n"
+            f"conn = mcp_notebook.connect([{PY}, {json.dumps(str(SDK_SERVER))}], name='s', era='legacy')\n"
             "print('PID', conn.session.transport.pid)\n"
         )
     )
@@ -477,9 +477,9 @@ def test_clean_kernel_shutdown_stops_servers(kernel: Kernel) -> None:
     out = ok(
         kernel.run(
             "%load_ext mcp_notebook\n"
-            f"%mcp connect f -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100\n"
+            f"%mcp connect f --era legacy -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100\n"
             "import json, mcp_notebook\n"
-            f"s = mcp_notebook.connect([{PY}, {json.dumps(str(SDK_SERVER))}], name='s')\n"
+            f"s = mcp_notebook.connect([{PY}, {json.dumps(str(SDK_SERVER))}], name='s', era='legacy')\n"
             "mcp_notebook.get_connection('f').request('tools/list')\n"  # FastMCP pings from now on
             "print('PIDS ' + json.dumps([c.session.transport.pid for c in mcp_notebook.connections().values()]))\n"
         )

@@ -104,7 +104,7 @@ def test_a_server_that_exits_during_the_handshake_is_a_one_line_error(shell, cap
 
 
 def test_connect_ping_status_disconnect(shell, capsys):
-    result, out, _ = run(shell, capsys, f"%mcp connect sdk --timeout 30 --env MCP_TEST_FLAG=1 -- {SDK}")
+    result, out, _ = run(shell, capsys, f"%mcp connect sdk --era legacy --timeout 30 --env MCP_TEST_FLAG=1 -- {SDK}")
     assert result.success, out
     assert "connected 'sdk'" in out and "2025-11-25" in out
     conn = mcp_notebook.get_connection("sdk")
@@ -182,8 +182,8 @@ def test_connect_to_a_url_with_headers(shell, capsys, port):
     from test_http import sdk_http
 
     with sdk_http(port) as base:
-        result, out, _ = run(shell, capsys, f"%mcp connect web {base}/mcp --header 'X-Trace: on' --transport http")
+        result, out, _ = run(shell, capsys, f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http")
         assert result.success, out
-        assert "connected 'web'" in out and "over http, protocol 2025-11-25" in out
+        assert "connected 'web'" in out and "over http, legacy protocol 2025-11-25 (pinned)" in out
         assert mcp_notebook.get_connection("web").ping() > 0
         run(shell, capsys, "%mcp disconnect web")

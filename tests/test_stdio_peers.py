@@ -37,7 +37,7 @@ def wait_until(predicate, timeout: float = 20.0) -> None:
 
 @pytest.fixture
 def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), name="sdk") as conn:
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
         yield conn
 
 
@@ -45,7 +45,7 @@ def sdk():
 @pytest.mark.parametrize("peer", list(PEERS))
 def test_handshake_ping_and_tools_with_each_version(peer, version):
     make_cmd, echo_call = PEERS[peer]
-    with mcp_notebook.connect(make_cmd(), name=peer, protocol_version=version) as conn:
+    with mcp_notebook.connect(make_cmd(), era="legacy", name=peer, protocol_version=version) as conn:
         assert conn.state == "ready"
         assert conn.protocol_version == version
         assert conn.server_info["name"]
@@ -65,7 +65,7 @@ def test_handshake_ping_and_tools_with_each_version(peer, version):
 
 
 def test_server_pings_are_answered_while_the_main_thread_sleeps():
-    with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), name="pinger") as conn:
+    with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), era="legacy", name="pinger") as conn:
         conn.request("tools/list")  # FastMCP's PingMiddleware starts pinging after the first message
         naps: list[tuple[float, float]] = []
         deadline = time.monotonic() + 30
@@ -173,8 +173,8 @@ def test_awaitable_twins_run_on_the_session_thread_without_blocking_the_loop(sdk
 
 
 def test_connect_with_a_name_in_use_closes_the_old_server():
-    first = mcp_notebook.connect(sdk_server_cmd(), name="dup")
-    second = mcp_notebook.connect(sdk_server_cmd(), name="dup")
+    first = mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="dup")
+    second = mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="dup")
     try:
         assert first.closed and first.health.exit_code is not None
         assert mcp_notebook.connections()["dup"] is second
@@ -183,7 +183,7 @@ def test_connect_with_a_name_in_use_closes_the_old_server():
 
 
 def test_stderr_is_captured_and_never_written_to_ours(capfd):
-    with mcp_notebook.connect(server_everything_cmd(), name="se") as conn:
+    with mcp_notebook.connect(server_everything_cmd(), era="legacy", name="se") as conn:
         conn.ping()
         assert any("STDIO" in line for line in conn.stderr)
     out, err = capfd.readouterr()

@@ -22,7 +22,7 @@ def rss_bytes() -> int:
 
 @pytest.fixture
 def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), name="sdk") as conn:
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
         yield conn
 
 

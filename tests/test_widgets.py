@@ -35,7 +35,7 @@ def assert_inert(markup: str) -> None:
 
 @pytest.fixture
 def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), name="sdk") as conn:
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
         yield conn
 
 
@@ -49,7 +49,7 @@ def panels():
 
 
 def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):
-    with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), name="pinger") as conn:
+    with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), era="legacy", name="pinger") as conn:
         conn.request("tools/list")
         panel = _widgets.health_widget(conn)
         panels.append(panel)
@@ -84,7 +84,7 @@ def test_a_burst_of_10000_frames_renders_under_the_throttle(sdk, panels):
 
 
 def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
-    with mcp_notebook.connect(RAW, name="raw") as conn:
+    with mcp_notebook.connect(RAW, era="legacy", name="raw") as conn:
         with pytest.raises(mcp_notebook.McpError) as caught:
             conn.request("tools/call", {"name": XSS})
         assert XSS in str(caught.value)
@@ -151,7 +151,7 @@ def shell():
 
 def test_without_a_widget_frontend_the_magics_print_text_tables(shell, capsys, tmp_path):
     command = " ".join(shlex.quote(part) for part in sdk_server_cmd())
-    shell.run_line_magic("mcp", f"connect sdk -- {command}")
+    shell.run_line_magic("mcp", f"connect sdk --era legacy -- {command}")
     shell.run_line_magic("mcp", "ping -n 2 -i 0")
     capsys.readouterr()
     shell.run_line_magic("mcp", "health --stderr")
@@ -176,7 +176,7 @@ def test_with_a_widget_frontend_the_magics_display_widgets_and_html(shell, capsy
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
     monkeypatch.setattr(_cmd_health, "_display", shown.append)
     command = " ".join(shlex.quote(part) for part in sdk_server_cmd())
-    shell.run_line_magic("mcp", f"connect sdk -- {command}")
+    shell.run_line_magic("mcp", f"connect sdk --era legacy -- {command}")
     shell.run_line_magic("mcp", "health")
     shell.run_line_magic("mcp", "trace --live")
     shell.run_line_magic("mcp", "dashboard")

@@ -20,7 +20,7 @@ def scenario(conn: mcp_notebook.Connection, name: str, **kwargs: object) -> obje
 
 @pytest.fixture
 def raw():
-    conn = mcp_notebook.connect(RAW, name="raw")
+    conn = mcp_notebook.connect(RAW, era="legacy", name="raw")
     yield conn
     conn.close()
 
@@ -71,7 +71,7 @@ def test_a_pong_that_cannot_be_written_does_not_fail_the_awaited_request(raw):
 
 
 def test_ping_during_the_handshake_is_answered():
-    conn = mcp_notebook.connect([*RAW, "--ping-during-handshake"], name="hs")
+    conn = mcp_notebook.connect([*RAW, "--ping-during-handshake"], era="legacy", name="hs")
     try:
         assert conn.health.pongs_sent == 1
         assert conn.stderr == ['handshake pong: {"jsonrpc": "2.0", "id": "hs-ping", "result": {}}']
@@ -82,7 +82,7 @@ def test_ping_during_the_handshake_is_answered():
 
 
 def test_batches_are_served_in_2025_03_26():
-    conn = mcp_notebook.connect([*RAW, "--version", "2025-03-26"], name="batch")
+    conn = mcp_notebook.connect([*RAW, "--version", "2025-03-26"], era="legacy", name="batch")
     try:
         assert conn.protocol_version == "2025-03-26"
         got = scenario(conn, "batch")
@@ -101,19 +101,19 @@ def test_batches_are_invalid_in_later_versions(raw):
 
 def test_an_unknown_protocol_version_disconnects_with_a_clear_error():
     with pytest.raises(mcp_notebook.HandshakeError, match="'1999-01-01'.*does not speak"):
-        mcp_notebook.connect([*RAW, "--version", "1999-01-01"], name="v")
+        mcp_notebook.connect([*RAW, "--version", "1999-01-01"], era="legacy", name="v")
     assert "v" not in mcp_notebook.connections()
 
 
 def test_each_legacy_version_is_accepted_as_a_counter_offer():
     for version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"):
-        with mcp_notebook.connect([*RAW, "--version", version], name="v") as conn:
+        with mcp_notebook.connect([*RAW, "--version", version], era="legacy", name="v") as conn:
             assert conn.protocol_version == version
 
 
 def test_a_silent_server_times_out_the_handshake_without_a_cancel_for_initialize():
     with pytest.raises(mcp_notebook.HandshakeError, match="did not answer initialize"):
-        mcp_notebook.connect([*RAW, "--silent"], name="silent", timeout=0.5)
+        mcp_notebook.connect([*RAW, "--silent"], era="legacy", name="silent", timeout=0.5)
 
 
 def test_request_timeout_sends_cancelled_and_ignores_the_late_response(raw):

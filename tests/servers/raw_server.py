@@ -14,7 +14,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `received`      answers with every line it has read so far.
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
-With `--silent` it reads and never answers anything. With `--linger` it outlives the end
+With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
+ignores every request until `initialize` (a legacy server that leaves an era probe unanswered). With `--linger` it outlives the end
 of its stdin (until a signal ends it), like a server that ignores the spec's first step.
 """
 
@@ -81,11 +82,15 @@ def main() -> None:
     parser.add_argument("--ping-during-handshake", action="store_true")
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--linger", action="store_true")
+    parser.add_argument("--mute-before-initialize", action="store_true")
     args = parser.parse_args()
     while (message := read()) is not None:
         if args.silent or "method" not in message or "id" not in message:
             continue
         method, request_id = message["method"], message["id"]
+        if args.mute_before_initialize and method != "initialize":
+            continue
+        args.mute_before_initialize = False
         if method == "initialize":
             if args.ping_during_handshake:
                 send({"jsonrpc": "2.0", "id": "hs-ping", "method": "ping"})

@@ -8,6 +8,8 @@ We did not write its protocol handling: the SDK does. Tools:
 * ``ping_client(count)``  -> sends ``count`` server->client pings, returns the
                              number of pongs received
 * ``crash()``             -> writes one line to stderr, then ``os._exit(3)``
+* ``count_roots()``       -> how many roots the client has: the SDK asks with ``roots/list``
+                             (legacy) or an ``input_required`` result (2026-07-28)
 * ``drop_stream(seconds)``-> closes the request's SSE stream (SEP-1699 polling; needs
                              ``--resumable``), waits, then answers "after the drop"
 
@@ -25,11 +27,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Annotated
 
 import anyio
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, MCPServer, Resolve
+from mcp.server.mcpserver.resolve import ListRoots
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
-from mcp_types import JSONRPCMessage
+from mcp_types import JSONRPCMessage, ListRootsResult
 
 HOST = "127.0.0.1"
 
@@ -63,6 +67,16 @@ async def ping_client(count: int, ctx: Context) -> int:
         await ctx.session.send_ping()
         pongs += 1
     return pongs
+
+
+def _ask_for_roots() -> ListRoots:
+    return ListRoots()
+
+
+@mcp.tool()
+def count_roots(roots: Annotated[ListRootsResult, Resolve(_ask_for_roots)]) -> int:
+    """How many roots the client declares (asked of the client by the SDK, in either era)."""
+    return len(roots.roots)
 
 
 @mcp.tool()

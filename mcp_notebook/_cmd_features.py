@@ -1,0 +1,267 @@
+"""The feature subcommands: `%mcp tools`, `call` (and `%%mcp call`), `resources`, `read`,
+`subscribe`, `unsubscribe`, `prompts`, `prompt`, `loglevel`, `logs`, `cancel`, and tab
+completion of tool, prompt and template names and arguments.
+
+They return result objects, so `r = %mcp call TOOL ...` keeps the result.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from ._commands import CommandError, Parser, count, pick, seconds, subcommand
+from ._features import LOG_LEVELS
+from ._render import table_text
+from ._results import Listing, PromptResult, ResourceResult, ToolResult
+from ._validate import parse_pairs
+
+
+def _pairs(pairs: list[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CommandError(f"arguments are key=value pairs; {pair!r} is not one")
+        out[key] = value
+    return out
+
+
+@subcommand("tools", "[NAME] [--refresh]", "the server's tools: name, title, description, arguments (* required), annotations")
+def _tools(args: list[str]) -> Listing:
+    parser = Parser("tools")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    ns = parser.parse_args(args)
+    return pick(ns.name).list_tools(refresh=ns.refresh)
+
+
+CALL_USAGE = "TOOL [key=value ...] [--conn NAME] [--timeout S] [--max-total S] [--no-progress]; %%mcp call TOOL with a JSON or YAML body"
+
+
+def _call_parser() -> Parser:
+    parser = Parser("call")
+    parser.add_argument("tool")
+    parser.add_argument("pairs", nargs="*")
+    parser.add_argument("--conn", metavar="NAME")
+    parser.add_argument("--timeout", type=seconds)
+    parser.add_argument("--max-total", type=seconds)
+    parser.add_argument("--no-progress", action="store_true")
+    return parser
+
+
+@subcommand("call", CALL_USAGE, "call a tool; values are parsed by its input schema; returns the result")
+def _call(args: list[str], body: dict[str, Any] | None = None) -> ToolResult:
+    ns = _call_parser().parse_args(args)
+    conn = pick(ns.conn)
+    arguments = dict(body or {})
+    arguments.update(parse_pairs(ns.pairs, conn.tool(ns.tool).get("inputSchema")))
+    return conn.call_tool(ns.tool, arguments, timeout=ns.timeout, max_total=ns.max_total,
+                          progress=False if ns.no_progress else None)
+
+
+def parse_body(cell: str) -> dict[str, Any]:
+    """A `%%mcp call` cell body: a JSON object, or YAML when PyYAML is installed."""
+    text = cell.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except ValueError as json_error:
+        try:
+            import yaml
+        except ImportError:
+            raise CommandError(f"the cell body is not JSON ({json_error}); YAML bodies need PyYAML (pip install pyyaml)") from None
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise CommandError(f"the cell body is neither JSON nor YAML: {' '.join(str(exc).split())}") from None
+    if not isinstance(value, dict):
+        raise CommandError("the cell body must be an object of arguments (JSON or YAML mapping)")
+    return value
+
+
+def run_cell(line: str, cell: str) -> Any:
+    """`%%mcp call TOOL [key=value ...]` with the arguments in the cell body."""
+    try:
+        args = shlex.split(line)
+    except ValueError as exc:
+        raise CommandError(f"cannot parse the line: {exc}") from None
+    if not args or args[0] != "call":
+        raise CommandError("as a cell magic, %%mcp only runs `call TOOL`, with the arguments in the cell body")
+    from ._errors import McpNotebookError
+
+    try:
+        return _call(args[1:], parse_body(cell))
+    except CommandError:
+        raise
+    except McpNotebookError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@subcommand("resources", "[NAME] [--templates] [--refresh]", "the server's resources (or resource templates)")
+def _resources(args: list[str]) -> Listing:
+    parser = Parser("resources")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--templates", action="store_true")
+    parser.add_argument("--refresh", action="store_true")
+    ns = parser.parse_args(args)
+    conn = pick(ns.name)
+    return conn.list_resource_templates(refresh=ns.refresh) if ns.templates else conn.list_resources(refresh=ns.refresh)
+
+
+@subcommand("read", "URI | TEMPLATE var=value ... [--conn NAME]", "read a resource, or the one a template makes from its variables")
+def _read(args: list[str]) -> ResourceResult:
+    parser = Parser("read")
+    parser.add_argument("target")
+    parser.add_argument("pairs", nargs="*")
+    parser.add_argument("--conn", metavar="NAME")
+    ns = parser.parse_args(args)
+    conn = pick(ns.conn)
+    if ns.pairs or "{" in ns.target:
+        return conn.read_template(ns.target, **_pairs(ns.pairs))
+    return conn.read_resource(ns.target)
+
+
+def _subscription(args: list[str], command: str) -> None:
+    parser = Parser(command)
+    parser.add_argument("uri")
+    parser.add_argument("--conn", metavar="NAME")
+    ns = parser.parse_args(args)
+    conn = pick(ns.conn)
+    if command == "subscribe":
+        conn.subscribe(ns.uri)
+        print(f"subscribed to {ns.uri} on {conn.name!r}")
+    else:
+        conn.unsubscribe(ns.uri)
+        print(f"unsubscribed from {ns.uri} on {conn.name!r}")
+
+
+@subcommand("subscribe", "URI [--conn NAME]", "subscribe to a resource's updates (see conn.resource_updates(uri))")
+def _subscribe(args: list[str]) -> None:
+    _subscription(args, "subscribe")
+
+
+@subcommand("unsubscribe", "URI [--conn NAME]", "stop a resource subscription")
+def _unsubscribe(args: list[str]) -> None:
+    _subscription(args, "unsubscribe")
+
+
+@subcommand("prompts", "[NAME] [--refresh]", "the server's prompts and their arguments (* required)")
+def _prompts(args: list[str]) -> Listing:
+    parser = Parser("prompts")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--refresh", action="store_true")
+    ns = parser.parse_args(args)
+    return pick(ns.name).list_prompts(refresh=ns.refresh)
+
+
+@subcommand("prompt", "PROMPT [arg=value ...] [--conn NAME]", "get a prompt's messages with these arguments")
+def _prompt(args: list[str]) -> PromptResult:
+    parser = Parser("prompt")
+    parser.add_argument("prompt")
+    parser.add_argument("pairs", nargs="*")
+    parser.add_argument("--conn", metavar="NAME")
+    ns = parser.parse_args(args)
+    return pick(ns.conn).get_prompt(ns.prompt, _pairs(ns.pairs))
+
+
+@subcommand("loglevel", "LEVEL [--conn NAME]", "logging/setLevel: the least severe server log level to receive")
+def _loglevel(args: list[str]) -> None:
+    parser = Parser("loglevel")
+    parser.add_argument("level", choices=LOG_LEVELS)
+    parser.add_argument("--conn", metavar="NAME")
+    ns = parser.parse_args(args)
+    conn = pick(ns.conn)
+    conn.set_log_level(ns.level)
+    print(f"{conn.name}: server log level {ns.level}")
+
+
+@subcommand("logs", "[NAME] [--last N]", "the server's recent log messages (those no cell was waiting for included)")
+def _logs(args: list[str]) -> None:
+    parser = Parser("logs")
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--last", type=count, default=50)
+    ns = parser.parse_args(args)
+    conn = pick(ns.name)
+    records = conn.logs[-ns.last:]
+    if not records:
+        print(f"{conn.name}: no log messages")
+        return
+    import time
+
+    rows = [[time.strftime("%H:%M:%S", time.localtime(r.wall)), r.level, r.logger or "",
+             r.data if isinstance(r.data, str) else json.dumps(r.data, default=str)] for r in records]
+    print(table_text(["time", "level", "logger", "message"], rows))
+
+
+@subcommand("cancel", "REQUEST_ID [--conn NAME]", "cancel one of our in-flight requests (notifications/cancelled)")
+def _cancel(args: list[str]) -> None:
+    parser = Parser("cancel")
+    parser.add_argument("request_id", type=int)
+    parser.add_argument("--conn", metavar="NAME")
+    ns = parser.parse_args(args)
+    conn = pick(ns.conn)
+    print(f"cancelled request {ns.request_id}" if conn.cancel(ns.request_id) else f"no request {ns.request_id} in flight")
+
+
+# ----- tab completion -----
+
+
+def completions(line: str, symbol: str) -> list[str]:
+    """Candidates for the word being typed in a `%mcp` line (never raises)."""
+    try:
+        return _completions(line, symbol)
+    except Exception:  # noqa: BLE001 - a completer must never break the shell
+        return []
+
+
+def _completions(line: str, symbol: str) -> list[str]:
+    try:
+        words = shlex.split(line)
+    except ValueError:  # an unfinished quote
+        words = line.split()
+    if words and words[0].lstrip("%") == "mcp":
+        words = words[1:]
+    typed = len(words) - (0 if line.endswith(" ") else 1)  # words before the one being typed
+    if not words or typed < 1:
+        return []
+    sub, conn = words[0], None
+    if "--conn" in words[:-1]:
+        conn = words[words.index("--conn") + 1]
+    if sub not in ("call", "prompt", "read"):
+        return []
+    connection = pick(conn)
+    if typed == 1:
+        source = {"call": connection.list_tools, "prompt": connection.list_prompts,
+                  "read": lambda: [*connection.list_resources(), *connection.list_resource_templates()]}[sub]()
+        names = [item.get("name") if sub != "read" else item.get("uri") or item.get("name") for item in source]
+        return [n for n in names if isinstance(n, str) and n.startswith(symbol)]
+    target = words[1]
+    given = dict(w.partition("=")[::2] for w in words[2:] if "=" in w and w != symbol)
+    key, has_eq, value = symbol.partition("=")
+    if sub == "call":
+        props = (connection.tool(target).get("inputSchema") or {}).get("properties") or {}
+        if not has_eq:
+            return [f"{n}=" for n in props if n.startswith(key) and n not in given]
+        enum = (props.get(key) or {}).get("enum") or []
+        return [f"{key}={v}" for v in enum if str(v).startswith(value)]
+    if sub == "prompt":
+        prompt = connection.list_prompts().get(target) or {}
+        names = [a.get("name") for a in prompt.get("arguments") or []]
+        ref = f"prompt:{target}"
+    else:
+        template = connection.template(target)
+        import re
+
+        names = re.findall(r"[\w.]+", " ".join(re.findall(r"\{([^}]*)\}", template["uriTemplate"])))
+        ref = f"resource:{template['uriTemplate']}"
+    if not has_eq:
+        return [f"{n}=" for n in names if isinstance(n, str) and n.startswith(key) and n not in given]
+    return [f"{key}={v}" for v in connection.complete(ref, key, value, given or None)]
+
+
+def register_completer(ipython: Any) -> None:
+    """Offer tool, prompt and template names and arguments on Tab after `%mcp`."""
+    ipython.set_hook("complete_command", lambda _self, event: completions(event.line, event.symbol), str_key="%mcp")

@@ -1,0 +1,209 @@
+"""ipywidgets for a call in progress and for server questions: a progress bar, an
+elicitation form generated from the requested schema, a sampling reply box.
+
+Built and updated by the caller's (the cell's) thread. Server text is escaped; a URL is
+a link only when it is http(s). Button clicks answer the `Question`; the session thread
+sends the reply.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import ipywidgets as widgets
+
+from ._progress import ProgressState
+from ._render import esc
+from ._server_requests import Question, with_defaults
+from ._validate import problems
+
+
+class ProgressBar:
+    """A live progress bar with the server's message."""
+
+    def __init__(self, label: str) -> None:
+        self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="", bar_style="info")
+        self.label = widgets.HTML(value=f"<code>{esc(label)}</code>")
+        self.message = widgets.HTML()
+        self.widget = widgets.VBox([widgets.HBox([self.label, self.bar]), self.message])
+
+    def show(self) -> ProgressBar:
+        from IPython.display import display
+
+        display(self.widget)
+        return self
+
+    def update(self, state: ProgressState) -> None:
+        fraction = state.fraction()
+        self.bar.value = fraction if fraction is not None else 0.0
+        self.bar.bar_style = "info"
+        count = f"{state.progress:g}/{state.total:g}" if state.total else f"{state.progress:g}"
+        self.message.value = f"{esc(count)} {esc(state.message or '')}"
+
+    def close(self, failed: bool = False) -> None:
+        self.bar.bar_style = "danger" if failed else "success"
+        if not failed:
+            self.bar.value = self.bar.max
+
+
+def _options(prop: dict[str, Any]) -> list[tuple[str, Any]] | None:
+    """(label, value) choices of an enum property: enum (+enumNames), oneOf/anyOf consts."""
+    if isinstance(prop.get("enum"), list):
+        names = prop.get("enumNames") if isinstance(prop.get("enumNames"), list) else prop["enum"]
+        return [(str(label), value) for label, value in zip(names, prop["enum"])]
+    branches = prop.get("oneOf") or prop.get("anyOf")
+    if isinstance(branches, list) and all(isinstance(b, dict) and "const" in b for b in branches):
+        return [(str(b.get("title", b["const"])), b["const"]) for b in branches]
+    return None
+
+
+def field_widget(prop: dict[str, Any]) -> widgets.Widget:
+    """The input widget for one property of a requested schema, its default pre-filled."""
+    kind, default = prop.get("type"), prop.get("default")
+    options = _options(prop)
+    if kind == "array":
+        items = _options(prop.get("items") or {}) or []
+        chosen = tuple(v for v in (default or []) if v in [value for _, value in items])
+        return widgets.SelectMultiple(options=items, value=chosen, rows=min(6, max(2, len(items))))
+    if options is not None:
+        values = [value for _, value in options]
+        return widgets.Dropdown(options=options, value=default if default in values else None)
+    if kind == "boolean":
+        return widgets.Checkbox(value=bool(default), indent=False)
+    if kind in ("integer", "number"):
+        cls = (widgets.BoundedIntText if kind == "integer" else widgets.BoundedFloatText)
+        low, high = prop.get("minimum"), prop.get("maximum")
+        if low is None and high is None:
+            cls = widgets.IntText if kind == "integer" else widgets.FloatText
+            return cls(value=default if default is not None else 0)
+        low = low if low is not None else -(2**53)
+        high = high if high is not None else 2**53
+        return cls(value=default if default is not None else max(low, min(high, 0)), min=low, max=high)
+    placeholder = {"email": "name@example.com", "uri": "https://…", "date": "YYYY-MM-DD", "date-time": "YYYY-MM-DDThh:mm:ssZ"}
+    return widgets.Text(value=default if isinstance(default, str) else "", placeholder=placeholder.get(prop.get("format", ""), ""))
+
+
+class ElicitationForm:
+    """A form for `elicitation/create`: fields from the schema, accept / decline / cancel."""
+
+    def __init__(self, question: Question) -> None:
+        self.question = question
+        schema = question.schema
+        self.required = set(schema.get("required") or [])
+        self.props: dict[str, dict[str, Any]] = {k: v for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict)}
+        self.fields: dict[str, widgets.Widget] = {name: field_widget(prop) for name, prop in self.props.items()}
+        rows = []
+        for name, prop in self.props.items():
+            title = esc(prop.get("title") or name) + (" <b style='color:#e03131'>*</b>" if name in self.required else "")
+            help_ = f"<div style='color:#868e96;font-size:0.85em'>{esc(prop.get('description'))}</div>" if prop.get("description") else ""
+            rows.append(widgets.HBox([widgets.HTML(f"<div style='min-width:14em'>{title}{help_}</div>"), self.fields[name]]))
+        who = esc(question.connection or "the server")
+        self.header = widgets.HTML(f"<b>{who} asks:</b> {esc(question.params.get('message', ''))}")
+        self.accept_button = widgets.Button(description="Accept", button_style="success")
+        self.decline_button = widgets.Button(description="Decline", button_style="warning")
+        self.cancel_button = widgets.Button(description="Cancel")
+        self.status = widgets.HTML()
+        self.accept_button.on_click(lambda _: self.accept())
+        self.decline_button.on_click(lambda _: self._finish(self.question.decline, "declined"))
+        self.cancel_button.on_click(lambda _: self._finish(self.question.cancel, "cancelled"))
+        buttons = widgets.HBox([self.accept_button, self.decline_button, self.cancel_button])
+        self.widget = widgets.VBox([self.header, *rows, buttons, self.status])
+
+    def content(self) -> dict[str, Any]:
+        """What the form holds now; empty text fields are left out (a required one is then missing)."""
+        content: dict[str, Any] = {}
+        for name, field in self.fields.items():
+            value = field.value
+            if isinstance(value, tuple):
+                value = list(value)
+            if value is None or value == "":
+                continue
+            content[name] = value
+        return content
+
+    def accept(self) -> bool:
+        content = with_defaults({"properties": self.props}, self.content())
+        issues = problems(content, self.question.schema)
+        if issues:
+            self.status.value = f"<span style='color:#e03131'>{esc('; '.join(issues))}</span>"
+            return False
+        self._finish(lambda: self.question.accept(content), "accepted")
+        return True
+
+    def _finish(self, answer: Any, word: str) -> None:
+        if self.question.answered:
+            self.status.value = "<i>already answered</i>"
+            return
+        answer()
+        for button in (self.accept_button, self.decline_button, self.cancel_button):
+            button.disabled = True
+        self.status.value = f"<i>{esc(word)}</i>"
+
+
+class UrlPrompt:
+    """URL-mode elicitation: the link, and accept (I'll open it) / decline / cancel."""
+
+    def __init__(self, question: Question) -> None:
+        self.question = question
+        url = str(question.params.get("url", ""))
+        link = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(url)}</a>' if url.startswith(("https://", "http://")) else f"<code>{esc(url)}</code>"
+        who = esc(question.connection or "the server")
+        self.header = widgets.HTML(f"<b>{who} asks you to open a URL:</b> {esc(question.params.get('message', ''))}<div>{link}</div>")
+        self.accept_button = widgets.Button(description="Open / accept", button_style="success")
+        self.decline_button = widgets.Button(description="Decline", button_style="warning")
+        self.cancel_button = widgets.Button(description="Cancel")
+        self.status = widgets.HTML()
+        for button, answer, word in ((self.accept_button, question.accept, "accepted: waiting for the server to report completion"),
+                                     (self.decline_button, question.decline, "declined"), (self.cancel_button, question.cancel, "cancelled")):
+            button.on_click(lambda _, a=answer, w=word: self._finish(a, w))
+        self.widget = widgets.VBox([self.header, widgets.HBox([self.accept_button, self.decline_button, self.cancel_button]), self.status])
+
+    def _finish(self, answer: Any, word: str) -> None:
+        if not self.question.answered:
+            answer()
+            for button in (self.accept_button, self.decline_button, self.cancel_button):
+                button.disabled = True
+        self.status.value = f"<i>{esc(word)}</i>"
+
+
+class SamplingReply:
+    """`sampling/createMessage` without a callback: the request, and a box for the reply."""
+
+    def __init__(self, question: Question) -> None:
+        self.question = question
+        params = question.params
+        lines = []
+        if params.get("systemPrompt"):
+            lines.append(f"<div><b>system</b>: {esc(params['systemPrompt'])}</div>")
+        for message in params.get("messages") or []:
+            content = message.get("content") or {}
+            text = content.get("text") if isinstance(content, dict) and "text" in content else json.dumps(content)
+            lines.append(f"<div><b>{esc(message.get('role'))}</b>: <pre style='white-space:pre-wrap;display:inline'>{esc(text)}</pre></div>")
+        who = esc(question.connection or "the server")
+        self.header = widgets.HTML(f"<b>{who} asks for a model reply (max {esc(params.get('maxTokens'))} tokens):</b>" + "".join(lines))
+        self.reply = widgets.Textarea(placeholder="type the assistant's reply", layout=widgets.Layout(width="100%"))
+        self.model = widgets.Text(value="notebook-user", description="model")
+        self.send_button = widgets.Button(description="Send", button_style="success")
+        self.decline_button = widgets.Button(description="Decline", button_style="warning")
+        self.status = widgets.HTML()
+        self.send_button.on_click(lambda _: self._finish(lambda: question.reply(self.reply.value, self.model.value or "notebook-user"), "sent"))
+        self.decline_button.on_click(lambda _: self._finish(question.decline, "declined"))
+        self.widget = widgets.VBox([self.header, self.reply, self.model, widgets.HBox([self.send_button, self.decline_button]), self.status])
+
+    def _finish(self, answer: Any, word: str) -> None:
+        if not self.question.answered:
+            answer()
+            self.send_button.disabled = self.decline_button.disabled = True
+        self.status.value = f"<i>{esc(word)}</i>"
+
+
+def question_form(question: Question) -> ElicitationForm | UrlPrompt | SamplingReply:
+    """The form object for a question (its `.widget` is what gets displayed)."""
+    if question.kind == "sampling":
+        return SamplingReply(question)
+    return UrlPrompt(question) if question.mode == "url" else ElicitationForm(question)
+
+
+def question_widget(question: Question) -> widgets.Widget:
+    return question_form(question).widget
