@@ -13,6 +13,7 @@ from ._connection import (
     connections,
     get_connection,
 )
+from ._demo import demo
 from ._errors import (
     ConnectionClosed,
     HandshakeError,
@@ -63,6 +64,7 @@ __all__ = [
     "close_all",
     "connect",
     "connections",
+    "demo",
     "get_connection",
     "load_trace",
 ]

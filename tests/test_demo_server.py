@@ -20,8 +20,6 @@ import anyio
 import httpx
 import jsonschema
 import pytest
-from mcp import Client
-from mcp.shared.exceptions import MCPError
 from demo_wire import (
     LEGACY,
     MODERN,
@@ -33,13 +31,13 @@ from demo_wire import (
     sse_events,
     tool_call,
 )
-
+from mcp import Client
+from mcp.shared.exceptions import MCPError
 from schema import load_schema
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server._faults import FaultError, Faults
 from mcp_notebook.demo_server._png import SIGNATURE
-
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
 TOOL_NAMES = ["echo", "add", "slow", "image", "faults"]
