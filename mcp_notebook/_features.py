@@ -43,7 +43,7 @@ class ClientFeatures:
         max_total: float | None = None, reset_on_progress: bool = True, progress: Any = None,
     ) -> Any:
         """Send a request and wait in this thread; progress (unless progress=False) resets the timeout."""
-        from ._present import Presenter
+        from ._display import Presenter
 
         session, runtime, fx = self._session, get_runtime(), self._fx
         limit = session.timeout if timeout is None else timeout

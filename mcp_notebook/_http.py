@@ -268,6 +268,7 @@ class HttpTransport:
         last_id: str | None = None
         retry: int | None = None
         failures = 0
+        session = self.session_id
         while True:
             async with self._get_stream(last_id) as response:
                 self.listening_settled.set()
@@ -280,6 +281,8 @@ class HttpTransport:
                 self._event("stream-given-up", stream="GET stream")
                 return
             await anyio.sleep(_backoff(retry, failures - 1))
+            if self.session_id != session:
+                return
             self.stream_resumes += 1
             self._event("stream-resume", stream="GET stream", last_event_id=last_id)
 

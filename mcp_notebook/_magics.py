@@ -12,10 +12,10 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from . import (
-    _cmd_features,  # noqa: F401 - tools, resources, prompts, logging
-    _cmd_health,  # noqa: F401
-    _cmd_session,  # noqa: F401 - registers its subcommands
     _commands,
+    _magic_features,  # noqa: F401 - tools, resources, prompts, logging
+    _magic_health,  # noqa: F401
+    _magic_session,  # noqa: F401 - registers its subcommands
     _settings,
 )
 from . import _connection as api
@@ -37,7 +37,7 @@ class McpMagics(Magics):
         """Talk to MCP servers; `%mcp help` lists the subcommands (`%%mcp call TOOL`: arguments in the body)."""
         if cell is not None:
             try:
-                return _cmd_features.run_cell(line, cell)
+                return _magic_features.run_cell(line, cell)
             except _commands.CommandError as exc:
                 raise IPythonUsageError(str(exc)) from None
         return run_line(line)
@@ -46,7 +46,7 @@ class McpMagics(Magics):
 def load(ipython: Any) -> None:
     ipython.register_magics(McpMagics)
     _settings.register(ipython)  # %config McpNotebook.keepalive_interval = ...
-    _cmd_features.register_completer(ipython)
+    _magic_features.register_completer(ipython)
 
 
 def unload(ipython: Any) -> None:

@@ -10,8 +10,8 @@ import pytest
 from conftest import server_everything_cmd
 
 import mcp_notebook
+from mcp_notebook import _display
 from mcp_notebook import _interaction_widgets as iw
-from mcp_notebook import _present
 from mcp_notebook._progress import ProgressState
 from mcp_notebook._server_requests import Question
 
@@ -28,7 +28,7 @@ def kernel_cell(monkeypatch):
         forms.append(form)
         return form.widget
 
-    monkeypatch.setattr(_present, "environment", lambda: "kernel")
+    monkeypatch.setattr(_display, "environment", lambda: "kernel")
     monkeypatch.setattr("IPython.display.display", shown.append)
     monkeypatch.setattr(iw, "question_widget", form_widget)
     return shown, forms

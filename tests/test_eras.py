@@ -13,7 +13,7 @@ from schema import spec_dir
 from test_http import everything, sdk_http
 
 import mcp_notebook
-from mcp_notebook import _connection, _modern
+from mcp_notebook import _modern, _targets
 
 RAW = [sys.executable, str(Path(__file__).parent / "servers" / "raw_server.py")]
 ROOTS = {"roots": [{"uri": "file:///tmp/a", "name": "a"}, {"uri": "file:///tmp/b"}]}
@@ -22,9 +22,9 @@ ROOTS = {"roots": [{"uri": "file:///tmp/a", "name": "a"}, {"uri": "file:///tmp/b
 @pytest.fixture(autouse=True)
 def fresh_era_cache():
     """Each test probes from scratch unless it is about the cache."""
-    _connection._era_cache.clear()
+    _targets._era_cache.clear()
     yield
-    _connection._era_cache.clear()
+    _targets._era_cache.clear()
 
 
 def text_of(result: dict) -> str:
@@ -129,7 +129,7 @@ def test_the_verdict_is_cached_per_command_line_and_reprobed_when_it_fails():
     with mcp_notebook.connect(cmd, name="second") as conn:
         assert conn.health.era_source == "cache: an earlier probe of the same server"
         assert not sent(conn, "server/discover")
-    _connection._era_cache[_connection._era_key(cmd)] = "modern"  # a stale verdict
+    _targets._era_cache[_targets._era_key(cmd)] = "modern"  # a stale verdict
     with mcp_notebook.connect(cmd, name="third") as conn:
         assert conn.era == "legacy" and conn.health.era_source.startswith("probe:")
 

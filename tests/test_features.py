@@ -12,7 +12,7 @@ import pytest
 from conftest import server_everything_cmd
 
 import mcp_notebook
-from mcp_notebook import _present
+from mcp_notebook import _display
 from mcp_notebook._features import expand_template
 from mcp_notebook._runtime import get_runtime
 from mcp_notebook._validate import OutputSchemaError, ToolArgumentError, parse_pairs
@@ -142,7 +142,7 @@ def test_progress_resets_the_timeout_and_the_maximum_total_holds(conn):
 
 
 def test_text_progress_in_a_terminal(conn, monkeypatch, capsys):
-    monkeypatch.setattr(_present, "environment", lambda: "ipython")
+    monkeypatch.setattr(_display, "environment", lambda: "ipython")
     conn.call_tool("trigger-long-running-operation", {"duration": 0.4, "steps": 2})
     err = capsys.readouterr().err
     assert "[###############################" not in err and "2/2" in err and "tools/call" in err
@@ -178,7 +178,7 @@ def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
 
 
 def test_logging_goes_to_the_waiting_cell_and_to_the_log(conn, monkeypatch, capsys):
-    monkeypatch.setattr(_present, "environment", lambda: "ipython")
+    monkeypatch.setattr(_display, "environment", lambda: "ipython")
     conn.set_log_level("debug")
     conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
     try:
@@ -243,7 +243,7 @@ def test_without_a_capability_a_server_request_gets_method_not_found():
 
 
 def test_without_a_cell_or_terminal_questions_are_declined(monkeypatch):
-    monkeypatch.setattr(_present, "environment", lambda: "script")
+    monkeypatch.setattr(_display, "environment", lambda: "script")
     monkeypatch.setattr("sys.stdin", None)
     with mcp_notebook.connect(server_everything_cmd(), name="ask", era="legacy", sampling=True, elicitation=True) as conn:
         assert "declined" in conn.call_tool("trigger-elicitation-request").text

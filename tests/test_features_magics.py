@@ -10,7 +10,7 @@ from IPython.core.interactiveshell import InteractiveShell
 from test_http import everything
 
 import mcp_notebook
-from mcp_notebook import _cmd_features
+from mcp_notebook import _magic_features
 from mcp_notebook._results import Listing, PromptResult, ResourceResult, ToolResult
 
 
@@ -62,7 +62,7 @@ def test_cell_bodies_that_are_not_arguments(shell):
 
 
 def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
-    complete = _cmd_features.completions
+    complete = _magic_features.completions
     assert complete("%mcp call get-s", "get-s") == ["get-structured-content", "get-sum"]
     assert complete("%mcp call get-sum ", "") == ["a=", "b="]
     assert complete("%mcp call get-sum a=1 ", "") == ["b="]

@@ -16,7 +16,7 @@ from conftest import fastmcp_server_cmd, sdk_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook import _cmd_health, _render, _widgets
+from mcp_notebook import _magic_health, _render, _widgets
 from mcp_notebook._settings import defaults
 
 RAW = [sys.executable, str(Path(__file__).parent / "servers" / "raw_server.py")]
@@ -174,7 +174,7 @@ def test_without_a_widget_frontend_the_magics_print_text_tables(shell, capsys, t
 def test_with_a_widget_frontend_the_magics_display_widgets_and_html(shell, capsys, monkeypatch, panels):
     shown: list = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-    monkeypatch.setattr(_cmd_health, "_display", shown.append)
+    monkeypatch.setattr(_magic_health, "_display", shown.append)
     command = " ".join(shlex.quote(part) for part in sdk_server_cmd())
     shell.run_line_magic("mcp", f"connect sdk --era legacy -- {command}")
     shell.run_line_magic("mcp", "health")

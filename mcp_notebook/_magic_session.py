@@ -9,6 +9,7 @@ from . import _connection as api
 from ._commands import CommandError, Parser, count, pick, seconds, subcommand
 from ._errors import RequestTimeout
 from ._health import Health
+from ._targets import is_url
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -47,7 +48,7 @@ def _connect(args: list[str]) -> api.Connection:
     ns = parser.parse_args(options)
     if ns.url is not None and command:
         raise CommandError("give a URL or a server command after --, not both")
-    if ns.url is not None and not api.is_url(ns.url):
+    if ns.url is not None and not is_url(ns.url):
         raise CommandError(f"{ns.url!r} is not an http(s) URL; to start a server, write its command after --")
     if ns.url is None and "--" not in args:
         raise CommandError("write the server command after --, e.g. %mcp connect demo -- python server.py")
