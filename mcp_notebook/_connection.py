@@ -7,7 +7,7 @@ Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-leve
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from ._health import Health
 from ._monitor import Monitor
 from ._runtime import CANCEL_GRACE, get_runtime
 from ._session import Pending, Session, request_timeout
+from ._subscriptions import Subscription
 from ._targets import (
     DEFAULT_TIMEOUT,
     PROBE_TIMEOUT,
@@ -128,6 +129,42 @@ class Connection(ClientFeatures):
             return get_runtime().call(_request, self._session, method, params, timeout)
         return self._round_trip(method, params, timeout).outcome()
 
+    def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        resource_uris: Sequence[str] = (),
+        callback: Callable[[str, dict[str, Any]], Any] | None = None,
+        timeout: float | None = None,
+    ) -> Subscription:
+        """Open a `subscriptions/listen` stream (2026-07-28) and wait for the server's acknowledgment.
+
+        `callback(method, params)` runs for each notification (in a worker thread); they
+        are also kept on `subscription.received`. An abrupt drop re-listens by itself;
+        `subscription.close()` ends it. On legacy connections use resources/subscribe.
+        """
+        if self._session.era != "modern":
+            raise UsageError("subscriptions/listen belongs to the modern era (2026-07-28); this connection is legacy")
+        wanted: dict[str, Any] = {}
+        for key, on in (("toolsListChanged", tools), ("promptsListChanged", prompts), ("resourcesListChanged", resources)):
+            if on:
+                wanted[key] = True
+        if resource_uris:
+            wanted["resourceSubscriptions"] = list(resource_uris)
+        if not wanted:
+            raise UsageError("listen to something: tools=True, prompts=True, resources=True or resource_uris=[...]")
+        runtime, session = get_runtime(), self._session
+        subscription = Subscription(session, wanted, callback)
+        subscription.closer = lambda: runtime.call_sync(subscription.cancel)
+        runtime.call_sync(_start_listening, session, subscription)
+        limit = session.timeout if timeout is None else timeout
+        if not subscription.wait_acknowledged(limit) or subscription.ended:
+            subscription.close()
+            raise ConnectionClosed(f"subscriptions/listen was not acknowledged: {subscription.ended or f'no answer within {limit:g} s'}")
+        return subscription
+
     def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's `server/discover` result (modern era), cached for its `ttlMs`."""
         if self._session.era != "modern":
@@ -229,6 +266,11 @@ async def _wait_closed(session: Session, timeout: float | None) -> bool:
 
 async def _notify(session: Session, method: str, params: dict[str, Any] | None) -> None:
     session.notify(method, params)
+
+
+def _start_listening(session: Session, subscription: Subscription) -> None:
+    session.subscriptions.add(subscription)
+    session.spawn(subscription.run)
 
 
 async def _discover(session: Session, refresh: bool) -> dict[str, Any]:

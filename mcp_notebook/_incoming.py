@@ -20,6 +20,7 @@ from . import _jsonrpc as rpc
 from ._errors import ConnectionClosed, StreamBroken, TransportClosed
 from ._handlers import Handler, Handlers, call_handler, reply_from_handler
 from ._health import READY, RECONNECTING, HealthCounters
+from ._subscriptions import Subscription, route
 from ._trace import IN, Trace
 from ._versions import accepts_batches
 
@@ -48,6 +49,7 @@ class Incoming:
     _lost: list[Pending]
     _ids: Iterator[int]
     era: str
+    subscriptions: set[Subscription]
 
 
     def frame_received(self, text: str, via: str | None = None) -> None:
@@ -130,6 +132,8 @@ class Incoming:
     def _on_notification(self, message: dict[str, Any]) -> None:
         method = message["method"]
         params = message.get("params") or {}
+        if self.subscriptions:
+            route(self.subscriptions, method, params)
         if method == "notifications/cancelled" and isinstance(params, dict):
             scope = self._handler_scopes.get(params.get("requestId"))  # type: ignore[arg-type]
             if scope is not None:

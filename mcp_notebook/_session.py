@@ -33,6 +33,7 @@ from ._errors import (
 from ._handlers import Handlers
 from ._health import CLOSED, CLOSING, READY, HealthCounters
 from ._incoming import Incoming
+from ._subscriptions import Subscription
 from ._trace import OUT, Trace
 from ._transport import Transport
 from ._versions import LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
@@ -114,6 +115,7 @@ class Session(Incoming, Eras):
         self.discovered: dict[str, Any] | None = None
         self.discovered_at = 0.0
         self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
+        self.subscriptions: set[Subscription] = set()
         self.transport = transport
         self.trace = trace
         self.timeout = timeout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -188,3 +189,54 @@ def test_official_error_example_offers_versions():
     assert versions and _modern.mutual_version(versions + ["2026-07-28"]) == "2026-07-28"
     assert _modern.result_type({"resultType": "sideways"}) == "invalid"
     assert _modern.result_type({}) == "complete"  # absent means complete (older servers)
+
+
+def _collector() -> tuple[list, "threading.Event", object]:
+    import threading
+
+    got: list = []
+    arrived = threading.Event()
+
+    def callback(method: str, params: dict) -> None:
+        got.append((method, params))
+        arrived.set()
+
+    return got, arrived, callback
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_subscriptions_listen_is_acknowledged_demultiplexed_and_closed(transport, port):
+    got, arrived, callback = _collector()
+    with contextlib.ExitStack() as stack:
+        target = sdk_server_cmd() if transport == "stdio" else stack.enter_context(sdk_http(port)) + "/mcp"
+        conn = stack.enter_context(mcp_notebook.connect(target, name="subs"))
+        other = conn.listen(tools=True)
+        sub = conn.listen(resource_uris=["file:///watched"], callback=callback)
+        assert sub.acknowledged == {"resourceSubscriptions": ["file:///watched"]}
+        conn.request("tools/call", {"name": "touch", "arguments": {"uri": "file:///watched"}})
+        assert arrived.wait(30)
+        assert got[0][0] == "notifications/resources/updated" and got[0][1]["uri"] == "file:///watched"
+        assert got[0][1]["_meta"]["io.modelcontextprotocol/subscriptionId"] == sub.request_id
+        assert [m for m, _ in sub.received] == ["notifications/resources/updated"]  # not the other's
+        sub.close()
+        other.close()
+        assert sub.wait_for(lambda s: s.ended is not None, 10) and sub.ended == "closed by the client"
+    with mcp_notebook.connect(sdk_server_cmd(), name="legacy", era="legacy") as conn:
+        with pytest.raises(mcp_notebook.UsageError, match="modern era"):
+            conn.listen(tools=True)
+
+
+def test_subscriptions_listen_again_after_an_abrupt_drop(port):
+    got, arrived, callback = _collector()
+    with sdk_http(port) as base:
+        conn = mcp_notebook.connect(base + "/mcp", name="relisten")
+        sub = conn.listen(resource_uris=["file:///w"], callback=callback)
+    try:
+        with sdk_http(port):  # the server went away mid-stream and came back on the same port
+            assert sub.wait_for(lambda s: s.relistens >= 1 and s.acknowledgments == 2, 30)
+            assert any(e.kind == "relisten" for e in conn.trace.entries())
+            conn.request("tools/call", {"name": "touch", "arguments": {"uri": "file:///w"}})
+            assert arrived.wait(30) and got[0][1]["uri"] == "file:///w"
+            sub.close()
+    finally:
+        conn.close()

@@ -10,6 +10,7 @@ We did not write its protocol handling: the SDK does. Tools:
 * ``crash()``             -> writes one line to stderr, then ``os._exit(3)``
 * ``count_roots()``       -> how many roots the client has: the SDK asks with ``roots/list``
                              (legacy) or an ``input_required`` result (2026-07-28)
+* ``touch(uri)``          -> publishes resource-updated and tools-list-changed events
 * ``drop_stream(seconds)``-> closes the request's SSE stream (SEP-1699 polling; needs
                              ``--resumable``), waits, then answers "after the drop"
 
@@ -77,6 +78,14 @@ def _ask_for_roots() -> ListRoots:
 def count_roots(roots: Annotated[ListRootsResult, Resolve(_ask_for_roots)]) -> int:
     """How many roots the client declares (asked of the client by the SDK, in either era)."""
     return len(roots.roots)
+
+
+@mcp.tool()
+async def touch(uri: str, ctx: Context) -> str:
+    """Announce that resource `uri` changed and that the tool list changed (subscribers hear it)."""
+    await ctx.notify_resource_updated(uri)
+    await ctx.notify_tools_changed()
+    return "touched"
 
 
 @mcp.tool()
