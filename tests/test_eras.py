@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -191,9 +192,7 @@ def test_official_error_example_offers_versions():
     assert _modern.result_type({}) == "complete"  # absent means complete (older servers)
 
 
-def _collector() -> tuple[list, "threading.Event", object]:
-    import threading
-
+def _collector() -> tuple[list, threading.Event, object]:
     got: list = []
     arrived = threading.Event()
 
