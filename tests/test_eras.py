@@ -239,3 +239,22 @@ def test_subscriptions_listen_again_after_an_abrupt_drop(port):
             sub.close()
     finally:
         conn.close()
+
+
+def test_modern_http_cancels_by_closing_the_response_stream(port):
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="cancel") as conn:
+        assert conn.era == "modern"
+        with pytest.raises(mcp_notebook.RequestTimeout):
+            conn.request("tools/call", {"name": "slow", "arguments": {"seconds": 30}}, timeout=0.5)
+        call = sent(conn, "tools/call")[-1]
+        assert [e.detail["id"] for e in conn.trace.entries() if e.kind == "stream-cancelled"] == [call.id]
+        assert not sent(conn, "notifications/cancelled")  # on modern HTTP the closed stream is the cancellation
+        assert text_of(conn.request("tools/call", {"name": "echo", "arguments": {"text": "still here"}})) == "still here"
+
+
+def test_modern_stdio_cancels_with_a_notification():
+    with mcp_notebook.connect(sdk_server_cmd(), name="cancel") as conn:
+        with pytest.raises(mcp_notebook.RequestTimeout):
+            conn.request("tools/call", {"name": "slow", "arguments": {"seconds": 30}}, timeout=0.5)
+        [cancel] = sent(conn, "notifications/cancelled")
+        assert cancel.message["params"]["requestId"] == sent(conn, "tools/call")[-1].id
