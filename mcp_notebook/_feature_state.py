@@ -51,12 +51,14 @@ class FeatureState:
         self.requests = requests or ServerRequests()
         self.requests.state = self
         handlers = session.notification_handlers
-        handlers.set("notifications/progress", self._on_progress)
-        handlers.set("notifications/message", self._on_log)
+        # Bookkeeping runs inline, in frame order: progress or a log line that precedes a
+        # result is seen before the caller wakes. User callbacks stay off the frame path.
+        handlers.set_inline("notifications/progress", self._on_progress)
+        handlers.set_inline("notifications/message", self._on_log)
         handlers.set("notifications/resources/updated", self._on_updated)
         handlers.set("notifications/elicitation/complete", self.requests.on_elicitation_complete)
         for method in LIST_CHANGED:
-            handlers.set(method, self._list_changed_handler(method))
+            handlers.set_inline(method, self._list_changed_handler(method))
 
     # ----- caller threads -----
 
@@ -92,13 +94,13 @@ class FeatureState:
 
     # ----- session thread -----
 
-    async def _on_progress(self, params: dict[str, Any]) -> None:
+    def _on_progress(self, params: dict[str, Any]) -> None:
         with self.lock:
             call = self.calls.get(params.get("progressToken"))  # type: ignore[arg-type]
         if call is not None:
             call.on_progress(params)
 
-    async def _on_log(self, params: dict[str, Any]) -> None:
+    def _on_log(self, params: dict[str, Any]) -> None:
         record = LogRecord(str(params.get("level", "info")), params.get("data"), params.get("logger"))
         self.logs.append(record)
         call = self.current_call()
@@ -117,7 +119,7 @@ class FeatureState:
             await anyio.to_thread.run_sync(callback, uri, abandon_on_cancel=True)
 
     def _list_changed_handler(self, method: str) -> Callable[[dict[str, Any]], Any]:
-        async def changed(params: dict[str, Any]) -> None:
+        def changed(params: dict[str, Any]) -> None:
             with self.lock:
                 for key in LIST_CHANGED[method]:
                     self.cache.pop(key, None)

@@ -24,6 +24,7 @@ class Handlers:
 
     def __init__(self) -> None:
         self._table: dict[str, Handler] = {}
+        self._inline: dict[str, Callable[[dict[str, Any]], None]] = {}
 
     def set(self, method: str, handler: Handler | None) -> None:
         """Register `handler` for `method`; None removes it."""
@@ -36,6 +37,17 @@ class Handlers:
 
     def get(self, method: str) -> Handler | None:
         return self._table.get(method)
+
+    def set_inline(self, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        """Our own bookkeeping for `method`: run on the session thread as the frame is read.
+
+        It must be quick and never block; in exchange it sees a notification before any
+        response read after it (so progress that precedes a result is counted before it).
+        """
+        self._inline[method] = handler
+
+    def inline(self, method: str) -> Callable[[dict[str, Any]], None] | None:
+        return self._inline.get(method)
 
 
 async def call_handler(handler: Handler, params: dict[str, Any]) -> Any:

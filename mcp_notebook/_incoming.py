@@ -138,6 +138,12 @@ class Incoming:
             scope = self._handler_scopes.get(params.get("requestId"))  # type: ignore[arg-type]
             if scope is not None:
                 scope.cancel()
+        inline = self.notification_handlers.inline(method)
+        if inline is not None:
+            try:
+                inline(params)
+            except Exception as exc:  # noqa: BLE001 - bookkeeping never ends the session
+                self.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}", method=method)
         handler = self.notification_handlers.get(method)
         if handler is not None and self._task_group is not None:
             self._task_group.start_soon(self._notify_handler, handler, params)
