@@ -6,6 +6,7 @@ Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-leve
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from ._era import PROBE_TIMEOUT
 from ._errors import ConnectionClosed, UsageError
 from ._features import ClientFeatures
 from ._handlers import Handler
@@ -21,15 +23,10 @@ from ._monitor import Monitor
 from ._runtime import CANCEL_GRACE, get_runtime
 from ._session import Pending, Session, request_timeout
 from ._subscriptions import Subscription
-from ._targets import (
-    DEFAULT_TIMEOUT,
-    PROBE_TIMEOUT,
-    forget_stale_era,
-    prepare_session,
-    remember_era,
-)
+from ._targets import forget_stale_era, prepare_session, remember_era
 from ._trace import Trace
 
+DEFAULT_TIMEOUT = 60.0
 EXIT_GRACE_AT_SHUTDOWN = 0.5
 
 _registry: dict[str, Connection] = {}
@@ -342,12 +339,21 @@ def connect(
     raise AssertionError("unreachable")
 
 
-async def aconnect(target: str | Sequence[str], **options: Any) -> Connection:
-    """The awaitable twin of `connect`, with the same arguments."""
+_CONNECT_DEFAULTS: dict[str, Any] = {
+    p.name: p.default for p in inspect.signature(connect).parameters.values() if p.kind is p.KEYWORD_ONLY
+}
+
+
+async def aconnect(target: str | Sequence[str], **given: Any) -> Connection:
+    """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
+    unknown = set(given) - set(_CONNECT_DEFAULTS)
+    if unknown:
+        raise TypeError(f"aconnect() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+    options = {**_CONNECT_DEFAULTS, **given}
     runtime = get_runtime()
     for attempt in (1, 2):
         base, session = prepare_session(target, **options)
-        name = options.get("name") or _default_name(base)
+        name = options["name"] or _default_name(base)
         old = _registry.get(name)
         if old is not None:
             await old.aclose()

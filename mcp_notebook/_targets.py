@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._era import PROBE_TIMEOUT
 from ._errors import HandshakeError, UsageError
 from ._feature_state import install as install_features
 from ._handlers import Handler
@@ -26,34 +25,35 @@ from ._trace import Trace
 from ._transport import Transport
 from ._versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
 
-DEFAULT_TIMEOUT = 60.0
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
 _era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
 
 
 def prepare_session(
     target: str | Sequence[str],
     *,
-    name: str | None = None,
-    era: str = "auto",
-    timeout: float | None = DEFAULT_TIMEOUT,
-    env: Mapping[str, str] | None = None,
-    cwd: str | Path | None = None,
-    headers: Mapping[str, str] | None = None,
-    transport: str = "auto",
-    bearer_token_env: str | None = None,
-    secrets: Sequence[str] = (),
-    protocol_version: str | None = None,
-    capabilities: dict[str, Any] | None = None,
-    handlers: Mapping[str, Handler] | None = None,
-    trace_capacity: int | None = None,
-    probe_timeout: float = PROBE_TIMEOUT,
-    roots: Any = None,
-    sampling: Any = None,
-    elicitation: Any = None,
+    name: str | None,
+    era: str,
+    timeout: float | None,
+    env: Mapping[str, str] | None,
+    cwd: str | Path | None,
+    headers: Mapping[str, str] | None,
+    transport: str,
+    bearer_token_env: str | None,
+    secrets: Sequence[str],
+    protocol_version: str | None,
+    capabilities: dict[str, Any] | None,
+    handlers: Mapping[str, Handler] | None,
+    trace_capacity: int | None,
+    probe_timeout: float,
+    roots: Any,
+    sampling: Any,
+    elicitation: Any,
 ) -> tuple[str, Session]:
     """A session for `target` (a command or a URL), not yet started, and a name for it.
 
     The name is `name`, or a base for one taken from the command's script or the URL's host.
+    Every option is required here: `connect()`'s signature is the one place with defaults.
     """
     era, era_source = _choose_era(target, era, protocol_version, transport)
     trace = Trace(trace_capacity)
@@ -160,6 +160,13 @@ def forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseExc
 
 
 def _command_stem(argv: list[str]) -> str:
-    """The script's stem if the command runs one (`python server.py` -> server), else the program's."""
-    scripts = [Path(arg).stem for arg in argv[1:] if not arg.startswith("-") and Path(arg).suffix]
+    """The script's stem if the command runs one (`python server.py` -> server), else the program's.
+
+    An argument right after an option is that option's value (`node -r preload.cjs index.js`).
+    """
+    scripts = [
+        Path(arg).stem
+        for before, arg in zip(argv, argv[1:])
+        if not arg.startswith("-") and not before.startswith("-") and Path(arg).suffix in SCRIPT_SUFFIXES
+    ]
     return scripts[0] if scripts else Path(argv[0]).stem
