@@ -203,7 +203,3 @@ def question_form(question: Question) -> ElicitationForm | UrlPrompt | SamplingR
     if question.kind == "sampling":
         return SamplingReply(question)
     return UrlPrompt(question) if question.mode == "url" else ElicitationForm(question)
-
-
-def question_widget(question: Question) -> widgets.Widget:
-    return question_form(question).widget

@@ -23,14 +23,16 @@ def kernel_cell(monkeypatch):
     """Pretend the caller is a Jupyter cell: collect what it displays and the forms it builds."""
     shown, forms = [], []
 
-    def form_widget(question):
-        form = iw.question_form(question)
+    make_form = iw.question_form
+
+    def form_of(question):
+        form = make_form(question)
         forms.append(form)
-        return form.widget
+        return form
 
     monkeypatch.setattr(_display, "environment", lambda: "kernel")
     monkeypatch.setattr("IPython.display.display", shown.append)
-    monkeypatch.setattr(iw, "question_widget", form_widget)
+    monkeypatch.setattr(iw, "question_form", form_of)
     return shown, forms
 
 
@@ -107,6 +109,7 @@ def test_the_sampling_box_sends_the_typed_reply(kernel_cell):
         thread, box = in_background(conn.call_tool, "trigger-sampling-request", {"prompt": XSS})
         wait_for(lambda: forms)
         box_form = forms[0]
+        assert "cannot take clicks" in box_form.status.value  # no kernel here to route clicks through
         assert "<script>" not in box_form.header.value and "&lt;script&gt;" in box_form.header.value
         box_form.reply.value = "forty-two"
         box_form.send_button.click()

@@ -148,6 +148,7 @@ class Cell:
         self.error_name: str | None = None
         self.traceback: list[str] = []
         self.idle = False
+        self.messages: list[dict[str, Any]] = []  # every iopub message of this cell, in order
 
     def pump(self, until: float, stop: Callable[[], bool] | None = None) -> bool:
         """Read this cell's iopub messages until it is idle, `stop()` holds, or `until` passes."""
@@ -161,6 +162,7 @@ class Cell:
                 continue
             if msg.get("parent_header", {}).get("msg_id") != self.msg_id:
                 continue
+            self.messages.append(msg)
             kind, content = msg["msg_type"], msg["content"]
             if kind == "stream":
                 (self.stdout if content["name"] == "stdout" else self.stderr).append(content["text"])
