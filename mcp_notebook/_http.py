@@ -135,22 +135,25 @@ class HttpTransport:
         after, done = self._order, None
         if request_id is None:
             done = self._order = anyio.Event()
-        self._task_group.start_soon(self._post, text, request_id, headers, opens, after, done)
+        scope = anyio.CancelScope()  # made here, so a cancel() that comes before the task starts still counts
+        if request_id is not None:
+            self._posts[request_id] = scope
+        self._task_group.start_soon(self._post, scope, text, request_id, headers, opens, after, done)
 
     def cancel(self, request_id: RequestId) -> None:
-        """Close a request's response stream: in the modern era that is how a request is cancelled."""
+        """Close a request's response stream: in the modern era that is how a request is cancelled;
+        in the legacy era it follows notifications/cancelled, to which a server need not answer (the
+        TypeScript SDK never does), and frees the stream's connection."""
         scope = self._posts.pop(request_id, None)
         if scope is not None:
             scope.cancel()
             self._event("stream-cancelled", id=request_id)
 
     async def _post(
-        self, text: str, request_id: RequestId | None, headers: dict[str, str] | None, opens: bool,
-        after: anyio.Event | None, done: anyio.Event | None,
+        self, scope: anyio.CancelScope, text: str, request_id: RequestId | None, headers: dict[str, str] | None,
+        opens: bool, after: anyio.Event | None, done: anyio.Event | None,
     ) -> None:
-        with anyio.CancelScope() as scope:
-            if request_id is not None:
-                self._posts[request_id] = scope
+        with scope:
             try:
                 if after is not None:
                     await after.wait()
@@ -162,8 +165,8 @@ class HttpTransport:
             except TransportError as exc:
                 self._failed(request_id, exc)
             finally:
-                if request_id is not None:
-                    self._posts.pop(request_id, None)
+                if request_id is not None and self._posts.get(request_id) is scope:
+                    del self._posts[request_id]
                 if done is not None:
                     done.set()
 

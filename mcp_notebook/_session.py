@@ -271,6 +271,7 @@ class Session(Incoming, Eras):
                 self._send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
             except TransportClosed:
                 pass
+            self.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
         return True
 
     def _settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:

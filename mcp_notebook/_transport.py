@@ -62,7 +62,7 @@ class Transport(Protocol):
         """From now on speak the stateless modern era at `protocol_version`."""
 
     def cancel(self, request_id: RequestId) -> None:
-        """Stop waiting for a request's reply on the wire (modern HTTP: close its stream)."""
+        """Stop waiting for a request's reply on the wire (HTTP: close its stream)."""
 
     def initialized(self, protocol_version: str) -> None:
         """The handshake is done: use `protocol_version` from now on (and open listening streams)."""
