@@ -19,6 +19,7 @@ from ._errors import ConnectionClosed, UsageError
 from ._features import ClientFeatures
 from ._handlers import Handler
 from ._health import Health
+from ._live_panels import LivePanels
 from ._monitor import Monitor
 from ._runtime import CANCEL_GRACE, get_runtime
 from ._session import Pending, Session, request_timeout
@@ -33,7 +34,7 @@ _registry: dict[str, Connection] = {}
 _registry_lock = threading.Lock()
 
 
-class Connection(ClientFeatures):
+class Connection(ClientFeatures, LivePanels):
     """A live connection to one MCP server, usable from any cell or thread."""
 
     def __init__(self, name: str, session: Session) -> None:

@@ -1,6 +1,7 @@
 """The feature subcommands: `%mcp tools`, `call` (and `%%mcp call`), `resources`, `read`,
 `subscribe`, `unsubscribe`, `prompts`, `prompt`, `loglevel`, `logs`, `cancel`, and tab
-completion of tool, prompt and template names and arguments.
+completion of tool, prompt and template names and arguments. `subscribe` and `logs --live`
+display live panels (`_live_widgets`) in Jupyter and print text elsewhere.
 
 They return result objects, so `r = %mcp call TOOL ...` keeps the result.
 """
@@ -13,7 +14,6 @@ from typing import Any
 
 from ._commands import CommandError, Parser, count, pick, seconds, subcommand
 from ._features import LOG_LEVELS
-from ._render import table_text
 from ._results import Listing, PromptResult, ResourceResult, ToolResult
 from ._validate import parse_pairs
 
@@ -124,28 +124,54 @@ def _read(args: list[str]) -> ResourceResult:
     return conn.read_resource(ns.target)
 
 
-def _subscription(args: list[str], command: str) -> None:
-    parser = Parser(command)
+def _show(obj: Any) -> None:
+    from . import _magic_health
+
+    _magic_health._display(obj)
+
+
+def _frontend() -> bool:
+    from . import _magic_health
+
+    return _magic_health._frontend()
+
+
+@subcommand(
+    "subscribe", "[URI] [--conn NAME] [--read]",
+    "subscribe to a resource and show its updates live (--read: re-read it on each update and show the content); "
+    "with no URI: every subscription of the connection, live",
+)
+def _subscribe(args: list[str]) -> None:
+    parser = Parser("subscribe")
+    parser.add_argument("uri", nargs="?")
+    parser.add_argument("--conn", metavar="NAME")
+    parser.add_argument("--read", action="store_true", help="re-read the resource on each update")
+    ns = parser.parse_args(args)
+    conn = pick(ns.conn)
+    if ns.uri is not None:
+        conn.subscribe(ns.uri)
+    if _frontend():
+        _show(conn.subscriptions_panel(ns.uri, read=ns.read))
+        return
+    if ns.uri is not None:
+        print(f"subscribed to {ns.uri} on {conn.name!r}; conn.resource_updates(uri) counts its updates"
+              + (" (live content needs a Jupyter widget frontend)" if ns.read else ""))
+    else:
+        from ._live_panels import subscriptions_snapshot
+
+        print(subscriptions_snapshot(conn)[0])
+
+
+@subcommand("unsubscribe", "URI [--conn NAME]", "stop a resource subscription (its live view says so and stops)")
+def _unsubscribe(args: list[str]) -> None:
+    parser = Parser("unsubscribe")
     parser.add_argument("uri")
     parser.add_argument("--conn", metavar="NAME")
     ns = parser.parse_args(args)
     conn = pick(ns.conn)
-    if command == "subscribe":
-        conn.subscribe(ns.uri)
-        print(f"subscribed to {ns.uri} on {conn.name!r}")
-    else:
-        conn.unsubscribe(ns.uri)
-        print(f"unsubscribed from {ns.uri} on {conn.name!r}")
-
-
-@subcommand("subscribe", "URI [--conn NAME]", "subscribe to a resource's updates (see conn.resource_updates(uri))")
-def _subscribe(args: list[str]) -> None:
-    _subscription(args, "subscribe")
-
-
-@subcommand("unsubscribe", "URI [--conn NAME]", "stop a resource subscription")
-def _unsubscribe(args: list[str]) -> None:
-    _subscription(args, "unsubscribe")
+    conn.unsubscribe(ns.uri)
+    updates = conn.resource_updates(ns.uri)
+    print(f"unsubscribed from {ns.uri} on {conn.name!r} after {updates} update{'s' if updates != 1 else ''}")
 
 
 @subcommand("prompts", "[NAME] [--refresh]", "the server's prompts and their arguments (* required)")
@@ -167,7 +193,8 @@ def _prompt(args: list[str]) -> PromptResult:
     return pick(ns.conn).get_prompt(ns.prompt, _pairs(ns.pairs))
 
 
-@subcommand("loglevel", "LEVEL [--conn NAME]", "logging/setLevel: the least severe server log level to receive")
+@subcommand("loglevel", "LEVEL [--conn NAME]",
+            "the least severe server log level to receive (legacy: logging/setLevel; modern: sent with each request)")
 def _loglevel(args: list[str]) -> None:
     parser = Parser("loglevel")
     parser.add_argument("level", choices=LOG_LEVELS)
@@ -175,25 +202,49 @@ def _loglevel(args: list[str]) -> None:
     ns = parser.parse_args(args)
     conn = pick(ns.conn)
     conn.set_log_level(ns.level)
-    print(f"{conn.name}: server log level {ns.level}")
+    if conn.era == "modern":
+        print(f"{conn.name}: server log level {ns.level}, sent with each request as _meta "
+              "io.modelcontextprotocol/logLevel (2026-07-28 has no logging/setLevel)")
+    else:
+        print(f"{conn.name}: server log level {ns.level} (logging/setLevel)")
 
 
-@subcommand("logs", "[NAME] [--last N]", "the server's recent log messages (those no cell was waiting for included)")
+@subcommand(
+    "logs", "[NAME] [--last N] [--level LEVEL] [--unrouted] [--live] [--save PATH]",
+    "the server's log messages, those shown in a waiting cell marked (--live: a widget that follows new "
+    "ones; --unrouted: only those no cell showed; --save: JSON lines)",
+)
 def _logs(args: list[str]) -> None:
+    from ._live_panels import LOG_ROWS, logs_snapshot, write_jsonl
+
     parser = Parser("logs")
     parser.add_argument("name", nargs="?")
-    parser.add_argument("--last", type=count, default=50)
+    parser.add_argument("--last", type=count, help="how many of the newest (default: 50; live 200; --save all kept)")
+    parser.add_argument("--level", choices=LOG_LEVELS, help="the least severe level shown")
+    parser.add_argument("--unrouted", action="store_true", help="only the messages no waiting cell showed")
+    parser.add_argument("--live", action="store_true")
+    parser.add_argument("--save", metavar="PATH")
     ns = parser.parse_args(args)
     conn = pick(ns.name)
-    records = conn.logs[-ns.last:]
-    if not records:
-        print(f"{conn.name}: no log messages")
+    if ns.save:
+        try:
+            written = write_jsonl(conn.log_records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
+        except OSError as exc:
+            raise CommandError(f"cannot write {ns.save}: {exc.strerror or exc}") from None
+        print(f"saved {written} log message{'s' if written != 1 else ''} to {ns.save}")
         return
-    import time
+    if ns.live and _frontend():
+        _show(conn.log_panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
+        return
+    text, html = logs_snapshot(conn, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
+    if _frontend():
+        from ._magic_health import _Html
 
-    rows = [[time.strftime("%H:%M:%S", time.localtime(r.wall)), r.level, r.logger or "",
-             r.data if isinstance(r.data, str) else json.dumps(r.data, default=str)] for r in records]
-    print(table_text(["time", "level", "logger", "message"], rows))
+        _show(_Html(html, text))
+        return
+    if ns.live:
+        print("(a live panel needs a Jupyter widget frontend; this is a snapshot)")
+    print(text)
 
 
 @subcommand("cancel", "REQUEST_ID [--conn NAME]", "cancel one of our in-flight requests (notifications/cancelled)")
