@@ -25,6 +25,7 @@ from ._errors import (
 from ._health import Health
 from ._results import Listing, PromptResult, ResourceResult, ToolResult
 from ._trace import Trace, TraceEntry, load_trace
+from ._url_required import UrlElicitationRequired
 from ._validate import OutputSchemaError, ToolArgumentError
 
 
@@ -58,6 +59,7 @@ __all__ = [
     "RequestTimeout",
     "Trace",
     "TraceEntry",
+    "UrlElicitationRequired",
     "UsageError",
     "__version__",
     "aconnect",

@@ -91,7 +91,7 @@ class Presenter:
         else:
             print(record.line(self.connection))
 
-    def ask(self, question: Question, call: Call) -> None:
+    def ask(self, question: Question, call: Call | None = None) -> None:
         question.connection = self.connection
         if self._where() == "kernel":
             from IPython.display import display

@@ -16,6 +16,7 @@ with era="legacy" for such a server.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from . import _jsonrpc as rpc
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from ._handlers import Handlers
     from ._session import Pending
     from ._transport import Transport
+
+RoundSender = Callable[[str, "dict[str, Any] | None"], Awaitable["Pending"]]
 
 PROBE_TIMEOUT = 2.0
 MAX_INPUT_ROUNDS = 8
@@ -160,11 +163,22 @@ class Eras:
         self.rtts.append(pending.rtt)  # type: ignore[attr-defined]
         return pending.rtt
 
-    async def modern_request(self, method: str, params: dict[str, Any] | None, *, timeout: float | None) -> Any:
-        """A modern request to completion: version retry, then `input_required` rounds, bounded."""
+    async def modern_request(
+        self, method: str, params: dict[str, Any] | None, *, timeout: float | None, send: RoundSender | None = None,
+    ) -> Any:
+        """A modern request to completion: version retry, then `input_required` rounds, bounded.
+
+        Each round is one request on the wire, sent by `send(method, params)` (by default a
+        `round_trip` with `timeout`); a caller that keeps its own deadline and cancels by
+        abandoning the round it sees passes its own.
+        """
+        async def round_trip(method: str, params: dict[str, Any] | None) -> Pending:
+            return await self.round_trip(method, params, timeout=timeout)  # type: ignore[attr-defined,no-any-return]
+
+        send = send or round_trip
         retried_version = retried_headers = False
         for _ in range(MAX_INPUT_ROUNDS):
-            pending: Pending = await self.round_trip(method, params, timeout=timeout)  # type: ignore[attr-defined]
+            pending = await send(method, params)
             try:
                 result = pending.outcome()
             except McpError as exc:
@@ -174,7 +188,7 @@ class Eras:
                     continue
                 if exc.code == modern.HEADER_MISMATCH and method == "tools/call" and not retried_headers:
                     retried_headers = True  # the tool's x-mcp-header schema may have changed: relist, retry
-                    await self.modern_request("tools/list", None, timeout=timeout)
+                    await self.modern_request("tools/list", None, timeout=timeout, send=send)
                     continue
                 if exc.code == modern.MISSING_CLIENT_CAPABILITY:
                     wanted = (exc.data or {}).get("requiredCapabilities") if isinstance(exc.data, dict) else None

@@ -7,6 +7,7 @@ run on the session thread, only record, and never print.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 import weakref
@@ -26,6 +27,10 @@ LIST_CHANGED = {
     "notifications/prompts/list_changed": ("prompts",),
     "notifications/resources/list_changed": ("resources", "resourceTemplates"),
 }
+
+# The call whose request this task serves: set by the request core in the task that runs a
+# request on the session loop, and so known to what that task starts (see current_call).
+_asking: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcp_notebook_asking", default=None)
 
 _states: weakref.WeakKeyDictionary[Any, FeatureState] = weakref.WeakKeyDictionary()
 _states_lock = threading.Lock()
@@ -56,30 +61,54 @@ class FeatureState:
         handlers.set_inline("notifications/progress", self._on_progress)
         handlers.set_inline("notifications/message", self._on_log)
         handlers.set("notifications/resources/updated", self._on_updated)
-        handlers.set("notifications/elicitation/complete", self.requests.on_elicitation_complete)
+        handlers.set_inline("notifications/elicitation/complete", self.requests.on_elicitation_complete)
         for method in LIST_CHANGED:
             handlers.set_inline(method, self._list_changed_handler(method))
 
-    # ----- caller threads -----
+    # ----- callers -----
 
-    def begin(self, call: Call, pending: Any) -> None:
+    def begin(self, call: Call, pending: Any = None) -> None:
         with self.lock:
             if call.token is not None:
                 self.calls[call.token] = call
             self.waiting.append(call)
-            self.pendings[pending.id] = pending
+            if pending is not None:
+                self.pendings[pending.id] = pending
 
-    def end(self, call: Call, pending: Any) -> None:
+    def end(self, call: Call, pending: Any = None) -> None:
         with self.lock:
             if call.token is not None:
                 self.calls.pop(call.token, None)
             if call in self.waiting:
                 self.waiting.remove(call)
-            self.pendings.pop(pending.id, None)
+            if pending is not None:
+                self.pendings.pop(pending.id, None)
 
-    def current_call(self) -> Call | None:
-        """The call most recently started that a caller still waits on (the cell to show things in)."""
+    def track(self, pending: Any, on: bool = True) -> None:
+        """A round of a multi-round request went on the wire (or ended): `cancel(id)` finds it."""
         with self.lock:
+            if on:
+                self.pendings[pending.id] = pending
+            else:  # by identity: a round re-issued after a broken stream has a new id
+                for request_id in [i for i, p in self.pendings.items() if p is pending]:
+                    del self.pendings[request_id]
+
+    def current_call(self, *, for_logs: bool = False) -> Call | None:
+        """The cell to show things in: the call whose request asks, else the call most recently
+        started that a caller still waits on (for a log line, preferably one that asked for logs).
+
+        The asking call is known to whatever runs in its request's task: the handlers of its
+        modern `input_required` rounds, and over HTTP the reader of its response stream (a
+        task started from that task, so sharing its context), which is where its
+        request-scoped progress and log lines arrive."""
+        asking = _asking.get()
+        with self.lock:
+            if asking is not None and asking in self.waiting:
+                return asking
+            if for_logs:
+                wanting = [call for call in self.waiting if call.log_level is not None]
+                if wanting:
+                    return wanting[-1]
             return self.waiting[-1] if self.waiting else None
 
     def cached(self, key: str) -> Listing | None:
@@ -103,7 +132,7 @@ class FeatureState:
     def _on_log(self, params: dict[str, Any]) -> None:
         record = LogRecord(str(params.get("level", "info")), params.get("data"), params.get("logger"))
         self.logs.append(record)
-        call = self.current_call()
+        call = self.current_call(for_logs=True)
         if call is not None:
             call.post("log", record)
         else:
@@ -145,6 +174,11 @@ def install(session: Any, *, roots: Any = None, sampling: Any = None, elicitatio
     with _states_lock:
         _states[session] = state
     return state
+
+
+def asking_for(call: Call) -> contextvars.Token[Call | None]:
+    """From here on in this task, questions from the server go to `call`'s cell."""
+    return _asking.set(call)
 
 
 def state_of(session: Any) -> FeatureState:

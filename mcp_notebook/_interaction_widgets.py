@@ -158,13 +158,20 @@ class UrlPrompt:
                                      (self.decline_button, question.decline, "declined"), (self.cancel_button, question.cancel, "cancelled")):
             button.on_click(lambda _, a=answer, w=word: self._finish(a, w))
         self.widget = widgets.VBox([self.header, widgets.HBox([self.accept_button, self.decline_button, self.cancel_button]), self.status])
+        question.when_completed(self._completed)
 
     def _finish(self, answer: Any, word: str) -> None:
         if not self.question.answered:
             answer()
             for button in (self.accept_button, self.decline_button, self.cancel_button):
                 button.disabled = True
-        self.status.value = f"<i>{esc(word)}</i>"
+        if not self.question.completed.is_set():
+            self.status.value = f"<i>{esc(word)}</i>"
+
+    def _completed(self) -> None:
+        for button in (self.accept_button, self.decline_button, self.cancel_button):
+            button.disabled = True
+        self.status.value = "<i>completed: the server reports the interaction done</i>"
 
 
 class SamplingReply:

@@ -1,8 +1,9 @@
-"""Requests a caller thread waits on: deadlines that progress can extend, progress state,
-and the inbox through which the session routes logs and questions to the waiting cell.
+"""Requests a caller waits on: deadlines that progress can extend, progress state, and the
+inbox through which the session routes logs and questions to the waiting cell.
 
 The session thread only records (progress, log records, questions) and never prints;
-the caller's thread, which is the cell's, displays what it finds at its next wake-up.
+the caller (the cell's thread, or its awaiting coroutine) displays what it finds at its
+next wake-up.
 """
 
 from __future__ import annotations
@@ -97,12 +98,16 @@ class LogRecord:
 
 
 class Call:
-    """A request whose caller thread is waiting: it gets progress, logs and questions."""
+    """A request whose caller (a thread, or a coroutine) is waiting: it gets progress, logs and questions.
 
-    def __init__(self, method: str, deadline: Deadline, token: str | None) -> None:
+    `log_level` is the level the request itself asked for (modern: request-scoped logs).
+    """
+
+    def __init__(self, method: str, deadline: Deadline, token: str | None, log_level: str | None = None) -> None:
         self.method = method
         self.deadline = deadline
         self.token = token
+        self.log_level = log_level
         self.progress = ProgressState()
         self.thread = threading.current_thread()
         self.inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import inspect
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
@@ -29,6 +31,7 @@ if TYPE_CHECKING:
     from ._feature_state import FeatureState
 
 ANSWER_TIMEOUT = 300.0  # seconds a question waits for the user
+MAX_AWAITED = 100  # URL elicitations whose completion notice we still listen for
 USER_REJECTED = -1  # the sampling spec's code for "User rejected sampling request"
 
 
@@ -40,6 +43,8 @@ class Question:
         self.params = params
         self.connection = connection
         self.future: Future[dict[str, Any] | None] = Future()
+        self.completed = threading.Event()  # URL mode: the server said the interaction is done
+        self._on_complete: list[Callable[[], Any]] = []
 
     @property
     def mode(self) -> str:
@@ -51,8 +56,26 @@ class Question:
         return schema if isinstance(schema, dict) else {}
 
     @property
+    def elicitation_id(self) -> str | None:
+        value = self.params.get("elicitationId")
+        return value if isinstance(value, str) else None
+
+    @property
     def answered(self) -> bool:
         return self.future.done()
+
+    def when_completed(self, callback: Callable[[], Any]) -> None:
+        """Run `callback` once the server reports this URL elicitation complete (now if it has)."""
+        self._on_complete.append(callback)
+        if self.completed.is_set():
+            callback()
+
+    def complete(self) -> None:
+        """The server's `notifications/elicitation/complete` for this question arrived."""
+        if not self.completed.is_set():
+            self.completed.set()
+            for callback in self._on_complete:
+                callback()
 
     def _settle(self, value: dict[str, Any] | None) -> None:
         if not self.future.done():
@@ -135,6 +158,7 @@ class ServerRequests:
         self.elicitation = elicitation
         self.answer_timeout = answer_timeout
         self.completed_elicitations: set[str] = set()
+        self.awaited: OrderedDict[str, Question] = OrderedDict()  # URL questions by elicitationId
         self.state: FeatureState | None = None
 
     def capabilities(self) -> dict[str, Any]:
@@ -189,12 +213,32 @@ class ServerRequests:
             raise TypeError(f"the elicitation callback returned {type(value).__name__}; return a dict or None")
         if self.elicitation == "defaults":
             return {"action": "accept", "content": with_defaults(schema, {})} if mode == "form" else {"action": "decline"}
-        answer = await self._ask(Question("elicitation", params))
+        question = Question("elicitation", params)
+        if mode == "url":
+            self.await_completion(question)
+        answer = await self._ask(question)
         return answer if answer is not None else {"action": "cancel"}
 
-    async def on_elicitation_complete(self, params: dict[str, Any]) -> None:
-        if isinstance(params.get("elicitationId"), str):
-            self.completed_elicitations.add(params["elicitationId"])
+    def await_completion(self, question: Question) -> None:
+        """Listen for the server's completion notice of this URL question."""
+        if question.elicitation_id is None:
+            return
+        if question.elicitation_id in self.completed_elicitations:
+            question.complete()
+            return
+        self.awaited[question.elicitation_id] = question
+        while len(self.awaited) > MAX_AWAITED:
+            self.awaited.popitem(last=False)
+
+    def on_elicitation_complete(self, params: dict[str, Any]) -> None:
+        """`notifications/elicitation/complete`: unknown or repeated ids are ignored (the spec's MUST)."""
+        elicitation_id = params.get("elicitationId")
+        if not isinstance(elicitation_id, str) or elicitation_id in self.completed_elicitations:
+            return
+        self.completed_elicitations.add(elicitation_id)
+        question = self.awaited.pop(elicitation_id, None)
+        if question is not None:
+            question.complete()
 
     async def _ask(self, question: Question) -> dict[str, Any] | None:
         """Post the question to the waiting cell; its answer, or None (no cell, or no answer in time)."""
@@ -202,8 +246,10 @@ class ServerRequests:
         if call is None:
             return None
         call.post("question", question)
-        with anyio.move_on_after(self.answer_timeout):
-            while not question.answered:
-                await anyio.sleep(0.05)
-        question.cancel()  # no-op once answered; else the timeout's answer
+        try:
+            with anyio.move_on_after(self.answer_timeout):
+                while not question.answered:
+                    await anyio.sleep(0.05)
+        finally:
+            question.cancel()  # no-op once answered; else the timeout's (or the abandoned request's) answer
         return question.future.result()

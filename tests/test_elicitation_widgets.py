@@ -7,7 +7,7 @@ import threading
 import time
 
 import pytest
-from conftest import server_everything_cmd
+from conftest import sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook import _display
@@ -130,6 +130,36 @@ def test_url_mode_shows_a_link_and_accepts(kernel_cell):
         prompt.accept_button.click()
         thread.join(15)
         assert replies(conn, "elicitation/create")[0]["result"] == {"action": "accept"}
+        assert "completed the URL elicitation" in box["result"].text
+
+
+def test_url_mode_shows_when_the_server_reports_completion(kernel_cell):
+    _, forms = kernel_cell
+    with mcp_notebook.connect(sdk_server_cmd(), name="url", era="legacy", elicitation=True) as conn:
+        thread, box = in_background(conn.call_tool, "open_url", {"url": "https://example.com/sign-in"})
+        wait_for(lambda: forms)
+        prompt = forms[0]
+        assert "completed" not in prompt.status.value
+        prompt.accept_button.click()
+        thread.join(15)
+        assert box["result"].text == "accept"
+        # The notice came before the result, and its repeat was ignored.
+        assert "completed: the server reports the interaction done" in prompt.status.value
+        assert prompt.question.completed.is_set() and prompt.accept_button.disabled
+
+
+def test_a_url_the_server_requires_first_is_shown_and_the_call_retried(kernel_cell):
+    _, forms = kernel_cell
+    with mcp_notebook.connect(server_everything_cmd(), name="url", era="legacy", elicitation=True) as conn:
+        thread, box = in_background(conn.call_tool, "trigger-url-elicitation",
+                                    {"url": "https://example.com/files", "errorPath": True})
+        wait_for(lambda: forms)
+        assert "https://modelcontextprotocol.io" in forms[0].header.value  # from the -32042 error
+        forms[0].accept_button.click()
+        wait_for(lambda: len(forms) == 2)  # the retry asks for the original URL
+        assert "https://example.com/files" in forms[1].header.value
+        forms[1].accept_button.click()
+        thread.join(15)
         assert "completed the URL elicitation" in box["result"].text
 
 

@@ -251,3 +251,31 @@ def test_without_a_cell_or_terminal_questions_are_declined(monkeypatch):
         result = conn.call_tool("trigger-sampling-request", {"prompt": "x"})
         assert result.is_error and "rejected" in result.text
         assert sent(conn, kind="error")[-1]["error"] == {"code": -1, "message": "User rejected sampling request"}
+
+
+def test_a_url_elicitation_required_error_is_answered_then_retried():
+    """server-everything's -32042 path: the error lists a prerequisite URL; once accepted the
+    same call is retried, and that retry asks for the original URL the ordinary way."""
+    asked = []
+
+    def open_it(params):
+        asked.append(params["url"])
+        return {"action": "accept"}
+
+    with mcp_notebook.connect(server_everything_cmd(), name="urls", era="legacy", elicitation=open_it) as conn:
+        text = conn.call_tool("trigger-url-elicitation", {"url": "https://example.com/login", "errorPath": True}).text
+        assert "completed the URL elicitation" in text
+        assert asked == ["https://modelcontextprotocol.io", "https://example.com/login"]
+        calls = sent(conn, "tools/call")
+        assert len(calls) == 2 and calls[0]["params"]["arguments"] == calls[1]["params"]["arguments"]
+
+
+@pytest.mark.parametrize("answer, words", [(lambda params: None, "decline by the user"),
+                                           ("defaults", 'elicitation="defaults" does not open URLs')])
+def test_a_url_elicitation_required_error_not_accepted_names_the_url(answer, words):
+    with mcp_notebook.connect(server_everything_cmd(), name="urls", era="legacy", elicitation=answer) as conn:
+        with pytest.raises(mcp_notebook.UrlElicitationRequired) as info:
+            conn.call_tool("trigger-url-elicitation", {"url": "https://example.com/x", "errorPath": True})
+        message = str(info.value)
+        assert "https://modelcontextprotocol.io" in message and words in message and "\n" not in message
+        assert info.value.code == -32042 and len(sent(conn, "tools/call")) == 1

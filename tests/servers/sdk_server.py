@@ -13,6 +13,14 @@ We did not write its protocol handling: the SDK does. Tools:
 * ``touch(uri)``          -> publishes resource-updated and tools-list-changed events
 * ``drop_stream(seconds)``-> closes the request's SSE stream (SEP-1699 polling; needs
                              ``--resumable``), waits, then answers "after the drop"
+* ``steps(count, seconds)``-> ``count`` steps over ``seconds``: after each, progress and
+                             request-scoped log lines (debug and info) through the SDK's
+                             Context; answers "done after N steps"
+* ``open_url(url)``      -> URL-mode elicitation; on accept sends
+                             ``notifications/elicitation/complete`` (twice: clients ignore repeats)
+* ``ask_name()``          -> asks the user for a name (elicitation: a server request on
+                             legacy, an ``input_required`` result on 2026-07-28);
+                             answers "hello NAME" or the action taken
 
 Usage::
 
@@ -28,13 +36,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from typing import Annotated
 
 import anyio
+from mcp.server.elicitation import AcceptedElicitation, ElicitationResult
 from mcp.server.mcpserver import Context, MCPServer, Resolve
-from mcp.server.mcpserver.resolve import ListRoots
+from mcp.server.mcpserver.resolve import Elicit, ListRoots
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 from mcp_types import JSONRPCMessage, ListRootsResult
+from pydantic import BaseModel
 
 HOST = "127.0.0.1"
 
@@ -96,6 +107,33 @@ async def drop_stream(seconds: float, ctx: Context) -> str:
     return "after the drop"
 
 
+@mcp.tool()
+async def steps(count: int, seconds: float, ctx: Context) -> str:
+    """Take `count` steps over `seconds`, reporting progress and logging each step (debug and info)."""
+    for step in range(1, count + 1):
+        await anyio.sleep(seconds / count)
+        with warnings.catch_warnings():  # the SDK marks logging deprecated in 2026-07-28 (SEP-2577)
+            warnings.simplefilter("ignore")
+            await ctx.debug(f"debug {step}/{count}", logger_name="steps")
+            await ctx.info(f"step {step}/{count}", logger_name="steps")
+        await ctx.report_progress(step, count, f"step {step}/{count}")
+    return f"done after {count} steps"
+
+
+class Name(BaseModel):
+    name: str
+
+
+def _ask_for_a_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+@mcp.tool()
+def ask_name(answer: Annotated[ElicitationResult[Name], Resolve(_ask_for_a_name)]) -> str:
+    """Ask the user for a name; greet them, or say what they did instead."""
+    return f"hello {answer.data.name}" if isinstance(answer, AcceptedElicitation) else answer.action
+
+
 class InMemoryEventStore(EventStore):
     """The smallest event store: every event kept in order, replayed per stream."""
 
@@ -117,6 +155,16 @@ class InMemoryEventStore(EventStore):
                 await send_callback(EventMessage(message, event_id))
             after = after or event_id == last_event_id
         return stream
+
+
+@mcp.tool()
+async def open_url(url: str, ctx: Context) -> str:
+    """Ask the user to open `url` (URL-mode elicitation); once accepted, report it complete."""
+    result = await ctx.elicit_url("Sign in to continue.", url, "sign-in-1")
+    if result.action == "accept":
+        await ctx.session.send_elicit_complete("sign-in-1", ctx.request_id)
+        await ctx.session.send_elicit_complete("sign-in-1", ctx.request_id)  # a repeat the client ignores
+    return result.action
 
 
 @mcp.tool()
