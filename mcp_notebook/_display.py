@@ -65,16 +65,19 @@ class Presenter:
 
     def attend(self, call: Call, seen: int) -> int:
         """Show what arrived since the last look; the progress updates seen so far."""
+        every_update = callable(self.option)  # a callback gets each report; a bar only the latest
         for kind, payload in call.drain():
             if kind == "log":
                 self.log(payload)
             elif kind == "question":
                 self.ask(payload, call)
+            elif kind == "progress" and every_update:
+                self._progress_display().report(*payload)
         if self.open_questions:
             call.deadline.touched = time.monotonic()  # a user answering is not a server being slow
             self.open_questions = [q for q in self.open_questions if not q.answered]
         state = call.progress
-        if state.updates != seen and self._progress_display() is not None:
+        if state.updates != seen and not every_update and self._progress_display() is not None:
             self.display.update(state)
         return state.updates
 

@@ -124,9 +124,11 @@ class Call:
         state.message = message if isinstance(message, str) else None
         state.updates += 1
         self.deadline.touch()
+        self.inbox.put(("progress", (state.progress, state.total, state.message)))  # for callbacks: every one
 
     def post(self, kind: str, payload: Any) -> None:
-        """Session thread: hand a log record ("log") or a question ("question") to the caller."""
+        """Session thread: hand a log record ("log"), a question ("question") or a progress report
+        ("progress") to the caller."""
         self.inbox.put((kind, payload))
 
     def drain(self) -> list[tuple[str, Any]]:
@@ -163,8 +165,12 @@ class CallbackProgress:
     def __init__(self, fn: Callable[[float, float | None, str | None], Any]) -> None:
         self.fn = fn
 
+    def report(self, progress: float, total: float | None, message: str | None) -> None:
+        """One progress notification, in the order they arrived."""
+        self.fn(progress, total, message)
+
     def update(self, state: ProgressState) -> None:
-        self.fn(state.progress, state.total, state.message)
+        self.report(state.progress, state.total, state.message)
 
     def close(self, failed: bool = False) -> None:
         pass

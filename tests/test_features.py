@@ -132,7 +132,7 @@ def test_progress_resets_the_timeout_and_the_maximum_total_holds(conn):
     seen = []
     result = conn.call_tool("trigger-long-running-operation", {"duration": 2, "steps": 4}, timeout=0.9,
                             progress=lambda p, total, message: seen.append((p, total)))
-    assert "completed" in result.text and seen[-1] == (4.0, 4.0)
+    assert "completed" in result.text and seen == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]  # each one
     token = sent(conn, "tools/call")[-1]["params"]["_meta"]["progressToken"]
     assert isinstance(token, str)
     with pytest.raises(mcp_notebook.RequestTimeout, match="maximum total time of 1.2 s"):
@@ -140,6 +140,13 @@ def test_progress_resets_the_timeout_and_the_maximum_total_holds(conn):
     with pytest.raises(mcp_notebook.RequestTimeout, match="timed out after 0.3 s"):
         conn.call_tool("trigger-long-running-operation", {"duration": 2, "steps": 4}, timeout=0.3, reset_on_progress=False)
     assert len(sent(conn, "notifications/cancelled")) == 2
+
+
+def test_a_progress_callback_gets_every_report_of_a_burst(conn):
+    seen = []
+    conn.call_tool("trigger-long-running-operation", {"duration": 0.01, "steps": 5},
+                   progress=lambda p, total, message: seen.append(p))
+    assert seen == [1.0, 2.0, 3.0, 4.0, 5.0]  # reports milliseconds apart are not merged
 
 
 def test_text_progress_in_a_terminal(conn, monkeypatch, capsys):
