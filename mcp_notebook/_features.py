@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._errors import ConnectionClosed, McpError
+from ._errors import ConnectionClosed, McpError, UsageError
 from ._exchange import TICK, adrive, drive
 from ._feature_steps import LOG_LEVELS, MAX_PAGES, FeatureSteps, expand_template
 from ._progress import LogRecord
 from ._results import Listing, PromptResult, ResourceResult, ToolResult
 from ._runtime import get_runtime
+from ._server_requests import roots_of
 from ._validate import OutputSchemaError, ToolArgumentError
 
 
@@ -175,6 +176,36 @@ class ClientFeatures(FeatureSteps):
     def logs(self) -> list[LogRecord]:
         """The server's recent log messages (`notifications/message`), oldest first."""
         return list(self._fx.logs)
+
+    # ----- roots -----
+
+    @property
+    def roots(self) -> list[dict[str, Any]] | None:
+        """The roots this client offers (`roots/list`), or None when it declared none."""
+        roots = self._fx.requests.roots
+        return None if roots is None else [dict(root) for root in roots]
+
+    def set_roots(self, roots: Any) -> None:
+        """Change the roots (paths, file:// URIs or root dicts) and tell a legacy server they
+        changed (`notifications/roots/list_changed`); modern servers ask for roots per request."""
+        self._change_roots(roots)
+        if self._session.era != "modern":
+            self.notify("notifications/roots/list_changed")  # type: ignore[attr-defined]
+
+    async def aset_roots(self, roots: Any) -> None:
+        self._change_roots(roots)
+        if self._session.era != "modern":
+            await self.anotify("notifications/roots/list_changed")  # type: ignore[attr-defined]
+
+    def _change_roots(self, roots: Any) -> None:
+        requests = self._fx.requests
+        if requests.roots is None:
+            raise UsageError(f"{self.name}: this connection declared no roots capability; "
+                             "connect with roots=[path, ...] (or roots=True for the working directory)")
+        listed = roots_of(roots)
+        if listed is None:
+            raise UsageError("set_roots() takes paths, file:// URIs or root dicts (an empty list for none)")
+        requests.roots = listed
 
     # ----- cancellation -----
 

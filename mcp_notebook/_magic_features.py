@@ -193,6 +193,23 @@ def _prompt(args: list[str]) -> PromptResult:
     return pick(ns.conn).get_prompt(ns.prompt, _pairs(ns.pairs))
 
 
+@subcommand("roots", "[PATH ...] [--conn NAME]",
+            "the roots this client offers; with paths, change them and tell the server (roots/list_changed)")
+def _roots(args: list[str]) -> None:
+    parser = Parser("roots")
+    parser.add_argument("paths", nargs="*", metavar="PATH")
+    parser.add_argument("--conn", metavar="NAME")
+    ns = parser.parse_args(args)
+    conn = pick(ns.conn)
+    if ns.paths:
+        conn.set_roots(ns.paths)
+    roots = conn.roots
+    if roots is None:
+        print(f"{conn.name}: no roots offered (connect with roots=[path, ...] to offer some)")
+        return
+    print(f"{conn.name}: {len(roots)} root(s)" + "".join(f"\n  {root['uri']}" for root in roots))
+
+
 @subcommand("loglevel", "LEVEL [--conn NAME]",
             "the least severe server log level to receive (legacy: logging/setLevel; modern: sent with each request)")
 def _loglevel(args: list[str]) -> None:

@@ -301,18 +301,24 @@ def test_roots_sampling_and_elicitation_answered_by_callbacks(url, tmp_path):
 
 
 def test_changed_roots_are_asked_for_again(url):
-    roots = [{"uri": "file:///srv/one", "name": "one"}]
-    with connect(url, name="roots", capabilities={"roots": {"listChanged": True}},
-                 handlers={"roots/list": lambda params: {"roots": list(roots)}}) as conn:
+    one = {"uri": "file:///srv/one", "name": "one"}
+    with connect(url, name="roots", roots=[one]) as conn:
         # After this the server has our roots, and listens for roots/list_changed.
         assert "(1 total)" in conn.call_tool("get-roots-list").text
-        roots.append({"uri": "file:///srv/two", "name": "two"})
         synced = notice(conn, "notifications/message", lambda params: "2 root(s) received" in str(params.get("data")))
-        conn.notify("notifications/roots/list_changed")
+        conn.set_roots([one, "file:///srv/two"])
+        assert sent(conn, "notifications/roots/list_changed")
         assert synced.wait(WAIT)  # it asked again (on the listening stream) and logged what it got
         view = conn.call_tool("get-roots-list").text
-        assert "(2 total)" in view and "file:///srv/two" in view
+        assert "(2 total)" in view and "file:///srv/two" in view and conn.roots[1]["name"] == "two"
         assert len([e for e in conn.trace.frames("in") if e.method == "roots/list"]) >= 2
+
+
+def test_roots_cannot_change_where_none_were_declared(url):
+    with connect(url, name="bare") as conn:
+        with pytest.raises(mcp_notebook.UsageError, match="declared no roots capability"):
+            conn.set_roots(["/tmp"])
+        assert conn.roots is None and not sent(conn, "notifications/roots/list_changed")
 
 
 # ----------------------------------------------------------------- HTTP+SSE (2024-11-05)

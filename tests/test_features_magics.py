@@ -7,6 +7,7 @@ import pytest
 from conftest import server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.interactiveshell import InteractiveShell
+from test_features_http import notice
 from test_http import everything
 
 import mcp_notebook
@@ -46,11 +47,25 @@ def test_line_and_cell_magics_return_results(shell):
     ("prompt args-prompt", "missing required argument"),
     ("loglevel loud", "invalid choice"),
     ("read 'Dynamic Text Resource' other=1", "has no variable"),
+    ("roots /tmp", "declared no roots capability"),
 ])
 def test_mistakes_are_one_line_usage_errors(shell, line, words):
     with pytest.raises(IPythonUsageError) as info:
         shell.run_line_magic("mcp", line)
     assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_roots_are_listed_and_changed(shell, tmp_path, capsys):
+    with mcp_notebook.connect(server_everything_cmd(), name="rooted", era="legacy", roots=[tmp_path]) as conn:
+        shell.run_line_magic("mcp", "roots --conn rooted")
+        assert tmp_path.as_uri() in capsys.readouterr().out
+        assert "(1 total)" in conn.call_tool("get-roots-list").text  # now the server listens for changes
+        synced = notice(conn, "notifications/message", lambda params: "2 root(s) received" in str(params.get("data")))
+        shell.run_line_magic("mcp", f"roots {tmp_path} {tmp_path.parent} --conn rooted")
+        assert "2 root(s)" in capsys.readouterr().out
+        assert synced.wait(20)  # the server asked again and logged what it got
+        assert "(2 total)" in conn.call_tool("get-roots-list").text
+        assert [e.method for e in conn.trace.frames("out") if e.method == "notifications/roots/list_changed"]
 
 
 def test_cell_bodies_that_are_not_arguments(shell):
