@@ -51,6 +51,7 @@ class FeatureState:
         self.unrouted_logs: deque[LogRecord] = deque(maxlen=LOG_HISTORY)
         self.log_level: str | None = None
         self.subscriptions: dict[str, list[Callable[[str], Any]]] = {}
+        self.listens: dict[str, Any] = {}  # modern: uri -> its subscriptions/listen Subscription
         self.updates: deque[tuple[str, float]] = deque(maxlen=LOG_HISTORY)
         self.update_counts: dict[str, int] = {}
         self.requests = requests or ServerRequests()

@@ -127,13 +127,7 @@ class FeatureSteps:
     def _read_template(self, name: str, values: dict[str, Any]) -> Steps[ResourceResult]:
         return (yield from self._read_resource((yield from self._fill_template(name, values))))
 
-    def _no_resources_subscribe(self) -> None:
-        if self._session.era == "modern":
-            raise UsageError(f"{self.name}: resources/subscribe does not exist in 2026-07-28 (subscriptions/listen "
-                             "replaced it): use conn.listen(resource_uris=[...])")
-
     def _subscribe(self, uri: str, callback: Any = None) -> Steps[None]:
-        self._no_resources_subscribe()
         if not (self._session.server_capabilities.get("resources") or {}).get("subscribe"):
             raise UsageError(f"{self.name}: the server does not support resource subscriptions")
         yield Exchange("resources/subscribe", {"uri": uri})
@@ -144,7 +138,6 @@ class FeatureSteps:
                 fx.subscriptions[uri].append(callback)
 
     def _unsubscribe(self, uri: str) -> Steps[None]:
-        self._no_resources_subscribe()
         yield Exchange("resources/unsubscribe", {"uri": uri})
         with self._fx.lock:
             self._fx.subscriptions.pop(uri, None)

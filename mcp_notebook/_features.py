@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
+
 from ._errors import ConnectionClosed, McpError, UsageError
 from ._exchange import TICK, adrive, drive
 from ._feature_steps import LOG_LEVELS, MAX_PAGES, FeatureSteps, expand_template
@@ -113,17 +115,56 @@ class ClientFeatures(FeatureSteps):
         return await adrive(self, self._read_template(name, values))
 
     def subscribe(self, uri: str, callback: Any = None) -> None:
-        """Subscribe to a resource's updates; `callback(uri)` runs in a worker thread on each one."""
-        drive(self, self._subscribe(uri, callback))
+        """Subscribe to a resource's updates; `callback(uri)` runs in a worker thread on each one.
+        Legacy: `resources/subscribe`; modern: a `subscriptions/listen` stream for that resource."""
+        if self._session.era == "modern":
+            self._listen_to(uri, callback)
+        else:
+            drive(self, self._subscribe(uri, callback))
 
     async def asubscribe(self, uri: str, callback: Any = None) -> None:
-        await adrive(self, self._subscribe(uri, callback))
+        if self._session.era == "modern":
+            await anyio.to_thread.run_sync(self._listen_to, uri, callback)
+        else:
+            await adrive(self, self._subscribe(uri, callback))
 
     def unsubscribe(self, uri: str) -> None:
-        drive(self, self._unsubscribe(uri))
+        if self._session.era == "modern":
+            self._stop_listening_to(uri)
+        else:
+            drive(self, self._unsubscribe(uri))
 
     async def aunsubscribe(self, uri: str) -> None:
-        await adrive(self, self._unsubscribe(uri))
+        if self._session.era == "modern":
+            await anyio.to_thread.run_sync(self._stop_listening_to, uri)
+        else:
+            await adrive(self, self._unsubscribe(uri))
+
+    def _listen_to(self, uri: str, callback: Any) -> None:
+        fx = self._fx
+        with fx.lock:
+            listening = uri in fx.listens
+        if not listening:
+            subscription = self.listen(resource_uris=[uri])  # type: ignore[attr-defined]
+            granted = (subscription.acknowledged or {}).get("resourceSubscriptions") or []
+            if uri not in granted:
+                subscription.close()
+                raise UsageError(f"{self.name}: the server did not take a subscription to {uri}")
+            with fx.lock:
+                fx.listens[uri] = subscription
+        with fx.lock:
+            fx.subscriptions.setdefault(uri, [])
+            if callback is not None:
+                fx.subscriptions[uri].append(callback)
+
+    def _stop_listening_to(self, uri: str) -> None:
+        fx = self._fx
+        with fx.lock:
+            subscription = fx.listens.pop(uri, None)
+            fx.subscriptions.pop(uri, None)
+        if subscription is None:
+            raise UsageError(f"{self.name}: not subscribed to {uri}")
+        subscription.close()
 
     def resource_updates(self, uri: str | None = None) -> int:
         """How many `notifications/resources/updated` arrived (for `uri`, or in all)."""

@@ -107,12 +107,19 @@ def test_set_log_level_is_remembered_and_sent_with_each_request():
             conn.set_log_level("info")
 
 
-def test_resources_subscribe_points_to_listen_on_modern(conn):
-    with pytest.raises(mcp_notebook.UsageError, match=r"use conn.listen\(resource_uris"):
-        conn.subscribe("file:///watched")
-    with pytest.raises(mcp_notebook.UsageError, match="subscriptions/listen replaced it"):
+def test_subscribe_on_modern_listens_for_that_resource(conn):
+    updated = threading.Event()
+    conn.subscribe("file:///watched", lambda uri: updated.set())
+    listen = sent(conn, "subscriptions/listen")[-1]
+    assert listen["params"]["notifications"] == {"resourceSubscriptions": ["file:///watched"]}
+    conn.call_tool("touch", {"uri": "file:///watched"})
+    assert updated.wait(20) and conn.resource_updates("file:///watched") == 1
+    subscription = conn._fx.listens["file:///watched"]
+    conn.unsubscribe("file:///watched")
+    assert subscription.wait_for(lambda s: s.ended is not None, 10) and subscription.ended == "closed by the client"
+    assert not sent(conn, "resources/subscribe") and not sent(conn, "resources/unsubscribe")  # not in 2026-07-28
+    with pytest.raises(mcp_notebook.UsageError, match="not subscribed"):
         conn.unsubscribe("file:///watched")
-    assert not sent(conn, "resources/subscribe") and not sent(conn, "resources/unsubscribe")
 
 
 def test_a_log_level_per_request_is_refused_on_legacy_before_anything_is_sent():
