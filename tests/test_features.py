@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from conftest import server_everything_cmd
+from conftest import fastmcp_server_cmd, server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook import _display
@@ -286,3 +286,11 @@ def test_a_url_elicitation_required_error_not_accepted_names_the_url(answer, wor
         message = str(info.value)
         assert "https://modelcontextprotocol.io" in message and words in message and "\n" not in message
         assert info.value.code == -32042 and len(sent(conn, "tools/call")) == 1
+
+
+def test_audio_content_plays_in_the_result():
+    with mcp_notebook.connect(fastmcp_server_cmd(), name="fast", era="legacy") as conn:
+        result = conn.call_tool("beep")
+        assert [b["type"] for b in result.content] == ["audio"] and result.content[0]["mimeType"] == "audio/wav"
+        html = result._repr_mimebundle_()["text/html"]
+        assert '<audio controls src="data:audio/wav;base64,UklGR' in html  # a RIFF header: the WAV itself

@@ -8,7 +8,7 @@ no ``params``) comes one interval after the initialize response, even before
 ``notifications/initialized``. The loop awaits each pong before sleeping again,
 so an unanswered ping stalls it (no timeout).
 
-Tools: ``echo(text)`` -> ``text``; ``add(a, b)`` -> ``a + b``.
+Tools: ``echo(text)`` -> ``text``; ``add(a, b)`` -> ``a + b``; ``beep()`` -> audio content (WAV).
 
 Usage::
 
@@ -19,7 +19,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import io
 import os
+import wave
 
 # Keep stderr quiet and never phone home; must be set before fastmcp is imported.
 os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
@@ -28,6 +30,7 @@ os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
 from fastmcp import FastMCP  # noqa: E402
 from fastmcp.server.middleware import PingMiddleware  # noqa: E402
+from fastmcp.utilities.types import Audio  # noqa: E402
 
 HOST = "127.0.0.1"
 
@@ -46,7 +49,22 @@ def build(ping_interval_ms: int) -> FastMCP:
         """Return a + b."""
         return a + b
 
+    @mcp.tool
+    def beep() -> Audio:
+        """A tenth of a second of silence as a WAV file (audio content)."""
+        return Audio(data=_silence_wav(), format="wav")
+
     return mcp
+
+
+def _silence_wav() -> bytes:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as wav:
+        wav.setnchannels(1)
+        wav.setsampwidth(2)
+        wav.setframerate(8000)
+        wav.writeframes(b"\0\0" * 800)
+    return buffer.getvalue()
 
 
 def main(argv: list[str] | None = None) -> None:
