@@ -20,6 +20,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,15 @@ def wait_for_port(port: int, timeout: float = 15.0, host: str = HOST) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing listening on {host}:{port} after {timeout}s") from None
             time.sleep(0.05)
+
+
+@pytest.fixture
+def panels() -> Iterator[list]:
+    """Live widgets and panels made by a test; closed afterwards so the render pump lets go of them."""
+    made: list = []
+    yield made
+    for panel in made:
+        panel.close()
 
 
 @pytest.fixture

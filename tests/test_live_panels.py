@@ -45,15 +45,6 @@ def conn():
         yield c
 
 
-@pytest.fixture
-def panels():
-    """Panels made by a test; closed afterwards so the pump lets go of them."""
-    made: list = []
-    yield made
-    for panel in made:
-        panel.close()
-
-
 def log_row(markup: str, record: dict) -> str:
     """The table row that shows `record` (by its time and text)."""
     rows = [row for row in markup.split("<tr") if esc(clock(record["wall"])) in row and esc(record["data"]) in row]

@@ -39,15 +39,6 @@ def sdk():
         yield conn
 
 
-@pytest.fixture
-def panels():
-    """Widgets made by a test; closed afterwards so the pump lets go of them."""
-    made: list = []
-    yield made
-    for panel in made:
-        panel.close()
-
-
 def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):
     with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), era="legacy", name="pinger") as conn:
         conn.request("tools/list")
