@@ -97,7 +97,9 @@ class ElicitationForm:
         for name, prop in self.props.items():
             title = esc(prop.get("title") or name) + (" <b style='color:#e03131'>*</b>" if name in self.required else "")
             help_ = f"<div style='color:#868e96;font-size:0.85em'>{esc(prop.get('description'))}</div>" if prop.get("description") else ""
-            rows.append(widgets.HBox([widgets.HTML(f"<div style='min-width:14em'>{title}{help_}</div>"), self.fields[name]]))
+            label = widgets.HTML(f"<div style='white-space:normal;line-height:1.3'>{title}{help_}</div>",
+                                 layout=widgets.Layout(width="16em", flex="0 0 16em"))  # inputs line up
+            rows.append(widgets.HBox([label, self.fields[name]]))
         who = esc(question.connection or "the server")
         self.header = widgets.HTML(f"<b>{who} asks:</b> {esc(question.params.get('message', ''))}")
         self.accept_button = widgets.Button(description="Accept", button_style="success")

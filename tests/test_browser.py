@@ -6,6 +6,10 @@ never a browser download) is driven by Playwright for Python through `executable
 The test runs all cells, checks that the health widget is drawn (not the "Loading
 widget..." placeholder) and that its round-trip figure changes while no cell runs, and
 saves a screenshot in the test's tmp_path (its output folder).
+
+A second test answers a server's question form in the browser while the cell that asked
+is still running: a typed name and a click on "Accept" must reach the kernel (through the
+subshell the question widgets' comms are routed to) and end the cell's `call_tool`.
 """
 
 from __future__ import annotations
@@ -18,11 +22,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import pytest
-from conftest import free_port
-from playwright.sync_api import Page, sync_playwright
+from conftest import descendants, free_port, server_everything_cmd
+from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from mcp_notebook.demo_server import LineLog
 
@@ -60,12 +66,30 @@ def chromium() -> str:
     return str(CHROMIUM)
 
 
+@dataclass(frozen=True)
+class Lab:
+    """A running JupyterLab: the folder it serves, where it listens, its process and its log."""
+
+    root: Path
+    base: str
+    token: str
+    pid: int
+    log: LineLog
+
+    def url(self, notebook: str) -> str:
+        """The URL that opens `notebook` (a file in `root`) in JupyterLab."""
+        return f"{self.base}/lab/tree/{notebook}?token={self.token}"
+
+
 @pytest.fixture
-def lab(tmp_path: Path) -> Iterator[str]:
-    """JupyterLab on 127.0.0.1 with a token, serving a copy of the quickstart; its notebook URL."""
+def jupyter_lab(tmp_path: Path) -> Iterator[Lab]:
+    """JupyterLab on 127.0.0.1 with a token, serving tmp_path/root (kernel logs go to its log)."""
     root = tmp_path / "root"
     root.mkdir()
-    shutil.copy(QUICKSTART, root / QUICKSTART.name)  # the browser saves outputs into the copy
+    # Never ask about Jupyter news: that toast would lie over the page (and the screenshots).
+    notification = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification.parent.mkdir(parents=True)
+    notification.write_text('{"fetchNews": "false", "checkForUpdates": false}')
     port, token = free_port(), secrets.token_hex(16)
     env = {
         **os.environ,
@@ -89,7 +113,7 @@ def lab(tmp_path: Path) -> Iterator[str]:
     log = LineLog(server.stderr)
     try:
         log.wait_for(rf"http://127\.0\.0\.1:{port}/lab\?token=", timeout=90)
-        yield f"http://127.0.0.1:{port}/lab/tree/{QUICKSTART.name}?token={token}"
+        yield Lab(root=root, base=f"http://127.0.0.1:{port}", token=token, pid=server.pid, log=log)
     finally:
         server.terminate()  # shuts its kernels down, and the kernels their demo servers
         try:
@@ -98,6 +122,13 @@ def lab(tmp_path: Path) -> Iterator[str]:
             server.kill()
             server.wait()
         log.join(5)
+
+
+@pytest.fixture
+def lab(jupyter_lab: Lab) -> str:
+    """JupyterLab serving a copy of the quickstart; its notebook URL."""
+    shutil.copy(QUICKSTART, jupyter_lab.root / QUICKSTART.name)  # the browser saves outputs into the copy
+    return jupyter_lab.url(QUICKSTART.name)
 
 
 def _round_trip(page: Page) -> str:
@@ -147,5 +178,97 @@ def test_quickstart_shows_a_live_health_widget(chromium: str, lab: str, tmp_path
             assert re.search(r"last \d+\.\d{3} ms", now), now
             page.screenshot(path=str(shot), full_page=True)
         finally:
+            browser.close()
+    assert shot.stat().st_size > 10_000
+
+
+def _write_question_notebook(path: Path) -> None:
+    """Cell 1 connects with elicitation=True and waits in call_tool for the answer; cell 2 closes."""
+    ask = (
+        "import mcp_notebook\n"
+        f"conn = mcp_notebook.connect({server_everything_cmd()!r}, name='everything', era='legacy', elicitation=True)\n"
+        "result = conn.call_tool('trigger-elicitation-request')\n"
+        "print(result.text)"
+    )
+    close = "conn.close()\nprint('closed:', conn.closed)"
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(ask), nbformat.v4.new_code_cell(close)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
+    nbformat.write(notebook, path)
+
+
+def _open_with_kernel(page: Page, url: str) -> None:
+    """Open a notebook and wait until its kernel is connected and idle."""
+    page.goto(url)
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;"
+        " const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;"
+        " return k && k.connectionStatus === 'connected' && k.status === 'idle'; }",
+        timeout=90_000,
+    )
+
+
+def _run(page: Page, cell: Locator) -> None:
+    """Run a cell as a user does: click into its editor, press Shift+Enter."""
+    cell.locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+
+
+def _server_processes(lab_pid: int) -> dict[int, str]:
+    """server-everything processes under the JupyterLab process (started by its kernels)."""
+    entry = server_everything_cmd()[-2]
+    return {pid: cmd for pid, cmd in descendants(lab_pid).items() if entry in cmd}
+
+
+def test_question_form_takes_a_click_while_its_cell_runs(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
+    name = "questions.ipynb"
+    _write_question_notebook(jupyter_lab.root / name)
+    shot = tmp_path / "answered-form.png"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1280, "height": 1600})
+        context.tracing.start(screenshots=True, snapshots=True)  # saved as trace.zip if the test fails
+        page = context.new_page()
+        failed = True
+        try:
+            _open_with_kernel(page, jupyter_lab.url(name))
+            ask, close = page.locator(".jp-Notebook .jp-CodeCell").nth(0), page.locator(".jp-Notebook .jp-CodeCell").nth(1)
+            output = ask.locator(".jp-Cell-outputArea")
+
+            _run(page, ask)
+            accept = output.get_by_role("button", name="Accept")
+            expect(accept).to_be_visible(timeout=60_000)  # the form is drawn, not "Loading widget..."
+            # The required "String" field: the form row whose HTML label starts with it.
+            label = page.locator(".widget-html-content", has_text=re.compile(r"^String \*"))  # queried inside each row
+            field = output.locator(".widget-hbox", has=label).locator("input")
+            expect(field).to_have_count(1)
+            field.click()
+            field.press_sequentially("Ada")
+            expect(field).to_have_value("Ada")
+            expect(ask.locator(".jp-InputPrompt")).to_contain_text("[*]")  # the cell still waits in call_tool
+            accept.click()
+
+            expect(output).to_contain_text("Name: Ada", timeout=60_000)  # the answer ended call_tool
+            expect(output.locator(".widget-html-content", has_text="accepted")).to_be_visible()
+            expect(accept).to_be_disabled()
+            expect(ask.locator(".jp-InputPrompt")).not_to_contain_text("[*]")
+            output.screenshot(path=str(shot))
+
+            running = _server_processes(jupyter_lab.pid)
+            assert len(running) == 1, running
+            _run(page, close)
+            expect(close.locator(".jp-Cell-outputArea")).to_contain_text("closed: True", timeout=60_000)
+            assert not _server_processes(jupyter_lab.pid)  # close() reaped it
+            errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
+            expect(errors).to_have_count(0)
+            failed = False
+        finally:
+            if failed:
+                context.tracing.stop(path=str(tmp_path / "trace.zip"))
+                page.screenshot(path=str(tmp_path / "failure.png"))
+                print("JupyterLab log (kernel stderr included):", *jupyter_lab.log.tail(60), sep="\n")
+            else:
+                context.tracing.stop()
             browser.close()
     assert shot.stat().st_size > 10_000
