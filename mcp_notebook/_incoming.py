@@ -56,11 +56,11 @@ class Incoming:
         """The transport read a frame: dispatch it now, on the session thread."""
         self._read_at = time.perf_counter()
         try:
-            self._dispatch(text, rpc.decode(text))
+            self._dispatch(text, rpc.decode(text), via=via)
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
             self.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
 
-    def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True) -> None:
+    def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
         kind, message, note = frame.kind, frame.message, frame.problem
         pending = None
         if kind in (rpc.RESPONSE, rpc.ERROR):
@@ -75,7 +75,7 @@ class Incoming:
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.protocol_version}"
         if record:
             method = pending.method if pending is not None else frame.method
-            entry = self.trace.frame(IN, kind, text, message, method=method, id=frame.id, note=note)
+            entry = self.trace.frame(IN, kind, text, message, method=method, id=frame.id, note=note, via=via)
             self.counters.last_frame_in = entry.monotonic
         if pending is not None:
             pending.received_at = time.perf_counter()

@@ -227,6 +227,8 @@ def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
         method = e.method or (request.method if request is not None else None) or (e.note or "" if e.direction == EVENT else "")
         if e.direction == EVENT and e.detail:
             method = (method + " " + " ".join(f"{k}={v}" for k, v in e.detail.items())).strip()
+        elif e.detail.get("via"):
+            method = f"{method} ({e.detail['via']})".strip()
         rows.append(Row(
             seq=e.seq, time=clock, arrow=ARROWS.get(e.direction, "?"), kind=e.kind, method=clip(method, 60),
             id="" if e.id is None else clip(json.dumps(e.id, default=str), 24),

@@ -8,6 +8,7 @@ trace can stay on for round-trip benchmarks. Registered secrets are replaced by
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import threading
@@ -25,6 +26,12 @@ EVENT = "event"
 DEFAULT_CAPACITY = 10_000
 REDACTED = "[redacted]"
 _NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no detail): one dict less per frame
+
+
+@functools.lru_cache(maxsize=256)
+def _via_detail(via: str) -> dict[str, Any]:
+    """The one shared (never mutated) detail dict of frames read from stream `via`."""
+    return {"via": via}
 MIN_SECRET_LENGTH = 4
 
 
@@ -152,8 +159,10 @@ class Trace:
         method: str | None = None,
         id: Any = None,
         note: str | None = None,
+        via: str | None = None,
     ) -> TraceEntry:
-        """Record a frame as it crossed the wire; the entry returned carries its timestamp."""
+        """Record a frame as it crossed the wire (`via`: the stream it came on, where there are
+        several); the entry returned carries its timestamp."""
         if not self.enabled:
             return TraceEntry(0, time.monotonic(), 0.0, direction, kind)
         size = len(raw) if raw.isascii() else len(raw.encode())
@@ -164,7 +173,7 @@ class Trace:
         return self._append(
             TraceEntry(
                 next(self._seq), time.monotonic(), time.time(), direction, kind, method, id, size, raw, message, note,
-                _NO_DETAIL,
+                _NO_DETAIL if via is None else _via_detail(via),
             )
         )
 

@@ -26,6 +26,7 @@ from test_features import sent
 from test_http import everything, http_events
 
 import mcp_notebook
+from mcp_notebook._render import trace_rows
 
 WAIT = 20.0  # how long an awaited event may take before the test fails: a hang guard, not a timing claim
 LONG = "trigger-long-running-operation"
@@ -123,6 +124,7 @@ def test_progress_arrives_on_the_post_stream_before_the_result(conn):
     # Every update reached the session before the result did...
     assert [e.message["params"]["progress"] for e in updates] == [1, 2, 3, 4]
     assert all(e.seq < reply.seq for e in updates)
+    assert {e.detail["via"] for e in updates + [reply]} == {f"POST stream of request {request['id']}"}
     # ...and the callback saw each of them, in order, before call_tool returned.
     assert seen == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]
     streams = [e.detail["stream"] for e in conn.trace.entries() if e.kind == "stream-open"]
@@ -209,6 +211,9 @@ def test_simulated_logging_arrives_on_the_listening_stream(conn):
     finally:
         conn.call_tool("toggle-simulated-logging")
     record = next(r for r in conn.logs if session_id in str(r.data))
+    frame = next(e for e in conn.trace.frames("in") if e.method == "notifications/message" and session_id in str(e.message))
+    assert frame.detail == {"via": "GET stream"}  # not the POST stream of the tool call
+    assert trace_rows([frame])[0].method == "notifications/message (GET stream)"  # as the trace widget shows it
     assert record.level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
     assert "level" in record.data and record.logger is None
     assert sent(conn, "logging/setLevel")[0]["params"] == {"level": "debug"}
