@@ -24,6 +24,7 @@ from ._errors import (
 )
 from ._health import Health
 from ._results import Listing, PromptResult, ResourceResult, ToolResult
+from ._tasks import TaskCancelled, TaskList
 from ._trace import Trace, TraceEntry, load_trace
 from ._url_required import UrlElicitationRequired
 from ._validate import OutputSchemaError, ToolArgumentError
@@ -57,6 +58,8 @@ __all__ = [
     "ToolArgumentError",
     "ToolResult",
     "RequestTimeout",
+    "TaskCancelled",
+    "TaskList",
     "Trace",
     "TraceEntry",
     "UrlElicitationRequired",

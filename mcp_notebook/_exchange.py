@@ -9,8 +9,9 @@ progress resets, under a maximum total) is the caller's: when it passes, or on C
 cancellation of the awaiting task, the request is cancelled on the server first.
 
 Legacy requests from a thread take the fast path: one hop to the loop, and the response
-itself wakes the caller. Modern requests (several rounds when the server asks for input)
-and every awaited request run as a `Flight` on the session loop.
+itself wakes the caller. Modern requests (several rounds when the server asks for input),
+task-augmented ones (a task followed to its end, `_tasks`) and every awaited request run
+as a `Flight` on the session loop.
 
 Feature methods are written once, as generators that yield the `Exchange`s they need:
 `drive` runs one in the calling thread, `adrive` in the awaiting coroutine.
@@ -31,6 +32,7 @@ from ._errors import ConnectionClosed, RequestTimeout, UsageError
 from ._feature_state import FeatureState, asking_for
 from ._progress import Call, Deadline, new_token
 from ._runtime import CANCEL_GRACE, Runtime, get_runtime
+from ._tasks import TaskRun
 from ._url_required import aretrying, retrying
 
 if TYPE_CHECKING:
@@ -54,6 +56,7 @@ class Exchange:
     reset_on_progress: bool = True
     progress: Any = False  # None: a bar if the server reports progress; a callable; False: no token
     log_level: str | None = None  # modern: this request's log level (None: the connection's)
+    task: bool = False  # task-augmented (params carry `task`): the result is the task's payload
 
 
 Steps = Generator[Exchange, Any, T]
@@ -122,6 +125,7 @@ class Sent:
     """A legacy request from a thread: launched in one hop, its response releases the caller's lock."""
 
     __slots__ = ("session", "pending")
+    lingers = False  # stopped is ended
 
     def __init__(self, session: Session, pending: Pending) -> None:
         self.session = session
@@ -142,12 +146,14 @@ class Flight:
 
     `done()` runs on the loop when it ends. `stop()` (on the loop) cancels it: the round on
     the wire is abandoned, which tells the server, and a wait between rounds (a question
-    the user has not answered yet) ends.
+    the user has not answered yet) ends. A task flight then cancels its task, within
+    CANCEL_GRACE, before it is done (it `lingers`).
     """
 
     def __init__(self, session: Session, fx: FeatureState, call: Call, params: dict[str, Any] | None,
-                 done: Callable[[], Any]) -> None:
+                 done: Callable[[], Any], task: bool = False) -> None:
         self.session = session
+        self.lingers = task
         self.fx = fx
         self.call = call
         self.params = params
@@ -172,7 +178,10 @@ class Flight:
             with anyio.CancelScope() as scope:
                 self.scope = scope
                 if self.failure is None:  # else stopped before it started
-                    if self.session.era == "modern":
+                    if self.lingers:
+                        run = TaskRun(self.session, self.call, self._round, lambda: scope.cancel_called)
+                        self.result = await run.run(self.call.method, self.params)
+                    elif self.session.era == "modern":
                         self.result = await self.session.modern_request(
                             self.call.method, self.params, timeout=None, send=self._round)
                     else:
@@ -240,8 +249,8 @@ def request(conn: Any, exchange: Exchange) -> Any:
     waker.acquire()
     pending = None
     handle: Sent | Flight
-    if session.era == "modern":
-        handle = Flight(session, fx, call, params, waker.release)
+    if session.era == "modern" or exchange.task:
+        handle = Flight(session, fx, call, params, waker.release, exchange.task)
     else:
         pending = session.new_request(exchange.method, params, waker)
         handle = Sent(session, pending)
@@ -258,14 +267,17 @@ def request(conn: Any, exchange: Exchange) -> Any:
             if remaining is not None and call.deadline.remaining() <= 0:  # type: ignore[operator]
                 failure = _timed_out(call)
                 if runtime.call_sync(handle.stop, failure, call.deadline.reason()):
+                    if handle.lingers:
+                        waker.acquire(timeout=CANCEL_GRACE + 1)  # until its task is cancelled
                     raise failure
                 break  # it ended meanwhile
         result = handle.outcome()
         failed = False
         return result
     except KeyboardInterrupt:
-        runtime.call_sync(handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user",
-                          timeout=CANCEL_GRACE)
+        if runtime.call_sync(handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user",
+                             timeout=CANCEL_GRACE) and handle.lingers:
+            waker.acquire(timeout=CANCEL_GRACE + 1)  # until its task is cancelled
         raise
     finally:
         fx.end(call, pending)
@@ -287,7 +299,7 @@ async def arequest(conn: Any, exchange: Exchange) -> Any:
     session, runtime, fx = conn._session, get_runtime(), conn._fx
     params, call = _prepare(conn, exchange)
     woken: asyncio.Future[None] = loop.create_future()
-    flight = Flight(session, fx, call, params, lambda: loop.call_soon_threadsafe(_wake, woken))
+    flight = Flight(session, fx, call, params, lambda: loop.call_soon_threadsafe(_wake, woken), exchange.task)
     presenter = Presenter(f"{conn.name} {exchange.method}", exchange.progress, conn.name)
     fx.begin(call)
     failed, seen = True, 0
@@ -302,6 +314,8 @@ async def arequest(conn: Any, exchange: Exchange) -> Any:
             if remaining is not None and call.deadline.remaining() <= 0:  # type: ignore[operator]
                 failure = _timed_out(call)
                 if await _on_loop(runtime, flight.stop, failure, call.deadline.reason()):
+                    if flight.lingers:
+                        await asyncio.wait((woken,), timeout=CANCEL_GRACE + 1)  # until its task is cancelled
                     raise failure
                 break  # it ended meanwhile
         result = flight.outcome()
@@ -309,8 +323,9 @@ async def arequest(conn: Any, exchange: Exchange) -> Any:
         return result
     except (asyncio.CancelledError, KeyboardInterrupt):
         try:
-            await _on_loop(runtime, flight.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user",
-                           timeout=CANCEL_GRACE)
+            if await _on_loop(runtime, flight.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user",
+                              timeout=CANCEL_GRACE) and flight.lingers:
+                await asyncio.wait((woken,), timeout=CANCEL_GRACE + 1)  # until its task is cancelled
         except Exception:  # noqa: BLE001 - leaving with the cancellation anyway
             pass
         raise

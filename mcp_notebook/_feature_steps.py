@@ -13,6 +13,7 @@ from ._errors import UsageError
 from ._exchange import Exchange, Steps
 from ._feature_state import FeatureState, state_of
 from ._results import Listing, PromptResult, ResourceResult, ToolResult
+from ._tasks import MODERN, TaskList, takes_tool_tasks, task_metadata, task_support, watch_of
 from ._validate import OutputSchemaError, ToolArgumentError, problems
 
 MAX_PAGES = 1000
@@ -48,6 +49,12 @@ class FeatureSteps:
         if cached is not None:
             return cached
         before = fx.list_changes.get(key, 0)
+        listing = Listing(key, (yield from self._pages(method, key)))
+        fx.store(key, listing, before)
+        return listing
+
+    def _pages(self, method: str, key: str) -> Steps[list[dict[str, Any]]]:
+        """Every page of a paginated list (an opaque cursor seen twice ends it)."""
         items: list[dict[str, Any]] = []
         cursor: str | None = None
         seen: set[str] = set()
@@ -58,9 +65,7 @@ class FeatureSteps:
             if not isinstance(cursor, str) or not cursor or cursor in seen:
                 break
             seen.add(cursor)
-        listing = Listing(key, items)
-        fx.store(key, listing, before)
-        return listing
+        return items
 
     # ----- tools -----
 
@@ -83,14 +88,17 @@ class FeatureSteps:
 
     def _call_tool(
         self, name: str, arguments: dict[str, Any] | None, timeout: float | None, max_total: float | None,
-        reset_on_progress: bool, progress: Any, validate: bool, log_level: str | None,
+        reset_on_progress: bool, progress: Any, validate: bool, log_level: str | None, task: bool | None = None,
     ) -> Steps[ToolResult]:
         arguments = dict(arguments or {})
         level = self._request_log_level(log_level)
         if validate:
             yield from self._check_arguments(name, arguments)
-        raw = yield Exchange("tools/call", {"name": name, "arguments": arguments}, timeout, max_total,
-                             reset_on_progress, progress, level)
+        params: dict[str, Any] = {"name": name, "arguments": arguments}
+        as_task = yield from self._as_task(name, task)
+        if as_task:
+            params["task"] = task_metadata(max_total)
+        raw = yield Exchange("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
         result = ToolResult(name, raw if isinstance(raw, dict) else {})
         schema = (yield from self._tool(name)).get("outputSchema") if validate else None
         if schema and not result.is_error:
@@ -101,6 +109,56 @@ class FeatureSteps:
                 more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
                 raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
         return result
+
+    def _as_task(self, name: str, task: bool | None) -> Steps[bool]:
+        """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
+        `task` asks where the tool allows. Servers without tool tasks get plain calls."""
+        if self._session.era == "modern":
+            if task:
+                raise UsageError(f"{self.name}: {MODERN}")
+            return False
+        if not takes_tool_tasks(self._session.server_capabilities):
+            if task:
+                raise UsageError(f"{self.name}: the server takes no task-augmented tool calls (no tasks.requests.tools.call)")
+            return False
+        tool = (yield from self._list_tools()).get(name) or (yield from self._list_tools(refresh=True)).get(name)
+        support = task_support(tool)
+        if task is None:
+            return support == "required"
+        if task and support == "forbidden":
+            raise UsageError(f"{name}: the tool cannot run as a task (its execution.taskSupport is 'forbidden' or absent)")
+        if not task and support == "required":
+            raise UsageError(f"{name}: the tool runs only as a task (execution.taskSupport 'required'); leave task= unset")
+        return task
+
+    # ----- tasks (2025-11-25) -----
+
+    def _tasks_offered(self, operation: str | None = None) -> None:
+        if self._session.era == "modern":
+            raise UsageError(f"{self.name}: {MODERN}")
+        tasks = self._session.server_capabilities.get("tasks")
+        if not isinstance(tasks, dict):
+            raise UsageError(f"{self.name}: the server offers no tasks")
+        if operation is not None and operation not in tasks:
+            raise UsageError(f"{self.name}: the server does not offer tasks/{operation}")
+
+    def _list_tasks(self) -> Steps[TaskList]:
+        self._tasks_offered("list")
+        return TaskList((yield from self._pages("tasks/list", "tasks")))
+
+    def _get_task(self, task_id: str) -> Steps[dict[str, Any]]:
+        self._tasks_offered()
+        return dict((yield Exchange("tasks/get", {"taskId": _task_id(task_id)})))
+
+    def _cancel_task(self, task_id: str) -> Steps[dict[str, Any]]:
+        self._tasks_offered("cancel")
+        return dict((yield Exchange("tasks/cancel", {"taskId": _task_id(task_id)})))
+
+    def _task_result(self, task_id: str, timeout: float | None) -> Steps[ToolResult]:
+        """The payload of a tool-call task (the server holds it until the task ends)."""
+        self._tasks_offered()
+        raw = yield Exchange("tasks/result", {"taskId": _task_id(task_id)}, timeout)
+        return ToolResult(watch_of(self._session).tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
 
     # ----- resources -----
 
@@ -192,6 +250,12 @@ class FeatureSteps:
         if self._session.era != "modern":
             yield Exchange("logging/setLevel", {"level": level})
         self._fx.log_level = level
+
+
+def _task_id(task_id: Any) -> str:
+    if not isinstance(task_id, str) or not task_id:
+        raise UsageError(f"a task id is a non-empty string, not {task_id!r}")
+    return task_id
 
 
 def expand_template(template: str, values: dict[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """The MCP client surface on a connection: tools, resources, prompts, completion, logging,
-progress and cancellation. `Connection` inherits `ClientFeatures`.
+progress, cancellation and tasks. `Connection` inherits `ClientFeatures`.
 
 Every method waits in the caller's thread, which wakes every few hundredths of a second
 to show what the session thread recorded for it (progress, log messages, questions from
@@ -22,6 +22,7 @@ from ._progress import LogRecord
 from ._results import Listing, PromptResult, ResourceResult, ToolResult
 from ._runtime import get_runtime
 from ._server_requests import roots_of
+from ._tasks import TaskList
 from ._validate import OutputSchemaError, ToolArgumentError
 
 
@@ -54,24 +55,56 @@ class ClientFeatures(FeatureSteps):
     def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None,
         max_total: float | None = None, reset_on_progress: bool = True, progress: Any = None, validate: bool = True,
-        log_level: str | None = None,
+        log_level: str | None = None, task: bool | None = None,
     ) -> ToolResult:
         """Call a tool; its arguments are checked against the input schema first, its structured
         result against the output schema. `progress`: None shows a bar if the server reports
         progress, a callable gets `(progress, total, message)`, False sends no progress token.
         `log_level` (modern connections): the server's log lines for this call, at or above it.
+        `task` (2025-11-25): None runs the tool as a task when it requires one, True when it
+        allows one; the task's status changes show like progress, and a stop cancels the task.
         """
         return drive(self, self._call_tool(name, arguments, timeout, max_total, reset_on_progress, progress,
-                                           validate, log_level))
+                                           validate, log_level, task))
 
     async def acall_tool(
         self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None,
         max_total: float | None = None, reset_on_progress: bool = True, progress: Any = None, validate: bool = True,
-        log_level: str | None = None,
+        log_level: str | None = None, task: bool | None = None,
     ) -> ToolResult:
         """`call_tool`, awaited: the caller's event loop keeps running; cancelling cancels the call."""
         return await adrive(self, self._call_tool(name, arguments, timeout, max_total, reset_on_progress, progress,
-                                                  validate, log_level))
+                                                  validate, log_level, task))
+
+    # ----- tasks (2025-11-25) -----
+
+    def list_tasks(self) -> TaskList:
+        """The server's tasks (`tasks/list`, every page)."""
+        return drive(self, self._list_tasks())
+
+    async def alist_tasks(self) -> TaskList:
+        return await adrive(self, self._list_tasks())
+
+    def get_task(self, task_id: str) -> dict[str, Any]:
+        """One task's state (`tasks/get`): status, statusMessage, ttl, pollInterval, ..."""
+        return drive(self, self._get_task(task_id))
+
+    async def aget_task(self, task_id: str) -> dict[str, Any]:
+        return await adrive(self, self._get_task(task_id))
+
+    def cancel_task(self, task_id: str) -> dict[str, Any]:
+        """Cancel a task (`tasks/cancel`); its final state. An ended task cannot be (McpError -32602)."""
+        return drive(self, self._cancel_task(task_id))
+
+    async def acancel_task(self, task_id: str) -> dict[str, Any]:
+        return await adrive(self, self._cancel_task(task_id))
+
+    def task_result(self, task_id: str, *, timeout: float | None = None) -> ToolResult:
+        """A tool-call task's result (`tasks/result`: the server answers when the task has ended)."""
+        return drive(self, self._task_result(task_id, timeout))
+
+    async def atask_result(self, task_id: str, *, timeout: float | None = None) -> ToolResult:
+        return await adrive(self, self._task_result(task_id, timeout))
 
     # ----- resources -----
 

@@ -17,6 +17,7 @@ from . import _jsonrpc as rpc
 from ._errors import McpError
 
 Handler = Callable[[dict[str, Any]], Any] | Callable[[dict[str, Any]], Awaitable[Any]]
+RELATED_TASK = "io.modelcontextprotocol/related-task"  # _meta key tying a message to a task (2025-11-25)
 
 
 class Handlers:
@@ -66,9 +67,20 @@ async def reply_from_handler(handler: Handler, request: dict[str, Any]) -> tuple
             value = {}
         if not isinstance(value, dict):
             raise TypeError(f"a handler must return a dict, not {type(value).__name__}")
+        related = _related_task(request.get("params"))
+        if related is not None:  # a task's question: its answer says so too (the tasks spec's MUST)
+            meta = value.get("_meta") if isinstance(value.get("_meta"), dict) else {}
+            value = {**value, "_meta": {**meta, RELATED_TASK: related}}
         return rpc.result(request_id, value), None
     except McpError as exc:
         return rpc.error(request_id, exc.code, exc.message, exc.data), None
     except Exception as exc:  # noqa: BLE001 - a user handler's bug becomes the server's error reply
         problem = f"{type(exc).__name__}: {exc}"
         return rpc.error(request_id, rpc.INTERNAL_ERROR, problem), problem
+
+
+def _related_task(params: Any) -> dict[str, Any] | None:
+    """The `io.modelcontextprotocol/related-task` of a request's params, if it has one."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    related = meta.get(RELATED_TASK) if isinstance(meta, dict) else None
+    return related if isinstance(related, dict) else None

@@ -38,7 +38,7 @@ class ProgressBar:
         fraction = state.fraction()
         self.bar.value = fraction if fraction is not None else 0.0
         self.bar.bar_style = "info"
-        count = f"{state.progress:g}/{state.total:g}" if state.total else f"{state.progress:g}"
+        count = f"{state.progress:g}/{state.total:g}" if state.total else (f"{state.progress:g}" if state.progress else "")
         self.message.value = f"{esc(count)} {esc(state.message or '')}"
 
     def close(self, failed: bool = False) -> None:

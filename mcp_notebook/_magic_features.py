@@ -1,5 +1,5 @@
 """The feature subcommands: `%mcp tools`, `call` (and `%%mcp call`), `resources`, `read`,
-`subscribe`, `unsubscribe`, `prompts`, `prompt`, `loglevel`, `logs`, `cancel`, and tab
+`subscribe`, `unsubscribe`, `prompts`, `prompt`, `loglevel`, `logs`, `tasks`, `cancel`, and tab
 completion of tool, prompt and template names and arguments. `subscribe` and `logs --live`
 display live panels (`_live_widgets`) in Jupyter and print text elsewhere.
 
@@ -262,6 +262,14 @@ def _logs(args: list[str]) -> None:
     if ns.live:
         print("(a live panel needs a Jupyter widget frontend; this is a snapshot)")
     print(text)
+
+
+@subcommand("tasks", "[NAME]", "the server's tasks (tasks/list): id, status, status message, created, last updated")
+def _tasks(args: list[str]) -> Listing:
+    parser = Parser("tasks")
+    parser.add_argument("name", nargs="?")
+    ns = parser.parse_args(args)
+    return pick(ns.name).list_tasks()
 
 
 @subcommand("cancel", "REQUEST_ID [--conn NAME]", "cancel one of our in-flight requests (notifications/cancelled)")

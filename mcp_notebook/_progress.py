@@ -73,6 +73,8 @@ class ProgressState:
     def line(self, width: int = 30) -> str:
         """`[#######.......] 3/5 message` as one text line."""
         frac = self.fraction()
+        if frac is None and not self.progress and self.message:
+            return clip(self.message, 90)  # status words only (a task's status), no count to show
         if frac is None:
             bar = f"{self.progress:g} done"
         else:
