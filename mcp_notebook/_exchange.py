@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Generator
-from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -342,13 +341,4 @@ def _wake(future: asyncio.Future[None]) -> None:
 
 async def _on_loop(runtime: Runtime, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
     """`runtime.call_sync` for a coroutine: run a plain function on the session loop, await its value."""
-    done: Future[T] = Future()
-
-    def run() -> None:
-        try:
-            done.set_result(fn(*args))
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller
-            done.set_exception(exc)
-
-    runtime.call_soon(run)
-    return await asyncio.wait_for(asyncio.wrap_future(done), timeout)
+    return await asyncio.wait_for(asyncio.wrap_future(runtime.submit(fn, *args)), timeout)

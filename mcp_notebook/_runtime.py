@@ -138,8 +138,9 @@ class Runtime:
         assert self._loop is not None
         self._loop.call_soon_threadsafe(fn, *args)
 
-    def call_sync(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
-        """Run a plain function on the loop and wait for what it returns."""
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Run a plain function on the loop; the future of what it returns (wait on it, or await
+        it with `asyncio.wrap_future`)."""
         done: Future[T] = Future()
 
         def run() -> None:
@@ -149,7 +150,11 @@ class Runtime:
                 done.set_exception(exc)
 
         self.call_soon(run)
-        return done.result(timeout)
+        return done
+
+    def call_sync(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
+        """Run a plain function on the loop and wait for what it returns."""
+        return self.submit(fn, *args).result(timeout)
 
     def spawn(self, fn: Callable[..., Awaitable[Any]], *args: Any) -> Future[Any]:
         """Start a long-lived task on the loop (a session's serve loop) and return at once."""
