@@ -39,7 +39,7 @@ class ProgressBar:
         self.bar.value = fraction if fraction is not None else 0.0
         self.bar.bar_style = "info"
         count = f"{state.progress:g}/{state.total:g}" if state.total else (f"{state.progress:g}" if state.progress else "")
-        self.message.value = f"{esc(count)} {esc(state.message or '')}"
+        self.message.value = " ".join(esc(part) for part in (count, state.message) if part)
 
     def close(self, failed: bool = False) -> None:
         self.bar.bar_style = "danger" if failed else "success"
