@@ -164,6 +164,8 @@ def install(session: Any, *, roots: Any = None, sampling: Any = None, elicitatio
     Handlers the caller registered already (connect's `handlers=`) are kept.
     """
     requests = ServerRequests(roots=roots, sampling=sampling, elicitation=elicitation)
+    if session.era != "modern":  # 2026-07-28 has no server requests (nor a client tasks capability)
+        requests.receive_tasks(session, taken=lambda method: session.request_handlers.get(method) is not None)
     state = FeatureState(session, requests)
     capabilities = dict(session.capabilities or {})
     for name, value in requests.capabilities().items():

@@ -33,7 +33,8 @@ def with_meta(params: dict[str, Any] | None, version: str, client_info: dict[str
     meta = dict(params.get("_meta") or {})
     meta[META_VERSION] = version
     meta[META_CLIENT_INFO] = client_info
-    meta[META_CLIENT_CAPABILITIES] = capabilities
+    # 2025-11-25's client `tasks` capability means nothing here (tasks became an extension).
+    meta[META_CLIENT_CAPABILITIES] = {name: value for name, value in capabilities.items() if name != "tasks"}
     params["_meta"] = meta
     return params
 

@@ -6,7 +6,8 @@ callback, or True to ask the user), `elicitation=` (a callback, True to ask the 
 "defaults" to accept with the schema's defaults). Asking the user means posting a
 `Question` to the cell whose call is waiting; that cell's thread shows it (a widget in
 Jupyter, prompts in a terminal). No answer in time: sampling is refused, elicitation
-cancelled.
+cancelled. In the handshake era, sampling and elicitation also run as tasks when the server
+asks (`params.task`, 2025-11-25): see _task_receiver.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import anyio.to_thread
 
 from . import _jsonrpc as rpc
 from ._errors import McpError, UsageError
+from ._task_receiver import TaskReceiver
 from ._validate import problems
 
 if TYPE_CHECKING:
@@ -160,6 +162,15 @@ class ServerRequests:
         self.completed_elicitations: set[str] = set()
         self.awaited: OrderedDict[str, Question] = OrderedDict()  # URL questions by elicitationId
         self.state: FeatureState | None = None
+        self.tasks: TaskReceiver | None = None  # tasks we run for the server, once `receive_tasks` is called
+
+    def receive_tasks(self, session: Any, taken: Callable[[str], bool] = lambda method: False) -> None:
+        """Run sampling and elicitation as tasks when the server asks (those we answer, and not
+        `taken` by a handler of the user's): declare the client `tasks` capability, serve `tasks/*`."""
+        answered = self._answers()
+        methods = {method for method in ("sampling/createMessage", "elicitation/create")
+                   if method in answered and not taken(method)}
+        self.tasks = TaskReceiver(session, methods) if methods else None
 
     def capabilities(self) -> dict[str, Any]:
         caps: dict[str, Any] = {}
@@ -169,9 +180,15 @@ class ServerRequests:
             caps["sampling"] = {}
         if self.elicitation is not None:
             caps["elicitation"] = {"form": {}, "url": {}}
+        if self.tasks is not None:
+            caps["tasks"] = self.tasks.capability()
         return caps
 
     def handlers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
+        table = self._answers()
+        return self.tasks.handlers(table) if self.tasks is not None else table
+
+    def _answers(self) -> dict[str, Callable[[dict[str, Any]], Any]]:
         table: dict[str, Callable[[dict[str, Any]], Any]] = {}
         if self.roots is not None:
             table["roots/list"] = self.list_roots

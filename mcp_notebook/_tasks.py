@@ -10,8 +10,8 @@ holds until the task ends, sending its questions (elicitation, sampling) meanwhi
 usual handlers answer them. Stopped (Ctrl-C, a timeout, a cancelled await), the round on
 the wire is cancelled (`notifications/cancelled`) and the task too (`tasks/cancel`).
 
-We are a requestor only: the client declares no `tasks` capability, so servers never send
-us task-augmented sampling or elicitation. 2026-07-28 moved tasks into an extension
+This is the requestor side; the tasks we run for servers (task-augmented sampling and
+elicitation) are _task_receiver's. 2026-07-28 moved tasks into an extension
 (io.modelcontextprotocol/tasks) with other methods, which this client does not implement.
 """
 

@@ -236,10 +236,12 @@ def client_frames_follow_the_schema(monkeypatch):
         server_requests: dict = {}
         for entry in conn.trace.frames():
             if entry.direction == "in" and entry.kind == "request":
-                server_requests[entry.id] = entry.method
+                params = entry.message.get("params")
+                server_requests[entry.id] = (entry.method, isinstance(params, dict) and isinstance(params.get("task"), dict))
             elif entry.direction == "out":
-                answers = server_requests.get(entry.id) if entry.kind in ("response", "error") else None
-                validate_client_frame(entry.message, _sent_at(entry.message, version), answers_method=answers)
+                answers, as_task = server_requests.get(entry.id, (None, False)) if entry.kind in ("response", "error") else (None, False)
+                validate_client_frame(entry.message, _sent_at(entry.message, version), answers_method=answers,
+                                      task_augmented=as_task)
 
 
 def _sent_at(frame: object, negotiated: str | None) -> str | None:

@@ -188,12 +188,15 @@ def _response_defs(version: str) -> tuple[str, str]:
     return "JSONRPCResponse", "JSONRPCError"
 
 
-def validate_client_frame(frame: dict[str, Any], version: str, answers_method: str | None = None) -> None:
+def validate_client_frame(
+    frame: dict[str, Any], version: str, answers_method: str | None = None, task_augmented: bool = False
+) -> None:
     """Assert ``frame`` is a valid client-to-server MCP message for ``version``.
 
     ``answers_method``: for a response, the method of the server request it
     answers (``"ping"``, ``"roots/list"``, ...); its result is then checked
-    against that method's result type.
+    against that method's result type, or against ``CreateTaskResult`` when the
+    request was ``task_augmented`` (carried ``params.task``) and the reply accepts a task.
     """
     if isinstance(frame, list):
         if "JSONRPCBatchRequest" not in _defs(version):
@@ -201,7 +204,7 @@ def validate_client_frame(frame: dict[str, Any], version: str, answers_method: s
         if not frame:
             raise AssertionError("empty JSON-RPC batch")
         for item in frame:
-            validate_client_frame(item, version, answers_method)
+            validate_client_frame(item, version, answers_method, task_augmented)
         return
 
     if not isinstance(frame, dict):
@@ -250,9 +253,12 @@ def validate_client_frame(frame: dict[str, Any], version: str, answers_method: s
                 f"so the client cannot be answering it: {_short(frame)}"
             )
         if has_result:
+            # A task-augmented request is accepted with a CreateTaskResult, or (a receiver that
+            # takes no task for it) answered as a plain one.
+            as_task = task_augmented and isinstance(frame["result"], dict) and "task" in frame["result"]
             _check(
                 frame["result"],
                 version,
-                _result_definition(version, request_def, answers_method),
-                f"result of {answers_method!r}",
+                "CreateTaskResult" if as_task else _result_definition(version, request_def, answers_method),
+                f"result of {answers_method!r}" + (" (task-augmented)" if as_task else ""),
             )

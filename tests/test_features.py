@@ -227,7 +227,9 @@ def test_roots_sampling_and_elicitation_callbacks(tmp_path):
     with mcp_notebook.connect(server_everything_cmd(), name="caps", era="legacy", roots=[tmp_path], sampling=sample,
                               elicitation=lambda params: {"name": "Ada", "number": 7}) as conn:
         caps = sent(conn, "initialize")[0]["params"]["capabilities"]
-        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
+                        "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}},
+                                  "list": {}, "cancel": {}}}
         assert tmp_path.name in conn.call_tool("get-roots-list").text
         assert "a sampled reply" in conn.call_tool("trigger-sampling-request", {"prompt": "hello"}).text
         assert "hello" in asked[0]["messages"][0]["content"]["text"]

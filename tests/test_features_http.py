@@ -276,7 +276,9 @@ def test_roots_sampling_and_elicitation_answered_by_callbacks(url, tmp_path):
 
     with connect(url, name="asks", roots=[tmp_path], sampling=sample, elicitation=elicit) as conn:
         caps = sent(conn, "initialize")[0]["params"]["capabilities"]
-        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
+                        "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}},
+                                  "list": {}, "cancel": {}}}
         roots = conn.call_tool("get-roots-list").text
         assert "(1 total)" in roots and tmp_path.as_uri() in roots
         assert "a sampled reply" in conn.call_tool("trigger-sampling-request", {"prompt": "hello"}).text

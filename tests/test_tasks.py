@@ -248,12 +248,13 @@ def test_cancelling_an_awaited_call_cancels_the_task(conn):
 # ----------------------------------------------------------------- what declares no tasks
 
 
-def test_the_client_runs_no_tasks_for_servers_so_the_async_demo_tools_are_absent():
-    with everything_stdio(sampling=lambda params: "hi", elicitation=lambda params: {}) as conn:
+def test_without_sampling_or_elicitation_the_client_runs_no_tasks_so_the_async_demo_tools_are_absent():
+    with everything_stdio(roots=True) as conn:
         assert "tasks" not in sent(conn, "initialize")[0]["params"]["capabilities"]
         names = conn.list_tools(refresh=True).names()
-        assert "trigger-sampling-request" in names and RESEARCH in names
-        # server-everything registers these only for clients that run sampling/elicitation as tasks.
+        assert "get-roots-list" in names and RESEARCH in names
+        # server-everything registers these only for clients that run sampling/elicitation as tasks
+        # (with sampling= or elicitation= they are there: tests/test_task_receiver.py).
         assert "trigger-sampling-request-async" not in names and "trigger-elicitation-request-async" not in names
 
 
