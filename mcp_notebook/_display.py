@@ -100,14 +100,8 @@ class Presenter:
             from IPython.display import display
 
             from ._interaction_widgets import question_form
-            from ._kernel_comms import take_clicks_while_busy
 
-            form = question_form(question)
-            if not take_clicks_while_busy(form.widget):
-                form.status.value = (
-                    "<i>This kernel cannot take clicks while the cell runs (ipykernel 7.4 and newer can): "
-                    "answer with a callback instead (connect(..., elicitation=fn, sampling=fn)).</i>")
-            display(form.widget)
+            display(question_form(question).widget)
             self.open_questions.append(question)
         elif sys.stdin is not None and sys.stdin.isatty():
             ask_in_terminal(question)
