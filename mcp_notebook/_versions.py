@@ -9,11 +9,6 @@ LATEST_LEGACY = LEGACY_VERSIONS[0]
 ERAS = ("legacy", "modern", "auto")
 
 
-def is_legacy(version: str) -> bool:
-    """Handshake-era versions: `initialize`, sessions, ping both ways."""
-    return version in LEGACY_VERSIONS
-
-
 def accepts_batches(version: str | None) -> bool:
     """Only 2025-03-26 has JSON-RPC batches; 2025-06-18 removed them again."""
     return version == "2025-03-26"

@@ -24,6 +24,19 @@ def conn():
         yield c
 
 
+def ctrl_c_on_first_report():
+    """A progress callback that presses Ctrl-C once the call is under way. It runs in the
+    caller's (main) thread, so the KeyboardInterrupt lands in the waiting call."""
+    pressed = []
+
+    def press(*_):
+        if not pressed:
+            pressed.append(True)
+            _thread.interrupt_main()
+
+    return press
+
+
 def sent(conn, method=None, kind=None):
     return [e.message for e in conn.trace.frames("out") if (method is None or e.method == method) and (kind is None or e.kind == kind)]
 
@@ -177,10 +190,8 @@ def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
     assert sent(conn, "notifications/cancelled")[-1]["params"]["requestId"] == request_id
     assert not conn.cancel(request_id)
 
-    timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
     with pytest.raises(KeyboardInterrupt):
-        conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5})
+        conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5}, progress=ctrl_c_on_first_report())
     assert sent(conn, "notifications/cancelled")[-1]["params"]["reason"] == "cancelled by the user"
     assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
 

@@ -10,7 +10,6 @@ keeps its state (logging, subscriptions, roots) per session.
 
 from __future__ import annotations
 
-import _thread
 import base64
 import gzip
 import threading
@@ -22,7 +21,7 @@ from typing import Any
 import pytest
 import test_features as over_stdio
 from conftest import free_port
-from test_features import sent
+from test_features import ctrl_c_on_first_report, sent
 from test_http import everything, http_events
 
 import mcp_notebook
@@ -155,15 +154,8 @@ def test_cancel_by_id_a_timeout_and_ctrl_c_send_cancelled_over_http(conn):
         conn.call_tool(LONG, {"duration": 60, "steps": 1}, timeout=0.5)
     timed_out = sent(conn, "tools/call")[-1]["id"]
 
-    interrupted: list[bool] = []
-
-    def ctrl_c(*_: Any) -> None:  # the callback runs in the caller's (main) thread: Ctrl-C lands there
-        if not interrupted:
-            interrupted.append(True)
-            _thread.interrupt_main()
-
     with pytest.raises(KeyboardInterrupt):
-        conn.call_tool(LONG, {"duration": 60, "steps": 600}, progress=ctrl_c)
+        conn.call_tool(LONG, {"duration": 60, "steps": 600}, progress=ctrl_c_on_first_report())
     by_ctrl_c = sent(conn, "tools/call")[-1]["id"]
 
     cancelled = [m["params"] for m in sent(conn, "notifications/cancelled")]

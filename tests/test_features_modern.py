@@ -7,7 +7,6 @@ and our demo server (it declares `logging`, so `set_log_level` applies to it).""
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import threading
 import time
@@ -15,6 +14,7 @@ import time
 import pytest
 from conftest import sdk_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
+from test_features import ctrl_c_on_first_report
 from test_http import sdk_http
 
 import mcp_notebook
@@ -180,10 +180,8 @@ def test_timeouts_reset_on_progress_and_the_maximum_total_holds(conn):
 
 
 def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(conn):
-    timer = threading.Timer(0.5, _thread.interrupt_main)
-    timer.start()
     with pytest.raises(KeyboardInterrupt):
-        conn.call_tool("slow", {"seconds": 30})
+        conn.call_tool("steps", {"count": 60, "seconds": 30}, progress=ctrl_c_on_first_report())
     [cancel] = sent(conn, "notifications/cancelled")
     assert cancel["params"] == {"requestId": sent(conn, "tools/call")[-1]["id"], "reason": "cancelled by the user"}
 
