@@ -63,7 +63,7 @@ def throughput(conn: Any, params: dict[str, Any], count: int, rounds: int) -> tu
 
 def bytes_per_frame(samples: list[tuple[str, str, str, Any]], frames: int) -> tuple[float, float]:
     """Bytes held per stored frame: with its own raw text and message, and the entry alone."""
-    from mcp_notebook._trace import Trace
+    from mcp_notebook.session.trace import Trace
 
     def measure(share: bool) -> float:
         gc.collect()

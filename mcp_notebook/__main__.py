@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Any
 
-from . import connect
-from ._errors import McpNotebookError
+from .api.connection import connect
+from .base.errors import McpNotebookError
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -217,7 +217,7 @@ def client_frames_follow_the_schema(monkeypatch):
     """
     from schema import validate_client_frame
 
-    import mcp_notebook._connection as api
+    import mcp_notebook.api.connection as api
 
     made: list = []
     remember = api._remember

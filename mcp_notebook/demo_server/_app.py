@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 import anyio
 
-from .. import _jsonrpc as rpc
-from .._about import __version__
-from .._versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from ..base.about import __version__
+from ..protocol import jsonrpc as rpc
+from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from ._faults import Faults
 
 SERVER_INFO = {"name": "mcp-notebook-demo", "version": __version__}

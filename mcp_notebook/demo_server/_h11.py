@@ -23,7 +23,7 @@ import anyio
 import h11
 from anyio.abc import ByteStream
 
-from .. import _jsonrpc as rpc
+from ..protocol import jsonrpc as rpc
 from ._app import log
 
 MAX_BODY = 4 * 1024 * 1024

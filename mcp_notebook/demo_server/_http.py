@@ -29,8 +29,8 @@ from urllib.parse import urlsplit
 import anyio
 from anyio.abc import SocketAttribute, TaskGroup
 
-from .. import _jsonrpc as rpc
-from .._versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from ..protocol import jsonrpc as rpc
+from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from . import _modern
 from ._app import App, RpcError, log, serve
 from ._h11 import GONE, Exchange, Request, serve_connection

@@ -13,19 +13,9 @@ from typing import Any
 
 import anyio
 
-from .. import _jsonrpc as rpc
-from .._versions import LATEST_LEGACY, LEGACY_VERSIONS
-from ._app import (
-    INSTRUCTIONS,
-    LOG_LEVELS,
-    SERVER_INFO,
-    App,
-    Call,
-    Outbox,
-    RpcError,
-    cancel,
-    log,
-)
+from ..protocol import jsonrpc as rpc
+from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
+from ._app import INSTRUCTIONS, LOG_LEVELS, SERVER_INFO, App, Call, Outbox, RpcError, cancel, log
 from ._faults import wait_pong_delay
 from ._tools import call_tool, tool_list
 

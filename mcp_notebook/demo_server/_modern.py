@@ -22,18 +22,9 @@ import base64
 import binascii
 from typing import Any
 
-from .. import _jsonrpc as rpc
-from .._versions import MODERN_VERSIONS
-from ._app import (
-    INSTRUCTIONS,
-    LOG_LEVELS,
-    PROTOCOL_VERSION_KEY,
-    SERVER_INFO,
-    App,
-    Call,
-    Outbox,
-    RpcError,
-)
+from ..protocol import jsonrpc as rpc
+from ..protocol.versions import MODERN_VERSIONS
+from ._app import INSTRUCTIONS, LOG_LEVELS, PROTOCOL_VERSION_KEY, SERVER_INFO, App, Call, Outbox, RpcError
 from ._legacy import CAPABILITIES
 from ._tools import call_tool, tool_list
 

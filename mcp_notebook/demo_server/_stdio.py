@@ -21,7 +21,7 @@ from typing import Any
 
 import anyio
 
-from .. import _jsonrpc as rpc
+from ..protocol import jsonrpc as rpc
 from . import _modern
 from ._app import App, RpcError, cancel, log, serve
 from ._legacy import LegacySession

@@ -14,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from .. import _jsonrpc as rpc
+from ..protocol import jsonrpc as rpc
 from . import _faults
 from ._app import App, Call, RpcError, crash, log
 from ._png import demo_image

@@ -1,0 +1,107 @@
+"""`mcp_notebook.demo()`: start the bundled demo server and connect to it, in one call.
+
+API level: nothing here imports IPython. Inside IPython (where IPython is already
+imported) the `%mcp` magics are loaded too, silently, so the call fits a first cell.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from typing import Any
+
+import anyio
+
+from .. import demo_server
+from ..runtime import get_runtime
+from .connection import DEFAULT_TIMEOUT, Connection, connect
+
+DEMO_KEEPALIVE = 2.0  # seconds: often enough that a health widget visibly moves
+CLIENT_ERA = {"legacy": "legacy", "modern": "modern", "both": "auto"}
+
+_http_servers: dict[str, demo_server.DemoServerProcess] = {}  # connection name -> its HTTP demo server
+_lock = threading.Lock()
+
+
+def demo(
+    name: str = "demo",
+    *,
+    transport: str = "stdio",
+    era: str = "legacy",
+    client_era: str | None = None,
+    ping_interval: float | None = None,
+    keepalive: float | None = DEMO_KEEPALIVE,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    load_magics: bool = True,
+    **faults: Any,
+) -> Connection:
+    """Start the demo MCP server and connect to it; the open `Connection`, called `name`.
+
+    `transport` is "stdio" (a child process spoken to over its pipes) or "http" (a child
+    process listening on 127.0.0.1, Streamable HTTP; it stops when the connection
+    closes). `era` is the server's: "legacy", "modern" or "both"; the client opens in
+    the same era, or probes ("auto") for "both", unless `client_era` says otherwise.
+    `ping_interval` makes the server ping us every so many seconds. `keepalive` is this
+    connection's keepalive interval in seconds (2 s by default, so a health widget
+    moves; None keeps the `%config McpNotebook` defaults). `faults` are the demo
+    server's fault switches (`pong_delay_ms=200`, `ignore_pings=True`, `flood=10`, ...;
+    see `mcp_notebook.demo_server`). Inside IPython the `%mcp` magics are loaded too.
+    """
+    if transport not in ("stdio", "http"):
+        raise ValueError(f"transport must be 'stdio' or 'http', not {transport!r}")
+    if era not in CLIENT_ERA:
+        raise ValueError(f"era must be one of {tuple(CLIENT_ERA)}, not {era!r}")
+    chosen_era = client_era or CLIENT_ERA[era]
+    if load_magics:
+        _load_magics()
+    _stop_server(name)
+    if transport == "stdio":
+        argv = demo_server.command("stdio", era, ping_interval=ping_interval, **faults)
+        conn = connect(argv, name=name, era=chosen_era, timeout=timeout)
+    else:
+        process, url = demo_server.start_http(era, ping_interval=ping_interval, **faults)
+        try:
+            conn = connect(url, name=name, era=chosen_era, timeout=timeout, transport="http")
+        except BaseException:
+            process.stop()
+            raise
+        with _lock:
+            _http_servers[name] = process
+        get_runtime().spawn(_stop_when_closed, conn, process)
+    if keepalive is not None:
+        conn.keepalive(interval=keepalive)
+    return conn
+
+
+def http_server(name: str = "demo") -> demo_server.DemoServerProcess | None:
+    """The HTTP demo server process behind the demo connection `name` (its `url`, `stderr_log`), if any."""
+    with _lock:
+        return _http_servers.get(name)
+
+
+def _stop_server(name: str) -> None:
+    with _lock:
+        process = _http_servers.pop(name, None)
+    if process is not None:
+        process.stop()
+
+
+async def _stop_when_closed(conn: Connection, process: demo_server.DemoServerProcess) -> None:
+    """Stop the HTTP server once its connection has closed (runs on the session loop)."""
+    try:
+        await conn.session.wait_closed()
+    finally:
+        with _lock:
+            if _http_servers.get(conn.name) is process:
+                del _http_servers[conn.name]
+        if process.stdin is not None:
+            process.stdin.close()  # at once: a server started by start_http() exits when its stdin closes
+        await anyio.to_thread.run_sync(process.stop, abandon_on_cancel=True)
+
+
+def _load_magics() -> None:
+    """Load the extension into the running IPython, if any (no output; a no-op when loaded)."""
+    ipython_module = sys.modules.get("IPython")
+    shell = ipython_module.get_ipython() if ipython_module is not None else None
+    if shell is not None and "mcp_notebook" not in shell.extension_manager.loaded:
+        shell.extension_manager.load_extension("mcp_notebook")

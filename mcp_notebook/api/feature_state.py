@@ -1,0 +1,191 @@
+"""Per-session state of the client features: list caches, in-flight calls, logs, subscriptions.
+
+One `FeatureState` is installed on a session when it is made (`install`), so the
+notification handlers are in place from the first frame on. Handlers are async: they
+run on the session thread, only record, and never print.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+
+from .progress import Call, LogRecord
+from .results import Listing
+from .server_requests import ServerRequests
+
+LOG_HISTORY = 1000
+LIST_CHANGED = {
+    "notifications/tools/list_changed": ("tools",),
+    "notifications/prompts/list_changed": ("prompts",),
+    "notifications/resources/list_changed": ("resources", "resourceTemplates"),
+}
+
+# The call whose request this task serves: set by the request core in the task that runs a
+# request on the session loop, and so known to what that task starts (see current_call).
+_asking: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcp_notebook_asking", default=None)
+
+_states: weakref.WeakKeyDictionary[Any, FeatureState] = weakref.WeakKeyDictionary()
+_states_lock = threading.Lock()
+
+
+class FeatureState:
+    """What the feature API remembers about one session."""
+
+    def __init__(self, session: Any, requests: ServerRequests | None = None) -> None:
+        self.session = session
+        self.lock = threading.Lock()
+        self.cache: dict[str, Listing] = {}
+        self.list_changes: dict[str, int] = {}
+        self.calls: dict[str, Call] = {}  # progress token -> call
+        self.waiting: list[Call] = []  # calls a caller thread waits on, oldest first
+        self.pendings: dict[int, Any] = {}  # request id -> Pending, for cancel()
+        self.logs: deque[LogRecord] = deque(maxlen=LOG_HISTORY)
+        self.unrouted_logs: deque[LogRecord] = deque(maxlen=LOG_HISTORY)
+        self.log_level: str | None = None
+        self.subscriptions: dict[str, list[Callable[[str], Any]]] = {}
+        self.listens: dict[str, Any] = {}  # modern: uri -> its subscriptions/listen Subscription
+        self.updates: deque[tuple[str, float]] = deque(maxlen=LOG_HISTORY)
+        self.update_counts: dict[str, int] = {}
+        self.requests = requests or ServerRequests()
+        self.requests.state = self
+        handlers = session.notification_handlers
+        # Bookkeeping runs inline, in frame order: progress or a log line that precedes a
+        # result is seen before the caller wakes. User callbacks stay off the frame path.
+        handlers.set_inline("notifications/progress", self._on_progress)
+        handlers.set_inline("notifications/message", self._on_log)
+        handlers.set("notifications/resources/updated", self._on_updated)
+        handlers.set_inline("notifications/elicitation/complete", self.requests.on_elicitation_complete)
+        for method in LIST_CHANGED:
+            handlers.set_inline(method, self._list_changed_handler(method))
+
+    # ----- callers -----
+
+    def begin(self, call: Call, pending: Any = None) -> None:
+        with self.lock:
+            if call.token is not None:
+                self.calls[call.token] = call
+            self.waiting.append(call)
+            if pending is not None:
+                self.pendings[pending.id] = pending
+
+    def end(self, call: Call, pending: Any = None) -> None:
+        with self.lock:
+            if call.token is not None:
+                self.calls.pop(call.token, None)
+            if call in self.waiting:
+                self.waiting.remove(call)
+            if pending is not None:
+                self.pendings.pop(pending.id, None)
+
+    def track(self, pending: Any, on: bool = True) -> None:
+        """A round of a multi-round request went on the wire (or ended): `cancel(id)` finds it."""
+        with self.lock:
+            if on:
+                self.pendings[pending.id] = pending
+            else:  # by identity: a round re-issued after a broken stream has a new id
+                for request_id in [i for i, p in self.pendings.items() if p is pending]:
+                    del self.pendings[request_id]
+
+    def current_call(self, *, for_logs: bool = False) -> Call | None:
+        """The cell to show things in: the call whose request asks, else the call most recently
+        started that a caller still waits on (for a log line, preferably one that asked for logs).
+
+        The asking call is known to whatever runs in its request's task: the handlers of its
+        modern `input_required` rounds, and over HTTP the reader of its response stream (a
+        task started from that task, so sharing its context), which is where its
+        request-scoped progress and log lines arrive."""
+        asking = _asking.get()
+        with self.lock:
+            if asking is not None and asking in self.waiting:
+                return asking
+            if for_logs:
+                wanting = [call for call in self.waiting if call.log_level is not None]
+                if wanting:
+                    return wanting[-1]
+            return self.waiting[-1] if self.waiting else None
+
+    def cached(self, key: str) -> Listing | None:
+        with self.lock:
+            return self.cache.get(key)
+
+    def store(self, key: str, listing: Listing, changes_before: int) -> None:
+        """Cache a listing unless a list_changed arrived while it was being fetched."""
+        with self.lock:
+            if self.list_changes.get(key, 0) == changes_before:
+                self.cache[key] = listing
+
+    # ----- session thread -----
+
+    def _on_progress(self, params: dict[str, Any]) -> None:
+        with self.lock:
+            call = self.calls.get(params.get("progressToken"))  # type: ignore[arg-type]
+        if call is not None:
+            call.on_progress(params)
+
+    def _on_log(self, params: dict[str, Any]) -> None:
+        record = LogRecord(str(params.get("level", "info")), params.get("data"), params.get("logger"))
+        self.logs.append(record)
+        call = self.current_call(for_logs=True)
+        if call is not None:
+            call.post("log", record)
+        else:
+            self.unrouted_logs.append(record)
+
+    async def _on_updated(self, params: dict[str, Any]) -> None:
+        uri = str(params.get("uri", ""))
+        self.updates.append((uri, time.time()))
+        with self.lock:
+            self.update_counts[uri] = self.update_counts.get(uri, 0) + 1
+            callbacks = list(self.subscriptions.get(uri, ()))
+        for callback in callbacks:  # user code: in a worker thread, never on the frame path
+            await anyio.to_thread.run_sync(callback, uri, abandon_on_cancel=True)
+
+    def _list_changed_handler(self, method: str) -> Callable[[dict[str, Any]], Any]:
+        def changed(params: dict[str, Any]) -> None:
+            with self.lock:
+                for key in LIST_CHANGED[method]:
+                    self.cache.pop(key, None)
+                    self.list_changes[key] = self.list_changes.get(key, 0) + 1
+        return changed
+
+
+def install(session: Any, *, roots: Any = None, sampling: Any = None, elicitation: Any = None) -> FeatureState:
+    """Attach the feature state to a new session: notification handlers, and the server-request
+    handlers and capabilities that `roots`, `sampling` and `elicitation` ask for.
+
+    Handlers the caller registered already (connect's `handlers=`) are kept.
+    """
+    requests = ServerRequests(roots=roots, sampling=sampling, elicitation=elicitation)
+    if session.era != "modern":  # 2026-07-28 has no server requests (nor a client tasks capability)
+        requests.receive_tasks(session, taken=lambda method: session.request_handlers.get(method) is not None)
+    state = FeatureState(session, requests)
+    capabilities = dict(session.capabilities or {})
+    for name, value in requests.capabilities().items():
+        capabilities.setdefault(name, value)
+    session.capabilities = capabilities
+    for method, handler in requests.handlers().items():
+        if session.request_handlers.get(method) is None:
+            session.request_handlers.set(method, handler)
+    with _states_lock:
+        _states[session] = state
+    return state
+
+
+def asking_for(call: Call) -> contextvars.Token[Call | None]:
+    """From here on in this task, questions from the server go to `call`'s cell."""
+    return _asking.set(call)
+
+
+def state_of(session: Any) -> FeatureState:
+    """The session's feature state (installed now if the session was made without it)."""
+    with _states_lock:
+        state = _states.get(session)
+    return state if state is not None else install(session)

@@ -1,0 +1,310 @@
+"""Result objects for tools, resources and prompts, with rich notebook display.
+
+They wrap the server's result dict (`.raw`) and display as HTML in a notebook and as
+text elsewhere. Everything the server wrote is escaped; images and audio become data
+URIs only for image/* and audio/* MIME types. Nothing here imports IPython.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from ..base.errors import UsageError
+from ..notebook.render import clip, esc, table_text
+
+MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
+
+
+def _pre(text: str, style: str = "") -> str:
+    return f'<pre style="white-space:pre-wrap;{style}">{esc(text)}</pre>'
+
+
+def _data_uri(mime: Any, data: Any, family: str) -> str | None:
+    if not (isinstance(mime, str) and MIME.match(mime) and mime.startswith(family + "/") and isinstance(data, str)):
+        return None
+    if not re.fullmatch(r"[A-Za-z0-9+/=\s]*", data):
+        return None
+    return f"data:{mime};base64,{data}"
+
+
+def block_text(block: Any) -> str:
+    """One content block as a line or so of text."""
+    if not isinstance(block, dict):
+        return str(block)
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind in ("image", "audio"):
+        size = len(str(block.get("data", ""))) * 3 // 4
+        return f"[{kind} {block.get('mimeType', '?')}, {size} bytes]"
+    if kind == "resource_link":
+        return f"[resource link {block.get('name') or ''} {block.get('uri', '')}]".replace("  ", " ")
+    if kind == "resource":
+        res = block.get("resource") or {}
+        if "text" in res:
+            return f"[resource {res.get('uri', '')}]\n{res['text']}"
+        return f"[resource {res.get('uri', '')} {res.get('mimeType', '')}, blob]"
+    return json.dumps(block, default=str)
+
+
+def block_html(block: Any) -> str:
+    """One content block as HTML (server text escaped; media as data URIs of checked MIME types)."""
+    if not isinstance(block, dict):
+        return _pre(str(block))
+    kind = block.get("type")
+    notes = block.get("annotations")
+    note = f'<div style="color:#868e96;font-size:0.85em">annotations: {esc(json.dumps(notes))}</div>' if notes else ""
+    if kind == "text":
+        return _pre(str(block.get("text", ""))) + note
+    if kind == "image":
+        uri = _data_uri(block.get("mimeType"), block.get("data"), "image")
+        return (f'<img src="{esc(uri)}" alt="image" style="max-width:100%"/>' if uri else _pre(block_text(block))) + note
+    if kind == "audio":
+        uri = _data_uri(block.get("mimeType"), block.get("data"), "audio")
+        return (f'<audio controls src="{esc(uri)}"></audio>' if uri else _pre(block_text(block))) + note
+    if kind == "resource_link":
+        uri = str(block.get("uri", ""))
+        label = esc(block.get("title") or block.get("name") or uri)
+        link = f'<a href="{esc(uri)}" target="_blank" rel="noopener">{label}</a>' if uri.startswith(("http://", "https://")) else f"<code>{label}</code>"
+        desc = f" — {esc(block.get('description'))}" if block.get("description") else ""
+        return f"<div>🔗 resource link: {link} <code>{esc(uri)}</code>{desc}</div>" + note
+    if kind == "resource":
+        res = block.get("resource") or {}
+        body = _pre(str(res["text"])) if "text" in res else f"<i>blob, {esc(res.get('mimeType', '?'))}</i>"
+        return f"<div>📄 embedded resource <code>{esc(res.get('uri', ''))}</code>{body}</div>" + note
+    return _pre(json.dumps(block, indent=2, default=str))
+
+
+def _tabular(data: Any) -> list[dict[str, Any]] | None:
+    """Rows if `data` looks like a table: a list of objects, or one key holding one."""
+    if isinstance(data, list) and data and all(isinstance(row, dict) for row in data):
+        return data
+    if isinstance(data, dict):
+        lists = [v for v in data.values() if isinstance(v, list)]
+        if len(data) == 1 and lists and _tabular(lists[0]) is not None:
+            return lists[0]
+        if all(not isinstance(v, (dict, list)) for v in data.values()):
+            return [data]
+    return None
+
+
+def to_dataframe(data: Any) -> Any:
+    """A pandas DataFrame of tabular data (pandas is optional)."""
+    try:
+        import pandas
+    except ImportError:
+        raise UsageError("to_dataframe() needs pandas, which is not installed (pip install pandas)") from None
+    rows = _tabular(data)
+    if rows is None:
+        raise UsageError("this data is not tabular (expected a list of objects, or an object holding one)")
+    return pandas.DataFrame(rows)
+
+
+class _Rich:
+    """Shared display plumbing: subclasses give `_html()` and `_text()`."""
+
+    def _html(self) -> str:
+        raise NotImplementedError
+
+    def _text(self) -> str:
+        raise NotImplementedError
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        return {"text/html": self._html(), "text/plain": self._text()}
+
+    def __str__(self) -> str:
+        return self._text()
+
+
+class ToolResult(_Rich):
+    """What `tools/call` returned: `.content`, `.text`, `.structured`, `.is_error`, `.raw`."""
+
+    def __init__(self, name: str, raw: dict[str, Any]) -> None:
+        self.name = name
+        self.raw = raw
+
+    @property
+    def content(self) -> list[Any]:
+        content = self.raw.get("content")
+        return content if isinstance(content, list) else []
+
+    @property
+    def structured(self) -> Any:
+        return self.raw.get("structuredContent")
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.raw.get("isError"))
+
+    @property
+    def text(self) -> str:
+        """The text blocks, joined by newlines."""
+        return "\n".join(str(b.get("text", "")) for b in self.content if isinstance(b, dict) and b.get("type") == "text")
+
+    def to_dataframe(self) -> Any:
+        return to_dataframe(self.structured)
+
+    def _html(self) -> str:
+        style = "border-left:4px solid #e03131;padding-left:6px" if self.is_error else "border-left:4px solid #2e9e44;padding-left:6px"
+        head = f"<b>{esc(self.name)}</b>" + (' <span style="color:#e03131">error</span>' if self.is_error else "")
+        body = "".join(block_html(b) for b in self.content)
+        if self.structured is not None:
+            body += "<details><summary>structuredContent</summary>" + _pre(json.dumps(self.structured, indent=2, default=str)) + "</details>"
+        return f'<div class="mcp-result" style="{style}">{head}{body}</div>'
+
+    def _text(self) -> str:
+        lines = [f"{self.name}: error" if self.is_error else f"{self.name}:"]
+        lines += [block_text(b) for b in self.content]
+        if self.structured is not None and not self.content:
+            lines.append(json.dumps(self.structured, indent=2, default=str))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<ToolResult {self.name!r}{' error' if self.is_error else ''}: {clip(self.text or self._text(), 60)!r}>"
+
+
+class ResourceResult(_Rich):
+    """What `resources/read` returned: `.contents`, `.text`, `.blobs` (bytes), `.raw`."""
+
+    def __init__(self, uri: str, raw: dict[str, Any]) -> None:
+        self.uri = uri
+        self.raw = raw
+
+    @property
+    def contents(self) -> list[dict[str, Any]]:
+        return [c for c in self.raw.get("contents") or [] if isinstance(c, dict)]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(str(c["text"]) for c in self.contents if "text" in c)
+
+    @property
+    def blobs(self) -> list[bytes]:
+        return [base64.b64decode(c["blob"]) for c in self.contents if isinstance(c.get("blob"), str)]
+
+    def _html(self) -> str:
+        parts = []
+        for c in self.contents:
+            head = f"<div><code>{esc(c.get('uri', self.uri))}</code> {esc(c.get('mimeType', ''))}</div>"
+            uri = _data_uri(c.get("mimeType"), c.get("blob"), "image")
+            if "text" in c:
+                parts.append(head + _pre(str(c["text"]), "max-height:24em;overflow:auto"))
+            elif uri:
+                parts.append(head + f'<img src="{esc(uri)}" style="max-width:100%"/>')
+            else:
+                parts.append(head + f"<i>blob, {len(str(c.get('blob', ''))) * 3 // 4} bytes</i>")
+        return '<div class="mcp-resource">' + "".join(parts) + "</div>"
+
+    def _text(self) -> str:
+        out = []
+        for c in self.contents:
+            out.append(f"[{c.get('uri', self.uri)} {c.get('mimeType', '')}]".replace(" ]", "]"))
+            out.append(str(c["text"]) if "text" in c else f"(blob, {len(str(c.get('blob', ''))) * 3 // 4} bytes)")
+        return "\n".join(out)
+
+    def __repr__(self) -> str:
+        return f"<ResourceResult {self.uri!r}: {len(self.contents)} part(s)>"
+
+
+class PromptResult(_Rich):
+    """What `prompts/get` returned: `.messages`, `.description`, `.text`, `.raw`."""
+
+    def __init__(self, name: str, raw: dict[str, Any]) -> None:
+        self.name = name
+        self.raw = raw
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return [m for m in self.raw.get("messages") or [] if isinstance(m, dict)]
+
+    @property
+    def description(self) -> str | None:
+        return self.raw.get("description")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block_text(m.get("content")) for m in self.messages)
+
+    def _html(self) -> str:
+        desc = f"<div><i>{esc(self.description)}</i></div>" if self.description else ""
+        rows = "".join(f"<div><b>{esc(m.get('role'))}</b>{block_html(m.get('content'))}</div>" for m in self.messages)
+        return f'<div class="mcp-prompt"><b>{esc(self.name)}</b>{desc}{rows}</div>'
+
+    def _text(self) -> str:
+        return "\n".join([f"{self.name}:" + (f" {self.description}" if self.description else "")]
+                         + [f"[{m.get('role')}] {block_text(m.get('content'))}" for m in self.messages])
+
+    def __repr__(self) -> str:
+        return f"<PromptResult {self.name!r}: {len(self.messages)} message(s)>"
+
+
+def arguments_summary(schema: Any) -> str:
+    """`a: number*, b: string` from an input schema (* marks required)."""
+    if not isinstance(schema, dict):
+        return ""
+    required = set(schema.get("required") or [])
+    parts = []
+    for name, prop in (schema.get("properties") or {}).items():
+        kind = prop.get("type", "any") if isinstance(prop, dict) else "any"
+        kind = "|".join(kind) if isinstance(kind, list) else kind
+        if isinstance(prop, dict) and prop.get("enum"):
+            kind = "|".join(json.dumps(v) for v in prop["enum"])
+        parts.append(f"{name}: {kind}{'*' if name in required else ''}")
+    return ", ".join(parts)
+
+
+def _annotations(tool: dict[str, Any]) -> str:
+    notes = tool.get("annotations") or {}
+    return ", ".join(k.removesuffix("Hint") for k, v in notes.items() if v is True and k.endswith("Hint"))
+
+
+class Listing(list, _Rich):  # type: ignore[type-arg]
+    """A list of tools, resources, templates or prompts (plain dicts) that displays as a table."""
+
+    COLUMNS: dict[str, Sequence[tuple[str, Any]]] = {
+        "tools": [("name", lambda t: t.get("name")), ("title", lambda t: t.get("title") or ""),
+                  ("description", lambda t: clip(t.get("description"), 70)),
+                  ("arguments (* required)", lambda t: arguments_summary(t.get("inputSchema"))),
+                  ("annotations", _annotations)],
+        "resources": [("name", lambda r: r.get("name")), ("uri", lambda r: r.get("uri")),
+                      ("mimeType", lambda r: r.get("mimeType") or ""), ("description", lambda r: clip(r.get("description"), 70))],
+        "resourceTemplates": [("name", lambda r: r.get("name")), ("uriTemplate", lambda r: r.get("uriTemplate")),
+                              ("mimeType", lambda r: r.get("mimeType") or ""), ("description", lambda r: clip(r.get("description"), 70))],
+        "prompts": [("name", lambda p: p.get("name")), ("title", lambda p: p.get("title") or ""),
+                    ("description", lambda p: clip(p.get("description"), 70)),
+                    ("arguments (* required)", lambda p: ", ".join(
+                        f"{a.get('name')}{'*' if a.get('required') else ''}" for a in p.get("arguments") or []))],
+    }
+
+    def __init__(self, kind: str, items: Iterable[dict[str, Any]]) -> None:
+        super().__init__(items)
+        self.kind = kind
+
+    def names(self) -> list[str]:
+        return [str(item.get("name")) for item in self]
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        return next((item for item in self if item.get("name") == name), None)
+
+    def _rows(self) -> tuple[list[str], list[list[str]]]:
+        columns = self.COLUMNS[self.kind]
+        return [c for c, _ in columns], [[str(fn(item) or "") for _, fn in columns] for item in self]
+
+    def _html(self) -> str:
+        head, rows = self._rows()
+        th = "".join(f'<th style="text-align:left">{esc(h)}</th>' for h in head)
+        body = "".join("<tr>" + "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in row) + "</tr>" for row in rows)
+        return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{len(self)} {esc(self.kind)}</div>'
+
+    def _text(self) -> str:
+        if not self:
+            return f"(no {self.kind})"
+        head, rows = self._rows()
+        return table_text(head, [[clip(c, 60) for c in row] for row in rows])
+
+    def __repr__(self) -> str:
+        return self._text()

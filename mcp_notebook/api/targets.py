@@ -1,0 +1,172 @@
+"""From a target, a server command or a URL, to a session ready to start.
+
+It decides the transport (stdio, HTTP), registers credentials with the trace before any
+frame is recorded, and chooses the era to open in: as asked, implied by a pinned version
+or transport, or remembered from an earlier probe of the same server.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..base.errors import HandshakeError, UsageError
+from ..protocol.versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
+from ..session.handlers import Handler
+from ..session.session import Session
+from ..session.trace import Trace
+from ..transports.base import Transport
+from ..transports.http import HttpTransport
+from ..transports.http_errors import is_secret_name
+from ..transports.stdio import StdioTransport
+from .feature_state import install as install_features
+
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
+_era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
+
+
+def prepare_session(
+    target: str | Sequence[str],
+    *,
+    name: str | None,
+    era: str,
+    timeout: float | None,
+    env: Mapping[str, str] | None,
+    cwd: str | Path | None,
+    headers: Mapping[str, str] | None,
+    transport: str,
+    bearer_token_env: str | None,
+    secrets: Sequence[str],
+    protocol_version: str | None,
+    capabilities: dict[str, Any] | None,
+    handlers: Mapping[str, Handler] | None,
+    trace_capacity: int | None,
+    probe_timeout: float,
+    roots: Any,
+    sampling: Any,
+    elicitation: Any,
+) -> tuple[str, Session]:
+    """A session for `target` (a command or a URL), not yet started, and a name for it.
+
+    The name is `name`, or a base for one taken from the command's script or the URL's host.
+    Every option is required here: `connect()`'s signature is the one place with defaults.
+    """
+    era, era_source = _choose_era(target, era, protocol_version, transport)
+    trace = Trace(trace_capacity)
+    if is_url(target):
+        assert isinstance(target, str)
+        wire: Transport = _http_transport(target, headers, transport, bearer_token_env, secrets, trace)
+        default_name = urlsplit(target).hostname or "http"
+    else:
+        if headers or bearer_token_env or transport != "auto":
+            raise UsageError("headers, bearer tokens and the HTTP transport choice apply to URLs, not to commands")
+        argv = shlex.split(target) if isinstance(target, str) else [str(part) for part in target]
+        if not argv:
+            raise UsageError("the server command is empty")
+        for secret in secrets:
+            trace.add_secret(secret)
+        wire = StdioTransport(argv, env=env, cwd=str(cwd) if cwd is not None else None, events=trace.event)
+        default_name = _command_stem(argv)
+    session = Session(
+        wire, trace=trace, timeout=timeout, era=era, era_source=era_source, protocol_version=protocol_version,
+        probe_timeout=probe_timeout, capabilities=capabilities,
+    )
+    for method, handler in (handlers or {}).items():
+        session.request_handlers.set(method, handler)
+    install_features(session, roots=roots, sampling=sampling, elicitation=elicitation)
+    return name or default_name, session
+
+
+def _era_key(target: str | Sequence[str]) -> str:
+    """What an era verdict belongs to: the command line, or the HTTP origin."""
+    if is_url(target):
+        assert isinstance(target, str)
+        parts = urlsplit(target.strip())
+        return f"{parts.scheme}://{parts.netloc}"
+    return " ".join(shlex.split(target) if isinstance(target, str) else map(str, target))
+
+
+def _choose_era(target: str | Sequence[str], era: str, protocol_version: str | None, transport: str) -> tuple[str, str | None]:
+    """The era to open in and why: as asked, implied by a pinned version or transport, or cached."""
+    if era not in ERAS:
+        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
+    if protocol_version is not None:
+        implied = "legacy" if protocol_version in LEGACY_VERSIONS else "modern" if protocol_version in MODERN_VERSIONS else None
+        if implied is None:
+            known = ", ".join(LEGACY_VERSIONS + MODERN_VERSIONS)
+            raise UsageError(f"unknown protocol version {protocol_version!r}; use one of: {known}")
+        if era not in ("auto", implied):
+            raise UsageError(f"protocol version {protocol_version} is a {implied}-era version, not {era}")
+        return implied, f"pinned: protocol version {protocol_version}"
+    if era != "auto":
+        return era, "pinned"
+    if transport == "sse":
+        return "legacy", "pinned: the HTTP+SSE transport is handshake-era only"
+    cached = _era_cache.get(_era_key(target))
+    if cached is not None:
+        return cached, "cache: an earlier probe of the same server"
+    return "auto", None
+
+
+def is_url(target: str | Sequence[str]) -> bool:
+    return isinstance(target, str) and target.lstrip().lower().startswith(("http://", "https://"))
+
+
+def _http_transport(
+    url: str,
+    headers: Mapping[str, str] | None,
+    mode: str,
+    bearer_token_env: str | None,
+    secrets: Sequence[str],
+    trace: Trace,
+) -> HttpTransport:
+    """An HTTP transport whose credentials the trace will never show."""
+    if mode not in ("auto", "http", "sse"):
+        raise UsageError(f"unknown transport {mode!r}; use auto, http (Streamable HTTP only) or sse (HTTP+SSE)")
+    all_headers = dict(headers or {})
+    if bearer_token_env is not None:
+        token = os.environ.get(bearer_token_env)
+        if not token:
+            raise UsageError(f"environment variable {bearer_token_env} is not set (it should hold the bearer token)")
+        all_headers["Authorization"] = f"Bearer {token}"
+    for key, value in all_headers.items():
+        if is_secret_name(key) or key.lower() == "authorization":
+            trace.add_secret(value)
+            trace.add_secret(value.partition(" ")[2] or value)
+    for secret in secrets:
+        trace.add_secret(secret)
+    for part in urlsplit(url).query.split("&"):
+        key, _, value = part.partition("=")
+        if value and is_secret_name(key):
+            trace.add_secret(value)
+    return HttpTransport(url.strip(), headers=all_headers, mode=mode, events=trace.event)
+
+
+def remember_era(target: str | Sequence[str], session: Session) -> None:
+    if (session.era_source or "").startswith("probe"):
+        _era_cache[_era_key(target)] = session.era
+
+
+def forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseException) -> bool:
+    """True (and the cache entry gone) when a cached era verdict just failed to open."""
+    if isinstance(exc, HandshakeError) and (session.era_source or "").startswith("cache"):
+        _era_cache.pop(_era_key(target), None)
+        return True
+    return False
+
+
+def _command_stem(argv: list[str]) -> str:
+    """The script's stem if the command runs one (`python server.py` -> server), else the program's.
+
+    An argument right after an option is that option's value (`node -r preload.cjs index.js`).
+    """
+    scripts = [
+        Path(arg).stem
+        for before, arg in zip(argv, argv[1:])
+        if not arg.startswith("-") and not before.startswith("-") and Path(arg).suffix in SCRIPT_SUFFIXES
+    ]
+    return scripts[0] if scripts else Path(argv[0]).stem

@@ -1,0 +1,282 @@
+"""Text and HTML renderings of health snapshots and traces, shared by magics and widgets.
+
+Everything a server controls (names, versions, messages, raw frames, stderr) goes
+through `esc` before it lands in HTML: a `<script>` in a tool name comes out as text.
+Plain functions of plain data: nothing here knows of IPython or ipywidgets.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
+from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
+
+STATE_COLOURS = {
+    READY: "#2e9e44", DEGRADED: "#e0a100", STALE: "#d9480f", RECONNECTING: "#1c7ed6",
+    CONNECTING: "#1c7ed6", CLOSING: "#868e96", CLOSED: "#868e96",
+}
+ARROWS = {IN: "←", OUT: "→", EVENT: "·"}
+SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
+FIELD_LIMIT = 80  # characters of a server-controlled field shown in a table cell
+
+
+def esc(value: Any) -> str:
+    """HTML-escape anything (quotes too), so server text is inert in any context."""
+    return escape("" if value is None else str(value), quote=True)
+
+
+def ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.3f} ms"
+
+
+def ago(seconds: float | None) -> str:
+    if seconds is None:
+        return "never"
+    return f"{seconds * 1000:.0f} ms ago" if seconds < 1 else f"{seconds:.1f} s ago"
+
+
+def clip(text: Any, limit: int = FIELD_LIMIT) -> str:
+    text = "" if text is None else str(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def server_label(health: Health) -> str:
+    server = health.server_info or {}
+    return f"{server.get('name', '-')} {server.get('version', '')}".rstrip()
+
+
+# ----- sparklines -----
+
+
+def spark_text(values: Sequence[float], width: int = 40) -> str:
+    """A text sparkline of the last `width` values."""
+    values = list(values)[-width:]
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    return "".join(SPARK_BLOCKS[min(7, int((v - low) / span * 7.999))] for v in values)
+
+
+def spark_svg(values: Sequence[float], width: int = 160, height: int = 28) -> str:
+    """An inline SVG sparkline (numbers only, so nothing to escape)."""
+    values = [float(v) for v in values]
+    if len(values) < 2:
+        return f'<svg width="{width}" height="{height}"></svg>'
+    low, high = min(values), max(values)
+    span = (high - low) or 1.0
+    step = width / (len(values) - 1)
+    points = " ".join(f"{i * step:.1f},{height - 2 - (v - low) / span * (height - 4):.1f}" for i, v in enumerate(values))
+    return (
+        f'<svg width="{width}" height="{height}" style="vertical-align:middle">'
+        f'<polyline fill="none" stroke="#1c7ed6" stroke-width="1.5" points="{points}"/></svg>'
+    )
+
+
+# ----- health -----
+
+
+def health_rows(h: Health) -> list[tuple[str, str]]:
+    """(label, plain text value) pairs, the same in the text and HTML renderings."""
+    rows = [
+        ("protocol", f"{h.era} {h.protocol_version or '-'} ({h.era_source or 'negotiating'})"),
+        ("transport", f"{h.transport}  {h.endpoint}"),
+        ("server", server_label(h)),
+        ("round trip", f"last {ms(h.last_rtt)}, min {ms(h.rtt_min)}, median {ms(h.rtt_median)}, p95 {ms(h.rtt_p95)}"),
+        ("our pings", f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)"),
+        ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {h.pong_failures} pongs lost"),
+        ("pong latency", f"last {ms(h.last_pong_latency)}, median {ms(h.pong_latency_median)}, max {ms(h.pong_latency_max)}"),
+        ("keepalive", (f"every {h.keepalive_interval:g} s: {h.keepalive_pings} pings, {h.keepalive_misses} missed in a row, "
+                       f"{h.keepalive_skips} skipped") if h.keepalive and h.keepalive_interval else "off"),
+        ("last frame", f"in {ago(h.since_frame_in)}, out {ago(h.since_frame_out)}"),
+        ("in flight", f"{h.requests_in_flight} requests; {h.invalid_frames} invalid frames"),
+        ("trace", f"{h.trace_entries} entries, {h.trace_dropped} dropped"),
+    ]
+    if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
+        rows.append(("recovery", f"{h.http_keepalive_ticks} keep-alive ticks, {h.reconnects} reconnects, "
+                                 f"{h.session_recoveries} session recoveries"))
+    if h.exit_code is not None or h.closed_reason:
+        rows.append(("closed", f"{h.closed_reason or '-'} (exit code {h.exit_code if h.exit_code is not None else '-'})"))
+    return rows
+
+
+def health_text(h: Health, stderr: bool = False) -> str:
+    """A readable block of lines about one connection."""
+    lines = [f"{h.name}: {h.state}" + (f" ({h.state_reason})" if h.state_reason else "")]
+    lines += [f"  {label:<13}{value}" for label, value in health_rows(h)]
+    if h.rtt_history:
+        lines.append(f"  {'rtt history':<13}{spark_text(h.rtt_history)}")
+    if stderr:
+        lines.append(f"  {'stderr':<13}" + ("\n" + "\n".join(f"    {line}" for line in h.stderr_tail) if h.stderr_tail else "(none)"))
+    elif h.stderr_tail:
+        lines.append(f"  {'stderr':<13}{clip(h.stderr_tail[-1])}  ({len(h.stderr_tail)} lines kept)")
+    return "\n".join(lines)
+
+
+def state_light(state: str) -> str:
+    colour = STATE_COLOURS.get(state, "#868e96")
+    return f'<span style="color:{colour};font-size:1.3em" title="{esc(state)}">●</span>'
+
+
+def health_html(h: Health) -> str:
+    """One connection's health as an HTML block (every server-controlled value escaped)."""
+    reason = f' <span style="color:#868e96">({esc(h.state_reason)})</span>' if h.state_reason else ""
+    rows = "".join(
+        f'<tr><th style="text-align:left;padding-right:1em">{esc(label)}</th><td style="text-align:left">{esc(value)}</td></tr>'
+        for label, value in health_rows(h)
+    )
+    return (
+        f'<div class="mcp-health">{state_light(h.state)} <b>{esc(h.name)}</b> {esc(h.state)}{reason}'
+        f'<div>round trips {spark_svg(h.rtt_history)}</div>'
+        f'<table style="font-family:monospace;font-size:0.9em">{rows}</table></div>'
+    )
+
+
+def stderr_html(lines: Iterable[str]) -> str:
+    body = "\n".join(esc(line) for line in lines)
+    return f'<pre style="max-height:16em;overflow:auto">{body or "(no stderr output)"}</pre>'
+
+
+def dashboard_rows(healths: Sequence[Health]) -> list[list[str]]:
+    return [
+        [h.name, h.state, f"{h.era} {h.protocol_version or '-'}", h.transport, server_label(h), ms(h.last_rtt),
+         f"{h.pings_answered}/{h.pings_sent}", f"{h.pongs_sent}/{h.server_pings}", str(h.requests_in_flight),
+         ago(h.since_frame_in)]
+        for h in healths
+    ]
+
+
+DASHBOARD_HEAD = ["name", "state", "protocol", "transport", "server", "last rtt", "pings ok", "pongs", "in flight", "last in"]
+
+
+def dashboard_text(healths: Sequence[Health]) -> str:
+    if not healths:
+        return "no open connections"
+    return table_text(DASHBOARD_HEAD, [[clip(cell, 40) for cell in row] for row in dashboard_rows(healths)])
+
+
+def dashboard_html(healths: Sequence[Health]) -> str:
+    if not healths:
+        return "<i>no open connections</i>"
+    head = "".join(f'<th style="text-align:left">{esc(x)}</th>' for x in ["", *DASHBOARD_HEAD, "round trips"])
+    body = "".join(
+        f"<tr><td>{state_light(h.state)}</td>" + "".join(f'<td style="text-align:left">{esc(clip(c, 40))}</td>' for c in row)
+        + f"<td>{spark_svg(h.rtt_history, 100, 20)}</td></tr>"
+        for h, row in zip(healths, dashboard_rows(healths))
+    )
+    return f'<table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em"><tr>{head}</tr>{body}</table>'
+
+
+# ----- traces -----
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One trace entry as a table shows it (plain text; escape before HTML)."""
+
+    seq: int
+    time: str
+    arrow: str
+    kind: str
+    method: str
+    id: str
+    size: str
+    latency: str
+    flavour: str  # "ping", "pong", "event", "invalid", "error" or ""
+
+
+TRACE_HEAD = ["#", "time", "", "kind", "method", "id", "size", "latency"]
+
+
+def flavour(e: TraceEntry, request: TraceEntry | None = None) -> str:
+    """How a row stands out: pings and pongs (a reply paired with a ping), events, failures."""
+    if e.direction == EVENT:
+        return "event"
+    if e.kind in ("invalid", "error"):
+        return e.kind
+    if e.kind == "request" and e.method == "ping":
+        return "ping"
+    if e.kind == "response" and (e.note == "pong" or (request is not None and request.method == "ping")):
+        return "pong"
+    return ""
+
+
+def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None) -> list[Row]:
+    """Rows for `entries`, replies paired with requests found in `context` (default: `entries`)."""
+    pairs = pair(context if context is not None else entries)
+    rows = []
+    for e in entries:
+        matched = pairs.get(e.seq)
+        request = matched[0] if matched else None
+        clock = time.strftime("%H:%M:%S", time.localtime(e.wall)) + f".{int(e.wall % 1 * 1000):03d}"
+        method = e.method or (request.method if request is not None else None) or (e.note or "" if e.direction == EVENT else "")
+        if e.direction == EVENT and e.detail:
+            method = (method + " " + " ".join(f"{k}={v}" for k, v in e.detail.items())).strip()
+        elif e.detail.get("via"):
+            method = f"{method} ({e.detail['via']})".strip()
+        rows.append(Row(
+            seq=e.seq, time=clock, arrow=ARROWS.get(e.direction, "?"), kind=e.kind, method=clip(method, 60),
+            id="" if e.id is None else clip(json.dumps(e.id, default=str), 24),
+            size=str(e.size) if e.direction != EVENT else "", latency=ms(matched[1]) if matched else "",
+            flavour=flavour(e, request),
+        ))
+    return rows
+
+
+def row_cells(row: Row) -> list[str]:
+    glyph = {"ping": " ♡", "pong": " ♥"}.get(row.flavour, "")
+    return [str(row.seq), row.time, row.arrow, row.kind + glyph, row.method, row.id, row.size, row.latency]
+
+
+def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A plain aligned text table."""
+    widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
+    lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths)).rstrip()]
+    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in rows]
+    return "\n".join(lines)
+
+
+def trace_text(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None, *, dropped: int = 0) -> str:
+    rows = trace_rows(entries, context)
+    if not rows:
+        return "(no matching trace entries)"
+    tail = f"\n{len(rows)} entries" + (f", {dropped} older ones dropped from the ring buffer" if dropped else "")
+    return table_text(TRACE_HEAD, [row_cells(r) for r in rows]) + tail
+
+
+ROW_STYLES = {
+    "ping": "background:#e7f5ff", "pong": "background:#ebfbee", "event": "color:#868e96",
+    "invalid": "background:#fff5f5", "error": "background:#fff4e6",
+}
+
+
+def entry_json(e: TraceEntry) -> str:
+    """The entry's message pretty-printed (events: their details), as plain text."""
+    if e.direction == EVENT:
+        return json.dumps({"event": e.kind, "note": e.note, **e.detail}, indent=2, default=str, ensure_ascii=False)
+    if e.message is not None:
+        return json.dumps(e.message, indent=2, default=str, ensure_ascii=False)
+    return e.raw or ""
+
+
+def trace_html(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None, *, dropped: int = 0) -> str:
+    """A static HTML table; each row's JSON unfolds from a <details> (no script needed)."""
+    rows = trace_rows(entries, context)
+    head = "".join(f'<th style="text-align:left">{esc(x)}</th>' for x in [*TRACE_HEAD, "JSON"])
+    body = []
+    for e, row in zip(entries, rows):
+        cells = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in row_cells(row))
+        note = f" ({esc(clip(e.note, 60))})" if e.note and e.direction != EVENT else ""
+        details = f"<details><summary>show{note}</summary><pre>{esc(entry_json(e))}</pre></details>"
+        body.append(f'<tr style="{ROW_STYLES.get(row.flavour, "")}">{cells}<td style="text-align:left">{details}</td></tr>')
+    footer = f"<div>{len(rows)} entries" + (f", {dropped} older ones dropped" if dropped else "") + "</div>"
+    return (
+        f'<table class="mcp-trace" style="font-family:monospace;font-size:0.85em"><tr>{head}</tr>{"".join(body)}</table>'
+        + footer
+    )

@@ -1,0 +1,222 @@
+"""Choosing and speaking an era: the `server/discover` probe, modern requests, liveness.
+
+A session opens in the era it was given, or in "auto" probes with `server/discover`
+(2026-07-28) and falls back to the legacy `initialize` handshake on any answer that is
+not a recognised modern one. Modern requests carry `_meta`, follow `resultType`
+(fulfilling `input_required` rounds with the same handlers that answer legacy server
+requests), and retry once at a mutual version on -32022. Ping does not exist in the
+modern era; `liveness()` measures a cache-bypassing `server/discover` instead.
+
+On stdio a probe that times out leaves the server running and `initialize` follows on
+the same process (a legacy server that never answers unknown requests is simply
+slow to probe); a server that exits when probed is reported, not restarted: connect
+with era="legacy" for such a server.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..base.errors import ConnectionClosed, HandshakeError, McpError, ProtocolViolation, RequestTimeout, TransportError
+from ..protocol import jsonrpc as rpc
+from ..protocol import modern
+from ..protocol.versions import MODERN_VERSIONS
+from .handlers import call_handler
+
+if TYPE_CHECKING:
+    from ..transports.base import Transport
+    from .handlers import Handlers
+    from .session import Pending
+
+RoundSender = Callable[[str, "dict[str, Any] | None"], Awaitable["Pending"]]
+
+PROBE_TIMEOUT = 2.0
+MAX_INPUT_ROUNDS = 8
+NOT_VERDICTS = (401, 403, 407)  # authentication wanted: says nothing about the era
+
+
+class Eras:
+    """Era negotiation and the modern request flow; mixed into `Session`."""
+
+    era: str
+    era_source: str | None
+    probe_timeout: float
+    protocol_version: str | None
+    modern_version: str
+    server_info: dict[str, Any] | None
+    server_capabilities: dict[str, Any]
+    instructions: str | None
+    discovered: dict[str, Any] | None
+    discovered_at: float
+    tool_schemas: dict[str, dict[str, Any]]
+    request_handlers: Handlers
+    transport: Transport
+    timeout: float | None
+
+    async def _open(self) -> None:
+        if self.era == "legacy":
+            await self._handshake()  # type: ignore[attr-defined]
+        elif self.era == "modern":
+            await self._start_modern(await self._discover(note="discover"))
+        else:
+            await self._negotiate()
+
+    async def _negotiate(self) -> None:
+        """Probe with server/discover; modern on a modern answer, else the legacy handshake."""
+        try:
+            result = await self._discover(timeout=self.probe_timeout, note="era probe")
+        except RequestTimeout:
+            return await self._fall_back(f"no answer to server/discover within {self.probe_timeout:g} s")
+        except McpError as exc:
+            if exc.code not in modern.MODERN_ERRORS:
+                return await self._fall_back(f"server/discover refused: {exc.message} ({exc.code})")
+            raise HandshakeError(f"the server speaks the modern protocol but refused us: {exc}") from None
+        except TransportError as exc:
+            if exc.status is None or exc.status in NOT_VERDICTS or exc.status >= 500:
+                raise
+            return await self._fall_back(f"server/discover answered HTTP {exc.status}")
+        except ConnectionClosed as exc:
+            tail = "; its last stderr lines: " + " | ".join(exc.stderr_tail[-5:]) if exc.stderr_tail else ""
+            raise HandshakeError(
+                f"{exc.reason} during the handshake (probing with server/discover){tail}; "
+                "if it exits only when probed, connect with era='legacy'"
+            ) from None
+        self.era_source = "probe: server/discover answered"
+        await self._start_modern(result)
+
+    async def _fall_back(self, why: str) -> None:
+        self.era, self.era_source = "legacy", f"probe: {why}"
+        self.trace.event("era", note=f"legacy ({why})", era="legacy")  # type: ignore[attr-defined]
+        await self._handshake()  # type: ignore[attr-defined]
+
+    async def _discover(self, *, timeout: float | None = None, note: str | None = None) -> dict[str, Any]:
+        """One server/discover round trip; a -32022 with a mutual version is retried at that version."""
+        for _ in range(2):
+            pending = await self.round_trip("server/discover", timeout=timeout, note=note)  # type: ignore[attr-defined]
+            try:
+                result = pending.outcome()
+            except McpError as exc:
+                version = modern.mutual_version(modern.supported_versions(exc.data))
+                if exc.code == modern.UNSUPPORTED_VERSION and version and version != self.modern_version:
+                    self.modern_version = version
+                    continue
+                if exc.code == modern.UNSUPPORTED_VERSION:
+                    raise HandshakeError(
+                        f"the server supports {', '.join(modern.supported_versions(exc.data)) or 'no version we know'}; "
+                        f"this client speaks {', '.join(MODERN_VERSIONS)} in the modern era"
+                    ) from None
+                raise
+            if not isinstance(result, dict) or not isinstance(result.get("supportedVersions"), list):
+                raise McpError(rpc.INTERNAL_ERROR, "server/discover answered without supportedVersions", method="server/discover")
+            return result
+        raise HandshakeError("the server keeps refusing our protocol version")
+
+    async def _start_modern(self, discovered: dict[str, Any]) -> None:
+        version = modern.mutual_version(discovered["supportedVersions"])
+        if version is None:
+            raise HandshakeError(
+                f"the server supports {', '.join(discovered['supportedVersions'])}; this client speaks "
+                f"{', '.join(MODERN_VERSIONS)} in the modern era (connect with era='legacy' for handshake versions)"
+            )
+        self.era, self.protocol_version = "modern", version
+        self._remember_discovery(discovered)
+        self.transport.use_modern(version)
+        self.trace.event("era", note=f"modern {version} ({self.era_source})", era="modern")  # type: ignore[attr-defined]
+
+    def _remember_discovery(self, discovered: dict[str, Any]) -> None:
+        self.discovered, self.discovered_at = discovered, time.monotonic()
+        meta = discovered.get("_meta") or {}
+        self.server_info = meta.get(modern.META_SERVER_INFO) or self.server_info
+        self.server_capabilities = discovered.get("capabilities") or {}
+        self.instructions = discovered.get("instructions")
+
+    async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
+        """The server's DiscoverResult, from the cache while its `ttlMs` lasts."""
+        ttl = (self.discovered or {}).get("ttlMs")
+        fresh = self.discovered is not None and isinstance(ttl, (int, float)) and time.monotonic() - self.discovered_at < ttl / 1000
+        if refresh or not fresh:
+            self._remember_discovery(await self._discover(note="discover"))
+        assert self.discovered is not None
+        return self.discovered
+
+    async def liveness(self, *, timeout: float | None = None) -> float:
+        """Ping's modern stand-in: the transport is up, and a fresh server/discover comes back.
+
+        Returns the discover round-trip time in seconds.
+        """
+        if self.closed:  # type: ignore[attr-defined]
+            raise self._closed_error()  # type: ignore[attr-defined]
+        pending: Pending = await self.round_trip(  # type: ignore[attr-defined]
+            "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
+        )
+        self._remember_discovery(pending.outcome())
+        self.counters.last_rtt = pending.rtt  # type: ignore[attr-defined]
+        self.rtts.append(pending.rtt)  # type: ignore[attr-defined]
+        return pending.rtt
+
+    async def modern_request(
+        self, method: str, params: dict[str, Any] | None, *, timeout: float | None, send: RoundSender | None = None,
+    ) -> Any:
+        """A modern request to completion: version retry, then `input_required` rounds, bounded.
+
+        Each round is one request on the wire, sent by `send(method, params)` (by default a
+        `round_trip` with `timeout`); a caller that keeps its own deadline and cancels by
+        abandoning the round it sees passes its own.
+        """
+        async def round_trip(method: str, params: dict[str, Any] | None) -> Pending:
+            return await self.round_trip(method, params, timeout=timeout)  # type: ignore[attr-defined,no-any-return]
+
+        send = send or round_trip
+        retried_version = retried_headers = False
+        for _ in range(MAX_INPUT_ROUNDS):
+            pending = await send(method, params)
+            try:
+                result = pending.outcome()
+            except McpError as exc:
+                version = modern.mutual_version(modern.supported_versions(exc.data))
+                if exc.code == modern.UNSUPPORTED_VERSION and version and not retried_version:
+                    self.protocol_version, retried_version = version, True
+                    continue
+                if exc.code == modern.HEADER_MISMATCH and method == "tools/call" and not retried_headers:
+                    retried_headers = True  # the tool's x-mcp-header schema may have changed: relist, retry
+                    await self.modern_request("tools/list", None, timeout=timeout, send=send)
+                    continue
+                if exc.code == modern.MISSING_CLIENT_CAPABILITY:
+                    wanted = (exc.data or {}).get("requiredCapabilities") if isinstance(exc.data, dict) else None
+                    raise McpError(exc.code, f"the server needs client capabilities {wanted}; connect with "
+                                   "capabilities=... (and a handler for them)", exc.data, method=method) from None
+                raise
+            kind = modern.result_type(result)
+            if kind == modern.COMPLETE:
+                if method == "tools/list":
+                    self.tool_schemas.update({t["name"]: t.get("inputSchema") or {} for t in result.get("tools", []) if "name" in t})
+                return result
+            if kind == modern.INPUT_REQUIRED:
+                params = await self._with_input(method, params, result)
+                continue
+            raise ProtocolViolation(f"{method}: the server answered with resultType {result.get('resultType')!r}, which is not defined")
+        raise ProtocolViolation(f"{method}: still asking for input after {MAX_INPUT_ROUNDS} rounds; gave up")
+
+    async def _with_input(self, method: str, params: dict[str, Any] | None, result: dict[str, Any]) -> dict[str, Any]:
+        """The retry's params: the inputs the server asked for, through the user's handlers, and its state."""
+        responses: dict[str, Any] = {}
+        for key, request in (result.get("inputRequests") or {}).items():
+            wanted = request.get("method") if isinstance(request, dict) else None
+            handler = self.request_handlers.get(wanted) if isinstance(wanted, str) else None
+            if handler is None:
+                raise McpError(rpc.METHOD_NOT_FOUND, f"the server needs input ({wanted}) that no handler provides; "
+                               f"register one with conn.on_request({wanted!r}, ...)", method=method)
+            value = await call_handler(handler, request.get("params") or {})
+            responses[key] = {} if value is None else value
+        retry = {k: v for k, v in (params or {}).items() if k not in ("inputResponses", "requestState")}
+        if responses:
+            retry["inputResponses"] = responses
+        if "requestState" in result:
+            retry["requestState"] = result["requestState"]  # echoed exactly, never read
+        return retry
+
+
+def _tool_name(params: dict[str, Any] | None) -> str:
+    return params.get("name", "") if isinstance(params, dict) and isinstance(params.get("name"), str) else ""

@@ -1,0 +1,185 @@
+"""Connection health: the live counters a session keeps and the snapshots it hands out.
+
+The state machine: connecting -> ready -> degraded -> stale -> closing -> closed, plus
+reconnecting where a transport recovers. The session sets connecting/ready/closing/
+closed; the monitor (`api.monitor`) moves between ready, degraded and stale; transports
+that recover set reconnecting. Every transition is a "state" event in the trace.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+CONNECTING = "connecting"
+READY = "ready"
+DEGRADED = "degraded"
+STALE = "stale"
+RECONNECTING = "reconnecting"
+CLOSING = "closing"
+CLOSED = "closed"
+
+STATES = (CONNECTING, READY, DEGRADED, STALE, RECONNECTING, CLOSING, CLOSED)
+LIVE_STATES = (READY, DEGRADED, STALE)  # the monitor moves only between these
+
+SPARK_POINTS = 120  # round trips kept in a snapshot, for sparklines
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """An immutable snapshot of one connection's health (times in seconds)."""
+
+    name: str
+    state: str
+    era: str
+    era_source: str | None
+    protocol_version: str | None
+    transport: str
+    endpoint: str
+    server_info: dict[str, Any] | None
+    server_pings: int
+    pongs_sent: int
+    pong_failures: int
+    pings_sent: int
+    ping_failures: int
+    last_rtt: float | None
+    requests_in_flight: int
+    invalid_frames: int
+    last_frame_in: float | None
+    last_frame_out: float | None
+    exit_code: int | None
+    stderr_tail: tuple[str, ...]
+    closed_reason: str | None
+    state_reason: str | None = None
+    pings_answered: int = 0
+    ping_timeouts: int = 0
+    rtt_min: float | None = None
+    rtt_median: float | None = None
+    rtt_p95: float | None = None
+    rtt_history: tuple[float, ...] = ()
+    last_pong_latency: float | None = None
+    pong_latency_median: float | None = None
+    pong_latency_max: float | None = None
+    pong_latencies: tuple[float, ...] = ()
+    since_frame_in: float | None = None
+    since_frame_out: float | None = None
+    keepalive: bool = False
+    keepalive_interval: float | None = None
+    keepalive_pings: int = 0
+    keepalive_misses: int = 0
+    keepalive_skips: int = 0
+    http_keepalive_ticks: int = 0
+    reconnects: int = 0
+    session_recoveries: int = 0
+    trace_entries: int = 0
+    trace_dropped: int = 0
+    taken_at: float = field(default_factory=time.time)
+    taken_monotonic: float = field(default_factory=time.monotonic)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(slots=True)
+class HealthCounters:
+    """What a session counts as frames go by; only the session thread writes it."""
+
+    state: str = CONNECTING
+    server_pings: int = 0
+    pongs_sent: int = 0
+    pong_failures: int = 0
+    pings_sent: int = 0
+    ping_failures: int = 0
+    pings_answered: int = 0
+    ping_timeouts: int = 0
+    last_rtt: float | None = None
+    last_pong_latency: float | None = None
+    invalid_frames: int = 0
+    last_frame_in: float | None = None
+    last_frame_out: float | None = None
+    closed_reason: str | None = None
+    state_reason: str | None = None
+    keepalive_pings: int = 0
+    keepalive_misses: int = 0  # consecutive
+    keepalive_skips: int = 0
+    session_recoveries: int = 0  # sessions renewed after the server forgot ours
+
+
+def percentile(ordered: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile of an already sorted, non-empty sequence."""
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def _stats(values: Sequence[float]) -> tuple[float | None, float | None, float | None, float | None]:
+    """(min, median, p95, max) of `values`, or Nones."""
+    if not values:
+        return None, None, None, None
+    ordered = sorted(values)
+    return ordered[0], statistics.median(ordered), percentile(ordered, 0.95), ordered[-1]
+
+
+def _age(stamp: float | None, now: float) -> float | None:
+    return None if stamp is None else max(0.0, now - stamp)
+
+
+def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_interval: float | None = None) -> Health:
+    """Build a Health snapshot of `session` now (any thread: reads are copies of plain values)."""
+    c = session.counters
+    transport = session.transport
+    rtts = tuple(session.rtts)
+    pongs = tuple(session.pong_latencies)
+    rtt_min, rtt_median, rtt_p95, _ = _stats(rtts)
+    _, pong_median, _, pong_max = _stats(pongs)
+    now = time.monotonic()
+    trace = session.trace
+    return Health(
+        name=name,
+        state=c.state,
+        era=session.era,
+        era_source=session.era_source,
+        protocol_version=session.protocol_version,
+        transport=transport.kind,
+        endpoint=transport.describe(),
+        server_info=session.server_info,
+        server_pings=c.server_pings,
+        pongs_sent=c.pongs_sent,
+        pong_failures=c.pong_failures,
+        pings_sent=c.pings_sent,
+        ping_failures=c.ping_failures,
+        last_rtt=c.last_rtt,
+        requests_in_flight=session.in_flight,
+        invalid_frames=c.invalid_frames,
+        last_frame_in=c.last_frame_in,
+        last_frame_out=c.last_frame_out,
+        exit_code=transport.exit_code,
+        stderr_tail=tuple(transport.stderr_tail),
+        closed_reason=c.closed_reason,
+        state_reason=c.state_reason,
+        pings_answered=c.pings_answered,
+        ping_timeouts=c.ping_timeouts,
+        rtt_min=rtt_min,
+        rtt_median=rtt_median,
+        rtt_p95=rtt_p95,
+        rtt_history=rtts[-SPARK_POINTS:],
+        last_pong_latency=c.last_pong_latency,
+        pong_latency_median=pong_median,
+        pong_latency_max=pong_max,
+        pong_latencies=pongs[-SPARK_POINTS:],
+        since_frame_in=_age(c.last_frame_in, now),
+        since_frame_out=_age(c.last_frame_out, now),
+        keepalive=keepalive,
+        keepalive_interval=keepalive_interval if keepalive else None,
+        keepalive_pings=c.keepalive_pings,
+        keepalive_misses=c.keepalive_misses,
+        keepalive_skips=c.keepalive_skips,
+        http_keepalive_ticks=getattr(transport, "keepalive_ticks", 0),
+        reconnects=getattr(transport, "stream_resumes", 0),
+        session_recoveries=c.session_recoveries,
+        trace_entries=len(trace),
+        trace_dropped=trace.dropped,
+        taken_monotonic=now,
+    )

@@ -1,0 +1,422 @@
+"""A handshake-era MCP session: requests and responses, server requests, the handshake.
+
+Frames are dispatched the moment the transport reads them, synchronously, so a server
+`ping` is answered inside the same read callback whatever the caller is doing. The
+session knows nothing of IPython or threads: the runtime runs it on its event loop.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from _thread import LockType
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from ..base.about import CLIENT_NAME, __version__
+from ..base.errors import ConnectionClosed, HandshakeError, McpError, RequestTimeout, TransportClosed, TransportError
+from ..protocol import jsonrpc as rpc
+from ..protocol import modern
+from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
+from ..transports.base import Transport
+from .eras import PROBE_TIMEOUT, Eras, _tool_name
+from .handlers import Handlers
+from .health import CLOSED, CLOSING, READY, HealthCounters
+from .inbound import Incoming
+from .subscriptions import Subscription
+from .trace import OUT, Trace
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup
+
+RTT_HISTORY = 1000
+REMEMBERED_CANCELLATIONS = 1000
+
+
+class Pending:
+    """A request of ours awaiting its response; settled on the session thread only.
+
+    A waiter on the loop uses `event`; a waiter on another thread holds `waker`, a lock
+    that settling releases (the cheapest way to wake a blocked thread).
+    """
+
+    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at", "resent", "note")
+
+    def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, waker: LockType | None = None) -> None:
+        self.id = request_id
+        self.method = method
+        self.params = params
+        self.event: anyio.Event | None = None
+        self.waker = waker
+        self.response: dict[str, Any] | None = None
+        self.failure: BaseException | None = None
+        self.sent_at = 0.0
+        self.received_at = 0.0
+        self.resent = False
+        self.note: str | None = None
+
+    @property
+    def settled(self) -> bool:
+        return self.response is not None or self.failure is not None
+
+    @property
+    def rtt(self) -> float:
+        return self.received_at - self.sent_at
+
+    def outcome(self) -> Any:
+        """The result; raises the failure or the JSON-RPC error."""
+        if self.failure is not None:
+            raise self.failure
+        assert self.response is not None
+        if "error" in self.response:
+            err = self.response["error"]
+            raise McpError(err["code"], str(err.get("message", "")), err.get("data"), method=self.method)
+        return self.response["result"]
+
+
+class Session(Incoming, Eras):
+    """One session over one transport, in either era, driven from one event loop.
+
+    `era` is "legacy" (the `initialize` handshake), "modern" (2026-07-28, stateless) or
+    "auto" (probe with `server/discover`, then settle on one); `era_source` says how.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        trace: Trace,
+        timeout: float | None = 60.0,
+        era: str = "legacy",
+        era_source: str | None = None,
+        protocol_version: str | None = None,
+        probe_timeout: float = PROBE_TIMEOUT,
+        client_info: dict[str, Any] | None = None,
+        capabilities: dict[str, Any] | None = None,
+    ) -> None:
+        allowed = {"legacy": LEGACY_VERSIONS, "modern": MODERN_VERSIONS, "auto": LEGACY_VERSIONS + MODERN_VERSIONS}[era]
+        if protocol_version is not None and protocol_version not in allowed:
+            raise ValueError(f"protocol version {protocol_version!r} is not a {era} version; use one of {', '.join(allowed)}")
+        self.era = era
+        self.era_source = era_source or (None if era == "auto" else "pinned")
+        self.probe_timeout = probe_timeout
+        self.discovered: dict[str, Any] | None = None
+        self.discovered_at = 0.0
+        self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
+        self.subscriptions: set[Subscription] = set()
+        self.transport = transport
+        self.trace = trace
+        self.timeout = timeout
+        self.requested_version = protocol_version if protocol_version in LEGACY_VERSIONS else LATEST_LEGACY
+        self.modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[0]
+        self.client_info = client_info or {"name": CLIENT_NAME, "version": __version__}
+        self.capabilities = capabilities or {}
+        self.protocol_version: str | None = None
+        self.server_info: dict[str, Any] | None = None
+        self.server_capabilities: dict[str, Any] = {}
+        self.instructions: str | None = None
+        self.counters = HealthCounters()
+        self.rtts: deque[float] = deque(maxlen=RTT_HISTORY)
+        self.pong_latencies: deque[float] = deque(maxlen=RTT_HISTORY)
+        self.request_handlers = Handlers()
+        self.notification_handlers = Handlers()
+        self._ids = itertools.count(1)
+        self._pending: dict[int, Pending] = {}
+        self._cancelled: OrderedDict[int, str] = OrderedDict()
+        self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
+        self._task_group: anyio.abc.TaskGroup | None = None
+        self._ready = anyio.Event()
+        self._stop = anyio.Event()
+        self._done = anyio.Event()
+        self._failure: BaseException | None = None
+        self._hangup: ConnectionClosed | None = None
+        self._close_grace: float | None = None
+        self._read_at = 0.0
+        self._recovering = False
+        self._lost: list[Pending] = []
+
+    # ----- lifecycle -------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Open the transport, shake hands, serve frames until closed. Never raises."""
+        try:
+            async with anyio.create_task_group() as tg:
+                self._task_group = tg
+                await self.transport.open(tg, self)
+                await self._open()
+                self.set_state(READY, f"protocol {self.protocol_version}")
+                self._ready.set()
+                await self._stop.wait()
+                tg.cancel_scope.cancel()
+        except BaseException as exc:  # noqa: BLE001 - reported through wait_ready()
+            self._failure = _startup_error(_unwrap(exc), self._hangup)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            self._task_group = None
+            with anyio.CancelScope(shield=True):
+                self.set_state(CLOSING, self.counters.closed_reason or "closing")
+                await self.transport.aclose(self._close_grace)
+            self._fail_pending(self._hangup or ConnectionClosed("the connection was closed"))
+            self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
+            self._ready.set()
+            self._done.set()
+
+    async def wait_ready(self) -> None:
+        """Wait for the handshake; raise what made it fail."""
+        await self._ready.wait()
+        if self._failure is not None:
+            raise self._failure
+        if self.counters.state != READY:
+            raise self._hangup or ConnectionClosed("the connection was closed during the handshake")
+
+    async def close(self, grace: float | None = None) -> None:
+        """Close the connection and wait until the server is gone (`grace`: seconds before SIGTERM)."""
+        self._close_grace = grace
+        if self.counters.closed_reason is None:
+            self.counters.closed_reason = "closed by the client"
+        self._stop.set()
+        await self._done.wait()
+
+    async def wait_closed(self) -> None:
+        """Wait until the session has ended and its transport is closed."""
+        await self._done.wait()
+
+    @property
+    def closed(self) -> bool:
+        return self._stop.is_set() or self._done.is_set()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._pending)
+
+    async def _handshake(self) -> None:
+        params = {
+            "protocolVersion": self.requested_version,
+            "capabilities": self.capabilities,
+            "clientInfo": self.client_info,
+        }
+        result = await self.request("initialize", params)
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if version not in LEGACY_VERSIONS:
+            raise HandshakeError(
+                f"the server answered with protocol version {version!r}, which this client does not speak "
+                f"(it speaks {', '.join(LEGACY_VERSIONS)}); disconnected"
+            )
+        self.protocol_version = version
+        self.server_info = result.get("serverInfo")
+        self.server_capabilities = result.get("capabilities") or {}
+        self.instructions = result.get("instructions")
+        self.notify("notifications/initialized")
+        self.transport.initialized(version)
+
+    # ----- requests: the primitives (session thread, synchronous) ----------------
+
+    def new_request(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
+        """A request with a fresh id (ids are never reused); safe to call from any thread."""
+        return Pending(next(self._ids), method, params, waker)
+
+    def launch(self, pending: Pending) -> None:
+        """Send a request now; a closed connection settles it with ConnectionClosed."""
+        if self.closed:
+            self._settle(pending, failure=self._closed_error())
+            return
+        self._pending[pending.id] = pending
+        if pending.method == "ping":
+            self.counters.pings_sent += 1
+        pending.sent_at = time.perf_counter()
+        if self._recovering and pending.method != "initialize":
+            self._lost.append(pending)  # sent once the new session is up
+            return
+        self._send_request(pending)
+
+    def _send_request(self, pending: Pending, note: str | None = None) -> None:
+        params, headers = pending.params, None
+        if self.era == "modern" or pending.method == "server/discover":
+            version = self.protocol_version if self.era == "modern" and self.protocol_version else self.modern_version
+            params = modern.with_meta(params, version, self.client_info, self.capabilities)
+            headers = modern.request_headers(pending.method, params, version, self.tool_schemas.get(_tool_name(params)))
+        try:
+            self._send(rpc.request(pending.id, pending.method, params), rpc.REQUEST, note or pending.note,
+                       headers=headers, opens=pending.method == "initialize")
+        except TransportClosed as exc:
+            self._pending.pop(pending.id, None)
+            self._settle(pending, failure=self._closed_error(str(exc)))
+
+    def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool:
+        """Give up on a request: tell the server, ignore its late answer. False if it had settled."""
+        if pending.settled:
+            return False
+        self._pending.pop(pending.id, None)
+        self._settle(pending, failure=failure)
+        self._cancelled[pending.id] = reason
+        while len(self._cancelled) > REMEMBERED_CANCELLATIONS:
+            self._cancelled.popitem(last=False)
+        if self.era == "modern" and self.transport.kind != "stdio":
+            self.transport.cancel(pending.id)  # 2026-07-28 HTTP: closing the response stream cancels
+        elif pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
+            try:
+                self._send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
+            except TransportClosed:
+                pass
+            self.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
+        return True
+
+    def _settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:
+        if pending.settled:
+            return
+        pending.response, pending.failure = response, failure
+        if pending.method == "ping":
+            if response is not None and "result" in response:
+                self.counters.last_rtt = pending.rtt
+                self.counters.pings_answered += 1
+                self.rtts.append(pending.rtt)
+            else:
+                self.counters.ping_failures += 1
+                if isinstance(failure, RequestTimeout):
+                    self.counters.ping_timeouts += 1
+        if pending.event is not None:
+            pending.event.set()
+        if pending.waker is not None:
+            pending.waker.release()
+
+    # ----- requests: the async API -----------------------------------------------
+
+    async def round_trip(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, note: str | None = None,
+    ) -> Pending:
+        """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
+        pending = self.new_request(method, params)
+        pending.note = note
+        pending.event = anyio.Event()
+        limit = self.timeout if timeout is None else timeout
+        self.launch(pending)
+        try:
+            with anyio.fail_after(limit):
+                await pending.event.wait()
+        except TimeoutError:
+            failure = request_timeout(method, limit)
+            if self.abandon(pending, failure, f"timed out after {limit:g} s"):
+                raise failure from None
+        except anyio.get_cancelled_exc_class():
+            self.abandon(pending, ConnectionClosed("cancelled"), "cancelled by the user")
+            raise
+        return pending
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """Send a request and return its result; a JSON-RPC error raises McpError."""
+        if self.era == "modern":
+            return await self.modern_request(method, params, timeout=timeout)
+        return (await self.round_trip(method, params, timeout=timeout)).outcome()
+
+    async def ping(self, *, timeout: float | None = None) -> float:
+        """Ping the server; the round-trip time in seconds, measured on the session thread.
+
+        On a modern connection, where ping no longer exists, this is a liveness probe instead.
+        """
+        if self.era == "modern":
+            return await self.liveness(timeout=timeout)
+        pending = await self.round_trip("ping", timeout=timeout)
+        pending.outcome()
+        return pending.rtt
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification now."""
+        if self.closed:
+            raise self._closed_error()
+        try:
+            self._send(rpc.notification(method, params), rpc.NOTIFICATION)
+        except TransportClosed as exc:
+            raise self._closed_error(str(exc)) from None
+
+    def _send(
+        self, message: dict[str, Any], kind: str, note: str | None = None,
+        headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
+        text = rpc.encode(message)
+        entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
+        self.counters.last_frame_out = entry.monotonic
+        self.transport.send(text, message["id"] if kind == rpc.REQUEST else None, headers=headers, opens=opens)
+
+    def _send_reply(
+        self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None
+    ) -> None:
+        """Write a reply to a server request; one that cannot be written is dropped, never raised.
+
+        `read_at` (perf_counter) is when the request was read, for the pong latency.
+        """
+        is_pong = request["method"] == "ping" and "result" in reply
+        try:
+            self._send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
+        except TransportClosed as exc:
+            if is_pong:
+                self.counters.pong_failures += 1
+            self.trace.event("reply-dropped", note=str(exc), id=reply["id"], method=request["method"])
+            return
+        if is_pong:
+            self.counters.pongs_sent += 1
+            if read_at is not None:
+                latency = time.perf_counter() - read_at
+                self.counters.last_pong_latency = latency
+                self.pong_latencies.append(latency)
+
+    # ----- helpers ---------------------------------------------------------------
+
+    def _closed_error(self, detail: str | None = None) -> ConnectionClosed:
+        return self._hangup or ConnectionClosed(f"the connection is closed ({detail or self.counters.closed_reason})")
+
+    def _fail_pending(self, error: BaseException) -> None:
+        pending, self._pending = list(self._pending.values()), {}
+        for request in pending:
+            self._settle(request, failure=error)
+
+    def set_state(self, state: str, reason: str) -> None:
+        """Move to `state` and record the transition with its reason (session thread only)."""
+        if self.counters.state != state:
+            self.counters.state = state
+            self.counters.state_reason = reason
+            self.trace.event("state", note=reason, state=state)
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run a background task (a keepalive, a stream reader) for as long as the session lives."""
+        if self._task_group is None:
+            raise self._closed_error()
+        self._task_group.start_soon(fn, *args)
+
+
+def request_timeout(method: str, limit: float) -> RequestTimeout:
+    return RequestTimeout(f"{method}: no response within {limit:g} s; the request was cancelled")
+
+
+def _unwrap(exc: BaseException) -> BaseException:
+    """The one interesting exception inside the exception groups task groups raise."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _startup_error(exc: BaseException, hangup: ConnectionClosed | None) -> BaseException:
+    """Say why the connection could not be set up, in words a user can act on."""
+    if isinstance(exc, HandshakeError):
+        return exc
+    if isinstance(exc, TransportError):
+        return HandshakeError(str(exc))
+    if isinstance(exc, FileNotFoundError):
+        return HandshakeError(f"{exc}; check the command, or give the full path")
+    if isinstance(exc, ConnectionClosed) or hangup is not None:
+        closed = hangup or exc
+        assert isinstance(closed, ConnectionClosed)
+        tail = "; its last stderr lines: " + " | ".join(closed.stderr_tail[-5:]) if closed.stderr_tail else ""
+        return HandshakeError(f"{closed.reason} during the handshake{tail}")
+    if isinstance(exc, RequestTimeout):
+        return HandshakeError(f"the server did not answer initialize in time ({exc}); is it an MCP server on stdio?")
+    if isinstance(exc, McpError):
+        return HandshakeError(f"the server refused initialize: {exc}")
+    if isinstance(exc, OSError):
+        return HandshakeError(f"could not start the server: {exc}")
+    return exc

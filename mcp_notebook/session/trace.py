@@ -1,0 +1,345 @@
+"""The trace: every frame in both directions and the transport events around them.
+
+A bounded ring buffer: it never holds more than `capacity` entries; the oldest fall out
+and are counted as dropped. Recording is O(1) (one small object, one append) so the
+trace can stay on for round-trip benchmarks. Registered secrets are replaced by
+"[redacted]" as an entry is recorded, so no view or export can show them.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Collection, Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+IN = "in"
+OUT = "out"
+EVENT = "event"
+
+DEFAULT_CAPACITY = 10_000
+REDACTED = "[redacted]"
+_NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no detail): one dict less per frame
+
+
+@functools.lru_cache(maxsize=256)
+def _via_detail(via: str) -> dict[str, Any]:
+    """The one shared (never mutated) detail dict of frames read from stream `via`."""
+    return {"via": via}
+MIN_SECRET_LENGTH = 4
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEntry:
+    """One frame (direction `in` or `out`) or one transport event (direction `event`)."""
+
+    seq: int
+    monotonic: float
+    wall: float
+    direction: str
+    kind: str
+    method: str | None = None
+    id: Any = None
+    size: int = 0
+    raw: str | None = None
+    message: Any = None
+    note: str | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_record(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def is_frame(self) -> bool:
+        return self.direction != EVENT
+
+
+class Redactor:
+    """Replaces registered secret strings in text and in parsed JSON values."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self.secrets: tuple[str, ...] = ()
+        for secret in secrets:
+            self.add(secret)
+
+    def add(self, secret: str) -> None:
+        """Register a secret; longer secrets are replaced first so prefixes do not leak a tail."""
+        if not isinstance(secret, str) or len(secret) < MIN_SECRET_LENGTH:
+            raise ValueError(f"a secret must be a string of at least {MIN_SECRET_LENGTH} characters")
+        if secret not in self.secrets:
+            self.secrets = tuple(sorted((*self.secrets, secret), key=len, reverse=True))
+
+    def __bool__(self) -> bool:
+        return bool(self.secrets)
+
+    def found_in(self, text: str) -> bool:
+        return any(secret in text for secret in self.secrets)
+
+    def text(self, text: str) -> str:
+        for secret in self.secrets:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return text
+
+    def value(self, value: Any) -> Any:
+        """A copy of a JSON-like value with secrets replaced (keys too); the original is untouched."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {self.value(k): self.value(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.value(v) for v in value)
+        return value
+
+
+class Trace:
+    """A bounded, thread-safe timeline of frames and events for one connection.
+
+    `enabled = False` turns frame recording into a near no-op (events are still kept:
+    they are rare and carry the state history).
+    """
+
+    def __init__(self, capacity: int | None = None, *, secrets: Iterable[str] = (), enabled: bool = True) -> None:
+        if capacity is None:
+            from ..api.settings import defaults
+
+            capacity = defaults.trace_capacity
+        if capacity < 1:
+            raise ValueError("a trace needs a capacity of at least 1 (use enabled=False to record no frames)")
+        self._entries: deque[TraceEntry] = deque(maxlen=capacity)
+        self._seq = itertools.count(1)
+        self._lock = threading.Lock()
+        self.redactor = Redactor(secrets)
+        self.enabled = enabled
+        self.dropped = 0
+
+    @property
+    def capacity(self) -> int:
+        return self._entries.maxlen or 0
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the newest entry (0 if none): a cheap change detector for views."""
+        entries = self._entries
+        try:
+            return entries[-1].seq
+        except IndexError:
+            return 0
+
+    # ----- recording (any thread; the session thread on the hot path) -----
+
+    def add_secret(self, secret: str) -> None:
+        """Redact every later occurrence of `secret` (a token, a password) in the trace."""
+        self.redactor.add(secret)
+
+    def redact(self, text: str) -> str:
+        """`text` with every registered secret replaced."""
+        return self.redactor.text(text) if self.redactor else text
+
+    def _append(self, entry: TraceEntry) -> TraceEntry:
+        with self._lock:
+            if len(self._entries) == self._entries.maxlen:
+                self.dropped += 1
+            self._entries.append(entry)
+        return entry
+
+    def frame(
+        self,
+        direction: str,
+        kind: str,
+        raw: str,
+        message: Any = None,
+        *,
+        method: str | None = None,
+        id: Any = None,
+        note: str | None = None,
+        via: str | None = None,
+    ) -> TraceEntry:
+        """Record a frame as it crossed the wire (`via`: the stream it came on, where there are
+        several); the entry returned carries its timestamp."""
+        if not self.enabled:
+            return TraceEntry(0, time.monotonic(), 0.0, direction, kind)
+        size = len(raw) if raw.isascii() else len(raw.encode())
+        redactor = self.redactor
+        if redactor and (redactor.found_in(raw) or (note is not None and redactor.found_in(note))):
+            raw, message, note = redactor.text(raw), redactor.value(message), note and redactor.text(note)
+            method, id = redactor.value(method), redactor.value(id)
+        return self._append(
+            TraceEntry(
+                next(self._seq), time.monotonic(), time.time(), direction, kind, method, id, size, raw, message, note,
+                _NO_DETAIL if via is None else _via_detail(via),
+            )
+        )
+
+    def event(self, name: str, note: str | None = None, **detail: Any) -> TraceEntry:
+        """Record a transport or session event (spawn, exit, stderr line, state change, ...)."""
+        if self.redactor:
+            note, detail = (note and self.redactor.text(note)), self.redactor.value(detail)
+        return self._append(
+            TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail)
+        )
+
+    # ----- reading -----
+
+    def entries(self) -> list[TraceEntry]:
+        with self._lock:
+            return list(self._entries)
+
+    def __iter__(self) -> Iterator[TraceEntry]:
+        return iter(self.entries())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def filter(self, **criteria: Any) -> list[TraceEntry]:
+        """Entries matching every criterion given: direction, kind, method, id, since, until,
+        within, last, frames_only (see `select`)."""
+        return select(self.entries(), **criteria)
+
+    def frames(self, direction: str | None = None) -> list[TraceEntry]:
+        """Only the frames (no events), optionally in one direction."""
+        return [e for e in self.entries() if e.direction != EVENT and (direction is None or e.direction == direction)]
+
+    def pairs(self) -> dict[int, tuple[TraceEntry, float]]:
+        """Each reply's seq -> (the request it answers, latency in seconds), within the buffer."""
+        return pair(self.entries())
+
+    # ----- export -----
+
+    def to_records(self, **filters: Any) -> list[dict[str, Any]]:
+        """Plain dicts (JSON-ready), with `latency` and `reply_to` on replies; takes filter()'s criteria."""
+        return records(self.entries(), self.filter(**filters) if filters else None)
+
+    def to_jsonl(self, path: str | Path, **filters: Any) -> int:
+        """Write the (filtered) entries as JSON lines; returns how many were written."""
+        rows = self.to_records(**filters)
+        with open(path, "w", encoding="utf-8") as out:
+            for row in rows:
+                out.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
+        return len(rows)
+
+    def to_dataframe(self, **filters: Any) -> Any:
+        """A pandas DataFrame of the (filtered) entries; needs pandas (not a dependency)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("Trace.to_dataframe() needs pandas, which is not installed: pip install pandas") from None
+        return pd.DataFrame.from_records(self.to_records(**filters), columns=list(RECORD_COLUMNS))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.dropped = 0
+
+    def __repr__(self) -> str:
+        state = "" if self.enabled else ", frames off"
+        return f"<Trace {len(self)} entries, {self.dropped} dropped, capacity {self.capacity}{state}>"
+
+
+RECORD_COLUMNS = (*TraceEntry.__dataclass_fields__, "latency", "reply_to")
+
+
+def _as_set(value: str | Collection[str] | None) -> Collection[str] | None:
+    return (value,) if isinstance(value, str) else value
+
+
+def select(
+    entries: Iterable[TraceEntry],
+    *,
+    direction: str | Collection[str] | None = None,
+    kind: str | Collection[str] | None = None,
+    method: str | Collection[str] | None = None,
+    id: Any = None,
+    since: float | None = None,
+    until: float | None = None,
+    within: float | None = None,
+    last: int | None = None,
+    frames_only: bool = False,
+) -> list[TraceEntry]:
+    """The entries matching every criterion given.
+
+    `direction`, `kind` and `method` take one value or several; a reply matches the method
+    of the request it answers. `since`/`until` are `time.monotonic()` values (as in
+    `entry.monotonic`); `within` keeps the last that many seconds; `last` the newest N matches.
+    """
+    directions, kinds, methods = _as_set(direction), _as_set(kind), _as_set(method)
+    asked: dict[int, str | None] = {}
+    if methods is not None:  # a reply matches the method of the request it answers (pongs: "ping")
+        entries = list(entries)
+        asked = {seq: request.method for seq, (request, _) in pair(entries).items()}
+    if within is not None:
+        cutoff = time.monotonic() - within
+        since = cutoff if since is None else max(since, cutoff)
+    found = [
+        e
+        for e in entries
+        if (directions is None or e.direction in directions)
+        and (kinds is None or e.kind in kinds)
+        and (methods is None or (e.method or asked.get(e.seq)) in methods)
+        and (id is None or (e.id == id and type(e.id) is type(id)))
+        and (since is None or e.monotonic >= since)
+        and (until is None or e.monotonic <= until)
+        and (not frames_only or e.direction != EVENT)
+    ]
+    return found[-last:] if last else found
+
+
+def _id_key(value: Any) -> tuple[str, Any] | None:
+    return (type(value).__name__, value) if isinstance(value, (int, str)) else None
+
+
+def pair(entries: Iterable[TraceEntry]) -> dict[int, tuple[TraceEntry, float]]:
+    """Match replies to requests: ours with the server's responses, the server's with ours."""
+    open_requests: dict[tuple[str, tuple[str, Any]], TraceEntry] = {}
+    found: dict[int, tuple[TraceEntry, float]] = {}
+    for e in entries:
+        if e.direction == EVENT:
+            continue
+        key = _id_key(e.id)
+        if key is None:
+            continue
+        if e.kind == "request":
+            open_requests[(e.direction, key)] = e
+        elif e.kind in ("response", "error"):
+            request = open_requests.pop((OUT if e.direction == IN else IN, key), None)
+            if request is not None:
+                found[e.seq] = (request, e.monotonic - request.monotonic)
+    return found
+
+
+def records(entries: list[TraceEntry], chosen: list[TraceEntry] | None = None) -> list[dict[str, Any]]:
+    """Records for `chosen` (default: all of `entries`), paired within `entries`."""
+    pairs = pair(entries)
+    rows = []
+    for e in entries if chosen is None else chosen:
+        row = e.to_record()
+        matched = pairs.get(e.seq)
+        row["latency"] = matched[1] if matched else None
+        row["reply_to"] = matched[0].seq if matched else None
+        rows.append(row)
+    return rows
+
+
+def load_trace(path: str | Path, capacity: int | None = None) -> Trace:
+    """Read a trace written by `Trace.to_jsonl` back into a Trace (filters and exports work)."""
+    fields = set(TraceEntry.__dataclass_fields__)
+    loaded: list[TraceEntry] = []
+    with open(path, encoding="utf-8") as source:
+        for number, line in enumerate(source, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                loaded.append(TraceEntry(**{k: v for k, v in row.items() if k in fields}))
+            except (ValueError, TypeError) as exc:
+                raise ValueError(f"{path}, line {number}: not a trace record ({exc})") from None
+    trace = Trace(max(capacity or 0, len(loaded), 1))
+    trace._entries.extend(loaded)
+    trace._seq = itertools.count(max((e.seq for e in loaded), default=0) + 1)
+    return trace

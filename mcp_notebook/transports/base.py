@@ -1,0 +1,77 @@
+"""The contract between a session and its transport, in both directions.
+
+A transport moves frames and reports what happens on the wire; it knows nothing of
+MCP methods. It pushes what it reads into a `Sink` (the session) from the event loop.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Protocol
+
+import anyio.abc
+
+from ..protocol.jsonrpc import RequestId
+
+
+class Sink(Protocol):
+    """What a transport reports to its session."""
+
+    def frame_received(self, text: str, via: str | None = None) -> None:
+        """One frame's text arrived (`via`: which stream, where there are several)."""
+
+    def hung_up(self) -> None:
+        """The peer is gone: the process exited or the connection cannot go on."""
+
+    def send_failed(self, request_id: RequestId | None, error: Exception) -> None:
+        """A frame could not be delivered; `request_id` names the request it carried, if any."""
+
+    def session_expired(self, request_id: RequestId | None, current: bool = True) -> None:
+        """The server no longer knows our session (HTTP 404 with a session id).
+
+        `current` is False when the 404 answered a session id that was already replaced.
+        """
+
+    def awaiting(self, request_id: RequestId) -> bool:
+        """Whether a request of ours still waits for its response (to resume a dropped stream)."""
+
+
+class Transport(Protocol):
+    """What a session needs from a transport."""
+
+    kind: str
+    exit_code: int | None
+    stderr_tail: deque[str]
+
+    def describe(self) -> str:
+        """Where the server is (command line or URL), with secrets redacted."""
+
+    async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
+        """Start (spawn the process, create the HTTP client); frames flow into `sink` afterwards."""
+
+    def send(
+        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
+        """Hand one frame to the wire now, never blocking.
+
+        `request_id` when it is a request; `headers` for transports that carry them;
+        `opens` marks the frame that opens a legacy connection (HTTP may fall back then).
+        """
+
+    def use_modern(self, protocol_version: str) -> None:
+        """From now on speak the stateless modern era at `protocol_version`."""
+
+    def cancel(self, request_id: RequestId) -> None:
+        """Stop waiting for a request's reply on the wire (HTTP: close its stream)."""
+
+    def initialized(self, protocol_version: str) -> None:
+        """The handshake is done: use `protocol_version` from now on (and open listening streams)."""
+
+    def reset_session(self) -> None:
+        """Forget the server-side session, before a new handshake."""
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        """After a hang-up: wait for the peer process to exit; its exit code, if it has one."""
+
+    async def aclose(self, grace: float | None = None) -> None:
+        """Close politely, then firmly; `grace` is how long the peer gets to go by itself."""

@@ -1,0 +1,338 @@
+"""The stdio transport: a child process speaking newline-delimited JSON-RPC.
+
+It moves frames and reports transport events (spawn, stderr lines, exit); it knows
+nothing of MCP. Frames are read in the event loop's fd-readiness callback and written
+with non-blocking writes, so a frame is handed on (and a pong written) without a task
+switch: this is what keeps a round trip close to a raw blocking loop. The child's
+stderr goes to a bounded buffer, never to our stderr (that would land in a random cell).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import select
+import shutil
+import signal
+import subprocess
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+
+from ..base.errors import TransportClosed
+from ..protocol.jsonrpc import RequestId
+from .base import Sink
+
+EventSink = Callable[..., Any]
+
+READ_SIZE = 256 * 1024
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
+STDERR_LINES = 200
+EXIT_GRACE = 2.0
+TERM_GRACE = 2.0
+
+
+def _no_events(name: str, note: str | None = None, **detail: Any) -> None:
+    return None
+
+
+class _LineSplitter:
+    """Turns chunks of bytes into complete lines, bounding what an unterminated line may hold."""
+
+    def __init__(self, limit: int) -> None:
+        self._partial = bytearray()
+        self._limit = limit
+        self.overflowed = 0
+
+    def feed(self, chunk: bytes) -> list[bytes]:
+        if b"\n" not in chunk:
+            self._partial += chunk
+            if len(self._partial) > self._limit:
+                self.overflowed += 1
+                self._partial.clear()
+            return []
+        self._partial += chunk
+        *lines, rest = self._partial.split(b"\n")
+        self._partial = bytearray(rest)
+        return lines
+
+    def rest(self) -> bytes:
+        rest, self._partial = bytes(self._partial), bytearray()
+        return rest
+
+
+class StdioTransport:
+    """Spawn a server and exchange newline-delimited UTF-8 frames with it."""
+
+    kind = "stdio"
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        events: EventSink = _no_events,
+        exit_grace: float = EXIT_GRACE,
+    ) -> None:
+        if not command:
+            raise ValueError("the server command is empty")
+        self.command = list(command)
+        self._env = {**os.environ, **(env or {})}
+        self._cwd = cwd
+        self._events = events
+        self._exit_grace = exit_grace
+        self._process: subprocess.Popen[bytes] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._sink: Sink | None = None
+        self._stdout = _LineSplitter(MAX_FRAME_BYTES)
+        self._stderr = _LineSplitter(64 * 1024)
+        self._unwritten = bytearray()
+        self._write_error: str | None = None
+        self._exited = anyio.Event()
+        self._closing = False
+        self._hung_up = False
+        self.stderr_tail: deque[str] = deque(maxlen=STDERR_LINES)
+        self.exit_code: int | None = None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
+    def describe(self) -> str:
+        return " ".join(self.command)
+
+    # ----- start -----
+
+    async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
+        """Start the child in its own process session, so a kernel interrupt spares it."""
+        executable = shutil.which(self.command[0], path=self._env.get("PATH"))
+        if executable is None:
+            raise FileNotFoundError(f"executable {self.command[0]!r} not found on PATH")
+        self._sink = sink
+        self._loop = asyncio.get_running_loop()
+        self._process = process = await anyio.to_thread.run_sync(self._spawn, executable)
+        self._events("spawn", pid=process.pid, command=self.command)
+        assert process.stdin and process.stdout and process.stderr
+        for stream in (process.stdin, process.stdout, process.stderr):
+            os.set_blocking(stream.fileno(), False)
+        self._loop.add_reader(process.stdout.fileno(), self._read_stdout)
+        self._loop.add_reader(process.stderr.fileno(), self._read_stderr)
+        self._watch_exit(task_group)
+
+    def _spawn(self, executable: str) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [executable, *self.command[1:]],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self._env,
+            cwd=self._cwd,
+            bufsize=0,
+            start_new_session=True,
+        )
+
+    def _watch_exit(self, task_group: anyio.abc.TaskGroup) -> None:
+        """Learn of the child's exit from a pidfd where Linux has one, else from a thread."""
+        assert self._process is not None and self._loop is not None
+        try:
+            pidfd = os.pidfd_open(self._process.pid)
+        except (AttributeError, OSError):
+            task_group.start_soon(self._wait_in_thread)
+            return
+
+        def on_exit() -> None:
+            self._loop.remove_reader(pidfd)  # type: ignore[union-attr]
+            os.close(pidfd)
+            self._reap()
+
+        self._loop.add_reader(pidfd, on_exit)
+
+    async def _wait_in_thread(self) -> None:
+        assert self._process is not None
+        await anyio.to_thread.run_sync(self._process.wait, abandon_on_cancel=True)
+        self._reap()
+
+    def _reap(self) -> None:
+        """The child exited: read what it left in the pipes, then report the hang-up once."""
+        assert self._process is not None
+        self.exit_code = self._process.wait()
+        self._drain(self._process.stdout, self._read_stdout)
+        self._drain(self._process.stderr, self._read_stderr)
+        self._exited.set()
+        self._hang_up()
+
+    @staticmethod
+    def _drain(stream: Any, read: Callable[[], None]) -> None:
+        """Read a non-blocking pipe until it is empty (a grandchild may still hold it open)."""
+        while stream is not None and not stream.closed and select.select([stream.fileno()], [], [], 0)[0]:
+            read()
+
+    def _hang_up(self) -> None:
+        if not self._hung_up:
+            self._hung_up = True
+            assert self._sink is not None
+            self._sink.hung_up()
+
+    # ----- reading -----
+
+    def _read_stdout(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        try:
+            chunk = os.read(self._process.stdout.fileno(), READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._stop_reading(self._process.stdout)
+            rest = self._stdout.rest().strip()
+            if rest:
+                self._frame(rest)
+            self._hang_up()
+            return
+        overflowed = self._stdout.overflowed
+        for line in self._stdout.feed(chunk):
+            self._frame(line)
+        if self._stdout.overflowed != overflowed:
+            self._events("oversized-frame", note=f"a line over {MAX_FRAME_BYTES} bytes was dropped")
+
+    def _frame(self, line: bytes) -> None:
+        text = line.decode("utf-8", errors="replace").strip()
+        if text:
+            assert self._sink is not None
+            self._sink.frame_received(text)
+
+    def _read_stderr(self) -> None:
+        assert self._process is not None and self._process.stderr is not None
+        try:
+            chunk = os.read(self._process.stderr.fileno(), READ_SIZE)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._stop_reading(self._process.stderr)
+            self._stderr_line(self._stderr.rest())
+            return
+        for line in self._stderr.feed(chunk):
+            self._stderr_line(line)
+
+    def _stderr_line(self, line: bytes) -> None:
+        text = line.decode("utf-8", errors="replace").rstrip("\r")
+        if text:
+            self.stderr_tail.append(text)
+            self._events("stderr", line=text)
+
+    def _stop_reading(self, stream: Any) -> None:
+        if not stream.closed:
+            assert self._loop is not None
+            self._loop.remove_reader(stream.fileno())
+            stream.close()
+
+    # ----- writing -----
+
+    def send(
+        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None:
+        """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone."""
+        process = self._process
+        if process is None or process.stdin is None or process.stdin.closed or self._closing:
+            raise TransportClosed("the server's stdin is closed")
+        if self._write_error is not None:
+            raise TransportClosed(self._write_error)
+        data = text.encode() + b"\n"
+        if self._unwritten:
+            if len(self._unwritten) + len(data) > MAX_UNWRITTEN_BYTES:
+                raise TransportClosed("the server has stopped reading its stdin")
+            self._unwritten += data
+            return
+        try:
+            written = os.write(process.stdin.fileno(), data)
+        except BlockingIOError:
+            written = 0
+        except OSError as exc:
+            self._write_error = f"cannot write to the server: {exc.strerror or exc}"
+            raise TransportClosed(self._write_error) from exc
+        if written < len(data):
+            self._unwritten += data[written:]
+            assert self._loop is not None
+            self._loop.add_writer(process.stdin.fileno(), self._flush)
+
+    def _flush(self) -> None:
+        assert self._process is not None and self._process.stdin is not None and self._loop is not None
+        fd = self._process.stdin.fileno()
+        try:
+            written = os.write(fd, self._unwritten)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._write_error = f"cannot write to the server: {exc.strerror or exc}"
+            self._events("write-failed", note=self._write_error, dropped=len(self._unwritten))
+            written = len(self._unwritten)
+        del self._unwritten[:written]
+        if not self._unwritten:
+            self._loop.remove_writer(fd)
+
+    def initialized(self, protocol_version: str) -> None:
+        """Nothing to do: a pipe has no version headers and no listening stream."""
+
+    def reset_session(self) -> None:
+        """Nothing to do: a stdio server has no session apart from its process."""
+
+    def use_modern(self, protocol_version: str) -> None:
+        """Nothing to do: the version travels in each request's `_meta`."""
+
+    def cancel(self, request_id: RequestId) -> None:
+        """Nothing to do: on stdio the session cancels with notifications/cancelled."""
+
+    # ----- stopping -----
+
+    async def wait_exit(self, timeout: float) -> int | None:
+        """Wait for the child to exit after it hung up; its exit code, or None if it lingers."""
+        if self._process is None:
+            return None
+        with anyio.move_on_after(timeout):
+            await self._exited.wait()
+        return self.exit_code
+
+    async def aclose(self, grace: float | None = None) -> None:
+        """Shut down as the spec says: close stdin, wait `grace` seconds, SIGTERM, wait, SIGKILL."""
+        process = self._process
+        if process is None or self._closing:
+            return
+        self._closing = True
+        with anyio.CancelScope(shield=True):
+            assert process.stdin is not None and self._loop is not None
+            if not process.stdin.closed:
+                if self._unwritten:
+                    self._loop.remove_writer(process.stdin.fileno())
+                process.stdin.close()
+            exit_grace = self._exit_grace if grace is None else grace
+            for sig, wait in ((None, exit_grace), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
+                if sig is not None:
+                    self._signal_group(sig)
+                with anyio.move_on_after(wait):
+                    await self._exited.wait()
+                    break
+            for stream in (process.stdout, process.stderr):
+                if stream is not None:
+                    self._stop_reading(stream)
+        self._events("exit", code=self.exit_code)
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        """Signal the child's whole process group, so wrappers like npx take their children along."""
+        assert self._process is not None
+        self._events("signal", signal=sig.name)
+        try:
+            os.killpg(self._process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            try:
+                self._process.send_signal(sig)
+            except ProcessLookupError:
+                pass

@@ -1,0 +1,309 @@
+"""The client surface against server-everything over stdio: every tool family it has,
+resources, templates, prompts, completion, logging, subscriptions, progress, cancellation
+and server requests (roots, sampling, elicitation), plus the one-line errors."""
+
+from __future__ import annotations
+
+import _thread
+import threading
+import time
+
+import pytest
+from conftest import fastmcp_server_cmd, server_everything_cmd
+
+import mcp_notebook
+from mcp_notebook.api.features import expand_template
+from mcp_notebook.api.validate import OutputSchemaError, ToolArgumentError, parse_pairs
+from mcp_notebook.notebook import display as _display
+from mcp_notebook.runtime import get_runtime
+
+
+@pytest.fixture
+def conn():
+    with mcp_notebook.connect(server_everything_cmd(), name="everything", era="legacy") as c:
+        yield c
+
+
+def ctrl_c_on_first_report():
+    """A progress callback that presses Ctrl-C once the call is under way. It runs in the
+    caller's (main) thread, so the KeyboardInterrupt lands in the waiting call."""
+    pressed = []
+
+    def press(*_):
+        if not pressed:
+            pressed.append(True)
+            _thread.interrupt_main()
+
+    return press
+
+
+def sent(conn, method=None, kind=None):
+    return [e.message for e in conn.trace.frames("out") if (method is None or e.method == method) and (kind is None or e.kind == kind)]
+
+
+def test_tools_are_listed_with_their_schemas_and_cached(conn):
+    conn.list_tools()  # server-everything says its tool list changed just after the handshake
+    tools = conn.list_tools()
+    assert {"echo", "get-sum", "get-tiny-image", "get-structured-content"} <= set(tools.names())
+    assert "trigger-sampling-request" not in tools.names()  # only for clients that declare sampling
+    calls = len(sent(conn, "tools/list"))
+    assert conn.list_tools() is tools and len(sent(conn, "tools/list")) == calls
+    assert "a: number*, b: number*" in tools._text() and "readOnly" in tools._text()
+    html = tools._repr_mimebundle_()["text/html"]
+    assert "<table" in html and "get-sum" in html
+
+
+def test_echo_sum_image_links_references_and_annotations(conn):
+    assert conn.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+    assert conn.call_tool("get-sum", {"a": 2, "b": 3.5}).text.endswith("5.5.")
+    image = conn.call_tool("get-tiny-image")
+    assert [b["type"] for b in image.content] == ["text", "image", "text"]
+    assert '<img src="data:image/png;base64,' in image._repr_mimebundle_()["text/html"]
+    links = conn.call_tool("get-resource-links", {"count": 2})
+    assert [b["type"] for b in links.content].count("resource_link") == 2
+    assert "resource link" in links._repr_mimebundle_()["text/html"]
+    ref = conn.call_tool("get-resource-reference", {"resourceType": "Text", "resourceId": 2})
+    assert any(b["type"] == "resource" for b in ref.content) and "Resource 2" in str(ref)
+    annotated = conn.call_tool("get-annotated-message", {"messageType": "error", "includeImage": True})
+    assert annotated.content[0]["annotations"]["priority"] == 1
+    assert "annotations" in annotated._repr_mimebundle_()["text/html"]
+
+
+def test_structured_content_is_validated_and_becomes_a_dataframe(conn):
+    result = conn.call_tool("get-structured-content", {"location": "Chicago"})
+    assert set(result.structured) >= {"temperature", "conditions", "humidity"}
+    frame = result.to_dataframe()
+    assert list(frame.columns)[:3] == ["temperature", "conditions", "humidity"] and len(frame) == 1
+
+
+def test_bad_input_is_one_clear_line_and_nothing_is_sent(conn):
+    conn.list_tools()
+    before = len(sent(conn, "tools/call"))
+    cases = [
+        (("nope", {}), "unknown tool 'nope'"),
+        (("get-sum", {"a": "x", "b": 1}), "'a' should be number, not string"),
+        (("get-sum", {"a": 1}), "missing required 'b'"),
+        (("get-structured-content", {"location": "Paris"}), "should be one of"),
+    ]
+    for args, words in cases:
+        with pytest.raises(ToolArgumentError) as info:
+            conn.call_tool(*args)
+        assert words in str(info.value) and "\n" not in str(info.value)
+    assert len(sent(conn, "tools/call")) == before
+
+
+def test_a_result_that_violates_the_output_schema_is_a_clear_error(conn):
+    conn.list_tools()
+    schema = conn.tool("get-structured-content")["outputSchema"]
+    schema["properties"]["temperature"]["type"] = "string"  # as if the server broke its promise
+    with pytest.raises(OutputSchemaError, match=r"violates the tool's outputSchema: structuredContent.temperature should be string"):
+        conn.call_tool("get-structured-content", {"location": "Chicago"})
+
+
+def test_key_value_arguments_follow_the_input_schema(conn):
+    schema = conn.tool("get-annotated-message")["inputSchema"]
+    assert parse_pairs(["messageType=success", "includeImage=true"], schema) == {"messageType": "success", "includeImage": True}
+    assert parse_pairs(["a=2", "b=0.5"], conn.tool("get-sum")["inputSchema"]) == {"a": 2, "b": 0.5}
+    assert parse_pairs(["message=42"], conn.tool("echo")["inputSchema"]) == {"message": "42"}
+    with pytest.raises(ToolArgumentError, match="not valid number"):
+        parse_pairs(["a=two"], conn.tool("get-sum")["inputSchema"])
+
+
+def test_resources_templates_blobs_prompts_and_completions(conn):
+    resources = conn.list_resources()
+    assert "architecture.md" in resources.names()
+    doc = conn.read_resource(resources.get("architecture.md")["uri"])
+    assert doc.text and doc.contents[0]["mimeType"] == "text/markdown"
+    templates = conn.list_resource_templates()
+    assert expand_template(templates.get("Dynamic Text Resource")["uriTemplate"], {"resourceId": 7}) == "demo://resource/dynamic/text/7"
+    assert "Resource 7" in conn.read_template("Dynamic Text Resource", resourceId=7).text
+    assert conn.read_template("Dynamic Blob Resource", resourceId=3).blobs[0].startswith(b"Resource 3")
+    assert conn.list_prompts().get("args-prompt")["arguments"][0]["name"] == "city"
+    assert "Paris" in conn.get_prompt("args-prompt", {"city": "Paris"}).text
+    assert conn.get_prompt("simple-prompt").messages
+    resource_prompt = conn.get_prompt("resource-prompt", {"resourceType": "Text", "resourceId": "1"})
+    assert any(m["content"]["type"] == "resource" for m in resource_prompt.messages)
+    with pytest.raises(mcp_notebook.UsageError, match="missing required argument"):
+        conn.get_prompt("args-prompt")
+    assert conn.complete("prompt:completable-prompt", "department", "E") == ["Engineering"]
+    assert conn.complete("prompt:completable-prompt", "name", "", {"department": "Sales"}) == ["David", "Eve", "Frank"]
+    assert "1" in conn.complete(f"resource:{templates.get('Dynamic Text Resource')['uriTemplate']}", "resourceId", "1")
+
+
+def test_list_changed_drops_the_cache(conn):
+    conn.list_tools()
+    tools = conn.list_tools()
+    assert conn.list_tools() is tools
+    calls = len(sent(conn, "tools/list"))
+    # As if the server had sent it: through the session's frame path.
+    frame = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
+    get_runtime().call_sync(conn.session.frame_received, frame)
+    assert conn.list_tools() is not tools and len(sent(conn, "tools/list")) == calls + 1
+
+
+def test_progress_resets_the_timeout_and_the_maximum_total_holds(conn):
+    seen = []
+    result = conn.call_tool("trigger-long-running-operation", {"duration": 2, "steps": 4}, timeout=0.9,
+                            progress=lambda p, total, message: seen.append((p, total)))
+    assert "completed" in result.text and seen == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]  # each one
+    token = sent(conn, "tools/call")[-1]["params"]["_meta"]["progressToken"]
+    assert isinstance(token, str)
+    with pytest.raises(mcp_notebook.RequestTimeout, match="maximum total time of 1.2 s"):
+        conn.call_tool("trigger-long-running-operation", {"duration": 2, "steps": 4}, timeout=0.9, max_total=1.2)
+    with pytest.raises(mcp_notebook.RequestTimeout, match="timed out after 0.3 s"):
+        conn.call_tool("trigger-long-running-operation", {"duration": 2, "steps": 4}, timeout=0.3, reset_on_progress=False)
+    assert len(sent(conn, "notifications/cancelled")) == 2
+
+
+def test_a_progress_callback_gets_every_report_of_a_burst(conn):
+    seen = []
+    conn.call_tool("trigger-long-running-operation", {"duration": 0.01, "steps": 5},
+                   progress=lambda p, total, message: seen.append(p))
+    assert seen == [1.0, 2.0, 3.0, 4.0, 5.0]  # reports milliseconds apart are not merged
+
+
+def test_text_progress_in_a_terminal(conn, monkeypatch, capsys):
+    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+    conn.call_tool("trigger-long-running-operation", {"duration": 0.4, "steps": 2})
+    err = capsys.readouterr().err
+    assert "[###############################" not in err and "2/2" in err and "tools/call" in err
+
+
+def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
+    outcome = []
+
+    def run():
+        try:
+            conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5})
+        except mcp_notebook.McpNotebookError as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    deadline = time.monotonic() + 10
+    while not conn._fx.pendings and time.monotonic() < deadline:
+        time.sleep(0.01)
+    request_id = next(iter(conn._fx.pendings))
+    assert conn.cancel(request_id)
+    worker.join(10)
+    assert isinstance(outcome[0], mcp_notebook.ConnectionClosed)
+    assert sent(conn, "notifications/cancelled")[-1]["params"]["requestId"] == request_id
+    assert not conn.cancel(request_id)
+
+    with pytest.raises(KeyboardInterrupt):
+        conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5}, progress=ctrl_c_on_first_report())
+    assert sent(conn, "notifications/cancelled")[-1]["params"]["reason"] == "cancelled by the user"
+    assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
+
+
+def test_logging_goes_to_the_waiting_cell_and_to_the_log(conn, monkeypatch, capsys):
+    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+    conn.set_log_level("debug")
+    conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
+    try:
+        deadline = time.monotonic() + 10
+        while not any(r.logger is None for r in conn.logs) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert any("-level message" in str(r.data) or "level-message" in str(r.data) for r in conn.logs)
+    finally:
+        conn.call_tool("toggle-simulated-logging")
+    assert sent(conn, "logging/setLevel")[0]["params"] == {"level": "debug"}
+    with pytest.raises(mcp_notebook.UsageError, match="unknown log level"):
+        conn.set_log_level("loud")
+
+
+def test_subscriptions_count_updates_and_call_back(conn):
+    uri = "demo://resource/dynamic/text/1"
+    updates = []
+    conn.subscribe(uri, updates.append)
+    conn.call_tool("toggle-subscriber-updates")  # one update at once, then every 5 s
+    try:
+        deadline = time.monotonic() + 10
+        while not updates and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert updates[0] == uri and conn.resource_updates(uri) >= 1
+    finally:
+        conn.call_tool("toggle-subscriber-updates")
+        conn.unsubscribe(uri)
+    assert [m["params"]["uri"] for m in sent(conn, "resources/unsubscribe")] == [uri]
+
+
+def test_roots_sampling_and_elicitation_callbacks(tmp_path):
+    asked = []
+
+    def sample(params):
+        asked.append(params)
+        return "a sampled reply"
+
+    with mcp_notebook.connect(server_everything_cmd(), name="caps", era="legacy", roots=[tmp_path], sampling=sample,
+                              elicitation=lambda params: {"name": "Ada", "number": 7}) as conn:
+        caps = sent(conn, "initialize")[0]["params"]["capabilities"]
+        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
+                        "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}},
+                                  "list": {}, "cancel": {}}}
+        assert tmp_path.name in conn.call_tool("get-roots-list").text
+        assert "a sampled reply" in conn.call_tool("trigger-sampling-request", {"prompt": "hello"}).text
+        assert "hello" in asked[0]["messages"][0]["content"]["text"]
+        text = conn.call_tool("trigger-elicitation-request").text
+        # The schema's defaults fill the rest. (The published 2025-11-25 schema.json allows only integer
+        # numbers in ElicitResult content, so this test answers the number field itself.)
+        assert "Name: Ada" in text and "Favorite Integer: 42" in text and "Favorite Number: 7" in text
+        url = conn.call_tool("trigger-url-elicitation", {"url": "https://example.com/login"}).text
+        assert "completed the URL elicitation" in url
+        roots_replies = [m for m in sent(conn, kind="response") if "roots" in m["result"]]
+        assert roots_replies and roots_replies[0]["id"] == 0  # the server's first request has id 0
+
+
+def test_without_a_capability_a_server_request_gets_method_not_found():
+    with mcp_notebook.connect(server_everything_cmd(), name="bare", era="legacy", capabilities={"roots": {}}) as conn:
+        deadline = time.monotonic() + 10
+        while not sent(conn, kind="error") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        error = sent(conn, kind="error")[0]
+        assert error["id"] == 0 and error["error"]["code"] == -32601
+
+
+def test_without_a_cell_or_terminal_questions_are_declined(monkeypatch):
+    monkeypatch.setattr(_display, "environment", lambda: "script")
+    monkeypatch.setattr("sys.stdin", None)
+    with mcp_notebook.connect(server_everything_cmd(), name="ask", era="legacy", sampling=True, elicitation=True) as conn:
+        assert "declined" in conn.call_tool("trigger-elicitation-request").text
+        result = conn.call_tool("trigger-sampling-request", {"prompt": "x"})
+        assert result.is_error and "rejected" in result.text
+        assert sent(conn, kind="error")[-1]["error"] == {"code": -1, "message": "User rejected sampling request"}
+
+
+def test_a_url_elicitation_required_error_is_answered_then_retried():
+    """server-everything's -32042 path: the error lists a prerequisite URL; once accepted the
+    same call is retried, and that retry asks for the original URL the ordinary way."""
+    asked = []
+
+    def open_it(params):
+        asked.append(params["url"])
+        return {"action": "accept"}
+
+    with mcp_notebook.connect(server_everything_cmd(), name="urls", era="legacy", elicitation=open_it) as conn:
+        text = conn.call_tool("trigger-url-elicitation", {"url": "https://example.com/login", "errorPath": True}).text
+        assert "completed the URL elicitation" in text
+        assert asked == ["https://modelcontextprotocol.io", "https://example.com/login"]
+        calls = sent(conn, "tools/call")
+        assert len(calls) == 2 and calls[0]["params"]["arguments"] == calls[1]["params"]["arguments"]
+
+
+@pytest.mark.parametrize("answer, words", [(lambda params: None, "decline by the user"),
+                                           ("defaults", 'elicitation="defaults" does not open URLs')])
+def test_a_url_elicitation_required_error_not_accepted_names_the_url(answer, words):
+    with mcp_notebook.connect(server_everything_cmd(), name="urls", era="legacy", elicitation=answer) as conn:
+        with pytest.raises(mcp_notebook.UrlElicitationRequired) as info:
+            conn.call_tool("trigger-url-elicitation", {"url": "https://example.com/x", "errorPath": True})
+        message = str(info.value)
+        assert "https://modelcontextprotocol.io" in message and words in message and "\n" not in message
+        assert info.value.code == -32042 and len(sent(conn, "tools/call")) == 1
+
+
+def test_audio_content_plays_in_the_result():
+    with mcp_notebook.connect(fastmcp_server_cmd(), name="fast", era="legacy") as conn:
+        result = conn.call_tool("beep")
+        assert [b["type"] for b in result.content] == ["audio"] and result.content[0]["mimeType"] == "audio/wav"
+        html = result._repr_mimebundle_()["text/html"]
+        assert '<audio controls src="data:audio/wav;base64,UklGR' in html  # a RIFF header: the WAV itself

@@ -1,0 +1,216 @@
+"""The awaitable twins of the feature methods (`acall_tool`, `alist_tools`, ...), from a user's
+asyncio loop: the loop keeps running while they wait, progress, log lines and questions are
+shown from the awaiting coroutine, and cancelling the awaiting task cancels the request."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+
+import pytest
+from conftest import sdk_server_cmd, server_everything_cmd
+from test_features_modern import Terminal, meta_of, sent
+from test_http import sdk_http
+
+import mcp_notebook
+from mcp_notebook.api.features import ClientFeatures
+from mcp_notebook.notebook import display as _display
+
+ERAS = ["legacy", "modern"]
+
+
+def sdk(era, **options):
+    return mcp_notebook.connect(sdk_server_cmd(), name=f"sdk-{era}", era=era, **options)
+
+
+def test_every_feature_method_that_sends_a_request_has_a_twin():
+    for name in ("list_tools", "tool", "check_arguments", "call_tool", "list_resources", "list_resource_templates",
+                 "read_resource", "template", "fill_template", "read_template", "subscribe", "unsubscribe",
+                 "list_prompts", "get_prompt", "complete", "set_log_level"):
+        assert asyncio.iscoroutinefunction(getattr(ClientFeatures, "a" + name)), name
+
+
+def test_resources_prompts_completion_and_logging_against_server_everything():
+    async def use(conn):
+        await conn.alist_tools()  # server-everything says its tool list changed just after the handshake
+        tools = await conn.alist_tools()
+        assert "get-sum" in tools.names() and await conn.alist_tools() is tools  # cached, as in sync
+        assert (await conn.atool("get-sum"))["name"] == "get-sum"
+        with pytest.raises(mcp_notebook.ToolArgumentError, match="missing required 'b'"):
+            await conn.acheck_arguments("get-sum", {"a": 1})
+        assert (await conn.acall_tool("get-sum", {"a": 2, "b": 3})).text.endswith("5.")
+        resources = await conn.alist_resources()
+        assert (await conn.aread_resource(resources.get("architecture.md")["uri"])).text
+        templates = await conn.alist_resource_templates()
+        assert (await conn.atemplate("Dynamic Text Resource")) == templates.get("Dynamic Text Resource")
+        assert await conn.afill_template("Dynamic Text Resource", resourceId=7) == "demo://resource/dynamic/text/7"
+        assert "Resource 7" in (await conn.aread_template("Dynamic Text Resource", resourceId=7)).text
+        assert (await conn.alist_prompts()).get("args-prompt")
+        assert "Paris" in (await conn.aget_prompt("args-prompt", {"city": "Paris"})).text
+        assert await conn.acomplete("prompt:completable-prompt", "department", "E") == ["Engineering"]
+        await conn.aset_log_level("debug")
+        await conn.asubscribe("demo://resource/dynamic/text/1")
+        await conn.aunsubscribe("demo://resource/dynamic/text/1")
+
+    with mcp_notebook.connect(server_everything_cmd(), name="everything", era="legacy") as conn:
+        asyncio.run(use(conn))
+        assert sent(conn, "logging/setLevel")[0]["params"] == {"level": "debug"}
+        assert [m["params"]["uri"] for m in sent(conn, "resources/unsubscribe")] == ["demo://resource/dynamic/text/1"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_the_loop_runs_while_a_call_waits_and_progress_is_shown_from_the_coroutine(era):
+    events, seen = [], []
+
+    async def main(conn):
+        async def ticker():
+            events.append("tick")
+
+        tick = asyncio.get_running_loop().create_task(ticker())
+        result = await conn.acall_tool("steps", {"count": 3, "seconds": 0.6},
+                                       progress=lambda p, total, message: seen.append((threading.current_thread(), p)))
+        events.append("result")
+        await tick
+        return result
+
+    with sdk(era) as conn:
+        assert asyncio.run(main(conn)).text == "done after 3 steps"
+    assert events == ["tick", "result"]  # the caller's loop ran other tasks while the call waited
+    assert [p for _, p in seen][-1] == 3.0 and {t for t, _ in seen} == {threading.current_thread()}
+
+
+def test_two_concurrent_calls_on_one_loop_each_get_their_own_progress_and_logs(port, monkeypatch, capsys):
+    """Over HTTP a request's log lines come on its own response stream, so each goes to its own call."""
+    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+    first, second = [], []
+    shown: dict = {}
+    log = _display.Presenter.log
+    monkeypatch.setattr(_display.Presenter, "log", lambda self, record: (
+        shown.setdefault(id(self), []).append(record.data), log(self, record)))
+
+    async def both(conn):
+        return await asyncio.gather(
+            conn.acall_tool("steps", {"count": 2, "seconds": 0.4}, log_level="info", progress=lambda *a: first.append(a)),
+            conn.acall_tool("steps", {"count": 3, "seconds": 0.4}, log_level="info", progress=lambda *a: second.append(a)),
+        )
+
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="web", era="modern") as conn:
+        results = asyncio.run(both(conn))
+        assert [r.text for r in results] == ["done after 2 steps", "done after 3 steps"]
+        assert first[-1][:2] == (2.0, 2.0) and second[-1][:2] == (3.0, 3.0)
+        assert {a[1] for a in first} == {2.0} and {a[1] for a in second} == {3.0}
+        tokens = [meta_of(m)["progressToken"] for m in sent(conn, "tools/call")]
+        assert len(set(tokens)) == 2
+    out = capsys.readouterr().out
+    assert out.count("[web info steps]") == 5 and "step 3/3" in out
+    assert sorted(shown.values()) == [["step 1/2", "step 2/2"], ["step 1/3", "step 2/3", "step 3/3"]]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_cancelling_the_awaiting_task_cancels_the_request(era):
+    async def main(conn):
+        await conn.alist_tools()  # so the one request in flight is the call
+        task = asyncio.get_running_loop().create_task(conn.acall_tool("slow", {"seconds": 30}))
+        while not conn._fx.pendings:
+            await asyncio.sleep(0.01)
+        [request_id] = conn._fx.pendings
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return request_id
+
+    with sdk(era) as conn:
+        request_id = asyncio.run(main(conn))
+        [cancel] = sent(conn, "notifications/cancelled")
+        assert cancel["params"] == {"requestId": request_id, "reason": "cancelled by the user"}
+        assert request_id == sent(conn, "tools/call")[-1]["id"]
+        assert not conn._fx.pendings and not conn._fx.waiting
+        assert asyncio.run(conn.acall_tool("echo", {"text": "still usable"})).text == "still usable"
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_awaited_call_times_out_and_cancels_on_the_server(era):
+    with sdk(era) as conn:
+        with pytest.raises(mcp_notebook.RequestTimeout, match="no response or progress within 0.4 s"):
+            asyncio.run(conn.acall_tool("slow", {"seconds": 30}, timeout=0.4))
+        [cancel] = sent(conn, "notifications/cancelled")
+        assert cancel["params"]["requestId"] == sent(conn, "tools/call")[-1]["id"]
+
+
+def test_an_awaited_modern_call_asks_the_user_from_the_coroutine(monkeypatch):
+    user = Terminal(monkeypatch, lambda question: question.accept({"name": "Grace"}))
+    with sdk("modern", elicitation=True) as conn:
+        assert asyncio.run(conn.acall_tool("ask_name")).text == "hello Grace"
+        [(thread, question)] = user.asked
+        assert thread is threading.current_thread() and question.kind == "elicitation"
+
+
+def test_cancelling_while_a_question_waits_for_the_user_sends_no_further_round(monkeypatch):
+    monkeypatch.setattr(_display, "environment", lambda: "kernel")
+    shown = []
+    monkeypatch.setattr("IPython.display.display", shown.append)
+
+    async def main(conn):
+        task = asyncio.get_running_loop().create_task(conn.acall_tool("ask_name"))
+        while not shown:  # the question widget is up; nobody answers it
+            await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return task
+
+    with sdk("modern", elicitation=True) as conn:
+        task = asyncio.run(main(conn))
+        assert task.cancelled()
+        assert len(sent(conn, "tools/call")) == 1  # no retry with an answer went out
+        assert not conn._fx.waiting
+
+
+# ------------------------------------------------------------- in a Jupyter async cell
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+@pytest.mark.kernel
+@pytest.mark.timeout(180)
+def test_in_an_async_cell_the_progress_bar_and_the_question_form_work(tmp_path):
+    """ipykernel runs an awaiting cell's coroutine on its loop and keeps taking messages: the
+    bar is drawn in the cell, and a click on the question's form answers it meanwhile."""
+    test_kernel = pytest.importorskip("test_kernel")
+    kernel = test_kernel._start_kernel(tmp_path)
+    try:
+        command = json.dumps(sdk_server_cmd())
+        out = test_kernel.ok(kernel.run(
+            f"import json, mcp_notebook\n"
+            f"conn = mcp_notebook.connect({command}, name='m', era='modern', elicitation=True)\n"
+            "print('PID', conn.session.transport.pid)"))
+        kernel.server_pids.add(int(test_kernel.json_line(out, "PID")))
+
+        cell = test_kernel.Cell(kernel.kc, "r = await conn.acall_tool('steps', {'count': 2, 'seconds': 0.4})\n"
+                                           "print('RESULT', json.dumps(r.text))")
+        assert test_kernel.json_line(test_kernel.ok(cell.finish(60)), "RESULT") == "done after 2 steps"
+        bars = [m["content"]["data"]["state"] for m in cell.messages if m["msg_type"] == "comm_open"
+                and m["content"]["data"]["state"].get("_model_name") == "FloatProgressModel"]
+        assert len(bars) == 1 and any(WIDGET_MIME in m["content"]["data"] for m in cell.messages
+                                      if m["msg_type"] == "display_data")
+
+        cell = test_kernel.Cell(kernel.kc, "r = await conn.acall_tool('ask_name')\nprint('RESULT', json.dumps(r.text))")
+        shown = lambda: any(m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"]  # noqa: E731
+                            for m in cell.messages)
+        cell.pump(time.monotonic() + 60, stop=shown)
+        assert shown(), cell._result("timeout").describe()
+        models = {m["content"]["comm_id"]: m["content"]["data"]["state"] for m in cell.messages if m["msg_type"] == "comm_open"}
+        [text] = [cid for cid, s in models.items() if s.get("_model_name") == "TextModel"]
+        [accept] = [cid for cid, s in models.items() if s.get("_model_name") == "ButtonModel" and s.get("description") == "Accept"]
+        kc = kernel.kc
+        kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": text, "data": {
+            "method": "update", "state": {"value": "Ada"}, "buffer_paths": []}}))
+        kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": accept, "data": {
+            "method": "custom", "content": {"event": "click"}}}))
+        assert test_kernel.json_line(test_kernel.ok(cell.finish(60)), "RESULT") == "hello Ada"
+        test_kernel.ok(kernel.run("conn.close()"))
+    finally:
+        test_kernel._stop_kernel(kernel)

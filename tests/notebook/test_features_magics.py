@@ -1,0 +1,103 @@
+"""The feature magics (`%mcp tools/call/read/prompt/...`, `%%mcp call`), tab completion,
+and the feature API over Streamable HTTP against server-everything."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import server_everything_cmd
+from IPython.core.error import UsageError as IPythonUsageError
+from IPython.core.interactiveshell import InteractiveShell
+from test_features_http import notice
+from test_http import everything
+
+import mcp_notebook
+from mcp_notebook.api.results import Listing, PromptResult, ResourceResult, ToolResult
+from mcp_notebook.notebook import magic_features as _magic_features
+
+
+@pytest.fixture
+def shell():
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcp_notebook")
+    conn = mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy")
+    yield ip
+    conn.close()
+
+
+def test_line_and_cell_magics_return_results(shell):
+    assert isinstance(shell.run_line_magic("mcp", "tools"), Listing)
+    result = shell.run_line_magic("mcp", "call get-sum a=2 b=40")
+    assert isinstance(result, ToolResult) and result.text.endswith("42.")
+    assert shell.run_cell_magic("mcp", "call get-sum", '{"a": 1, "b": 2}').text.endswith("3.")
+    assert shell.run_cell_magic("mcp", "call get-annotated-message", "messageType: success\nincludeImage: false\n").content
+    assert shell.run_cell_magic("mcp", "call get-sum b=5", '{"a": 1}').text.endswith("6.")
+    assert isinstance(shell.run_line_magic("mcp", "read 'demo://resource/dynamic/text/{resourceId}' resourceId=4"), ResourceResult)
+    assert isinstance(shell.run_line_magic("mcp", "read 'Dynamic Text Resource' resourceId=4"), ResourceResult)
+    assert "Paris" in shell.run_line_magic("mcp", "prompt args-prompt city=Paris").text
+    assert isinstance(shell.run_line_magic("mcp", "prompt simple-prompt"), PromptResult)
+    assert len(shell.run_line_magic("mcp", "resources --templates")) == 2
+    assert shell.run_line_magic("mcp", "prompts").get("completable-prompt")
+
+
+@pytest.mark.parametrize("line, words", [
+    ("call nope", "unknown tool 'nope'"),
+    ("call get-sum a=x b=1", "'x' is not valid number"),
+    ("call get-sum a=1", "missing required 'b'"),
+    ("call get-sum a", "key=value"),
+    ("prompt args-prompt", "missing required argument"),
+    ("loglevel loud", "invalid choice"),
+    ("read 'Dynamic Text Resource' other=1", "has no variable"),
+    ("roots /tmp", "declared no roots capability"),
+])
+def test_mistakes_are_one_line_usage_errors(shell, line, words):
+    with pytest.raises(IPythonUsageError) as info:
+        shell.run_line_magic("mcp", line)
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_roots_are_listed_and_changed(shell, tmp_path, capsys):
+    with mcp_notebook.connect(server_everything_cmd(), name="rooted", era="legacy", roots=[tmp_path]) as conn:
+        shell.run_line_magic("mcp", "roots --conn rooted")
+        assert tmp_path.as_uri() in capsys.readouterr().out
+        assert "(1 total)" in conn.call_tool("get-roots-list").text  # now the server listens for changes
+        synced = notice(conn, "notifications/message", lambda params: "2 root(s) received" in str(params.get("data")))
+        shell.run_line_magic("mcp", f"roots {tmp_path} {tmp_path.parent} --conn rooted")
+        assert "2 root(s)" in capsys.readouterr().out
+        assert synced.wait(20)  # the server asked again and logged what it got
+        assert "(2 total)" in conn.call_tool("get-roots-list").text
+        assert [e.method for e in conn.trace.frames("out") if e.method == "notifications/roots/list_changed"]
+
+
+def test_cell_bodies_that_are_not_arguments(shell):
+    for body, words in [("[1, 2]", "must be an object"), ("a: [", "neither JSON nor YAML")]:
+        with pytest.raises(IPythonUsageError, match=words):
+            shell.run_cell_magic("mcp", "call get-sum", body)
+    with pytest.raises(IPythonUsageError, match="only runs `call TOOL`"):
+        shell.run_cell_magic("mcp", "tools", "{}")
+
+
+def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
+    complete = _magic_features.completions
+    assert complete("%mcp call get-s", "get-s") == ["get-structured-content", "get-sum"]
+    assert complete("%mcp call get-sum ", "") == ["a=", "b="]
+    assert complete("%mcp call get-sum a=1 ", "") == ["b="]
+    assert complete("%mcp call get-structured-content location=C", "location=C") == ["location=Chicago"]
+    assert complete("%mcp prompt completable-prompt department=E", "department=E") == ["department=Engineering"]
+    assert complete("%mcp prompt completable-prompt department=Sales name=", "name=") == ["name=David", "name=Eve", "name=Frank"]
+    assert "resourceId=1" in complete("%mcp read 'Dynamic Text Resource' resourceId=1", "resourceId=1")
+    assert complete("%mcp call nope ", "") == []  # never raises
+
+
+def test_the_feature_api_over_streamable_http(port):
+    with everything(port, "streamableHttp") as base, mcp_notebook.connect(
+        base + "/mcp", name="http", era="legacy", roots=True, sampling=lambda p: "ok", elicitation=lambda p: {"number": 1}
+    ) as conn:  # (the published schema.json allows only integers in ElicitResult content: not 3.14)
+        assert conn.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
+        assert conn.call_tool("get-structured-content", {"location": "New York"}).structured
+        seen = []
+        conn.call_tool("trigger-long-running-operation", {"duration": 0.6, "steps": 3}, progress=lambda *a: seen.append(a))
+        assert seen[-1][:2] == (3.0, 3.0)
+        assert "ok" in conn.call_tool("trigger-sampling-request", {"prompt": "p"}).text
+        assert "accept" in conn.call_tool("trigger-elicitation-request").text
+        assert "Resource 5" in conn.read_template("Dynamic Text Resource", resourceId=5).text
+        assert conn.complete("prompt:completable-prompt", "department", "S") == ["Sales", "Support"]

@@ -1,0 +1,189 @@
+"""The %mcp magics, driven through a real IPython shell."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+
+import mcp_notebook
+
+SERVERS = Path(__file__).parents[1] / "servers"
+RAW = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'raw_server.py'))}"
+SDK = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'sdk_server.py'))}"
+
+
+@pytest.fixture(scope="module")
+def shell():
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcp_notebook")
+    yield ip
+    ip.run_line_magic("unload_ext", "mcp_notebook")
+    InteractiveShell.clear_instance()
+
+
+def run(shell, capsys, line: str):
+    """Run one cell; return (result, stdout, stderr)."""
+    result = shell.run_cell(line)
+    out, err = capsys.readouterr()
+    return result, out, err
+
+
+def usage_error(shell, capsys, line: str) -> str:
+    result, out, err = run(shell, capsys, line)
+    assert not result.success, f"{line!r} should have failed"
+    assert type(result.error_in_exec).__name__ == "UsageError"
+    assert "Traceback" not in out + err
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_loading_the_extension_starts_no_thread_and_no_process():
+    # In a fresh interpreter, so that no earlier test has started the runtime.
+    code = """
+import json, os, threading
+from IPython.core.interactiveshell import InteractiveShell
+ip = InteractiveShell.instance()
+ip.run_line_magic("load_ext", "mcp_notebook")
+pid = os.getpid()
+print(json.dumps({
+    "magic": "mcp" in ip.magics_manager.magics["line"],
+    "threads": [t.name for t in threading.enumerate()],
+    "children": open(f"/proc/{pid}/task/{pid}/children").read().split(),
+}))
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    seen = json.loads(out.stdout.splitlines()[-1])
+    assert seen["magic"]
+    assert "mcp-notebook" not in seen["threads"]
+    assert seen["children"] == []
+
+
+def test_help_and_bare_mcp_print_the_subcommands(shell, capsys):
+    for line in ("%mcp", "%mcp help"):
+        result, out, _ = run(shell, capsys, line)
+        assert result.success
+        for sub in ("connect", "ping", "status", "disconnect"):
+            assert f"%mcp {sub}" in out
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("%mcp bogus", "unknown subcommand 'bogus'"),
+        ("%mcp connect", "connect needs a name and a URL or a server command"),
+        ("%mcp connect demo", "write the server command after --"),
+        ("%mcp connect demo --", "no server command after --"),
+        ("%mcp connect -- python x.py", "the following arguments are required: name"),
+        ("%mcp connect demo -- no-such-executable-xyz", "'no-such-executable-xyz' not found on PATH"),
+        ("%mcp ping nosuch", "no connection named 'nosuch'"),
+        ("%mcp ping", "no open connection"),
+        ("%mcp ping -n zero", "invalid count value"),
+        ("%mcp connect demo --era sideways -- python x.py", "invalid choice"),
+        ("%mcp connect demo --env NOEQUALS -- python x.py", "invalid K=V pair value"),
+        ('%mcp connect demo -- "unclosed', "cannot parse the line"),
+    ],
+)
+def test_user_mistakes_give_one_line_without_traceback(shell, capsys, line, says):
+    assert says in usage_error(shell, capsys, line)
+
+
+def test_a_server_that_exits_during_the_handshake_is_a_one_line_error(shell, capsys):
+    cmd = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"bad config\", file=sys.stderr); sys.exit(4)'"
+    message = usage_error(shell, capsys, f"%mcp connect broken -- {cmd}")
+    assert "exited with code 4 during the handshake" in message
+    assert "bad config" in message
+    assert "broken" not in mcp_notebook.connections()
+
+
+def test_connect_ping_status_disconnect(shell, capsys):
+    result, out, _ = run(shell, capsys, f"%mcp connect sdk --era legacy --timeout 30 --env MCP_TEST_FLAG=1 -- {SDK}")
+    assert result.success, out
+    assert "connected 'sdk'" in out and "2025-11-25" in out
+    conn = mcp_notebook.get_connection("sdk")
+    assert result.result is conn
+
+    result, out, _ = run(shell, capsys, "%mcp ping sdk -n 3 -i 0")
+    assert result.success
+    rtts = result.result
+    assert len(rtts) == 3 and all(r > 0 for r in rtts)
+    assert out.count("ping sdk: ") == 3 and "3 pings, 3 answered, 0 lost" in out
+    assert conn.health.pings_sent == 3
+
+    # With one connection open the name may be left out.
+    result, out, _ = run(shell, capsys, "%mcp ping")
+    assert result.success and len(result.result) == 1
+
+    result, out, _ = run(shell, capsys, "%mcp status")
+    assert "sdk: ready" in out and "legacy 2025-11-25" in out and "4 sent, 0 failed" in out
+
+    result, out, _ = run(shell, capsys, f"%mcp connect raw -- {RAW}")
+    assert result.success
+    assert "several connections are open (raw, sdk)" in usage_error(shell, capsys, "%mcp ping")
+
+    result, out, _ = run(shell, capsys, "%mcp disconnect raw")
+    assert result.success and "closed 'raw'" in out
+    result, out, _ = run(shell, capsys, "%mcp disconnect --all")
+    assert result.success and "closed sdk" in out
+    assert mcp_notebook.connections() == {}
+    assert conn.closed
+
+
+def test_connect_with_a_name_in_use_closes_the_old_connection(shell, capsys):
+    run(shell, capsys, f"%mcp connect same -- {RAW}")
+    first = mcp_notebook.get_connection("same")
+    pid = first.session.transport.pid
+    run(shell, capsys, f"%mcp connect same -- {RAW}")
+    second = mcp_notebook.get_connection("same")
+    assert second is not first and first.closed
+    assert first.health.exit_code is not None
+    assert not Path(f"/proc/{pid}").exists()  # reaped, not a zombie
+    run(shell, capsys, "%mcp disconnect same")
+
+
+def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcp_notebook")
+    ip.run_cell(f"%mcp connect bye -- {RAW}")
+    conn = mcp_notebook.get_connection("bye")
+    ip.run_line_magic("unload_ext", "mcp_notebook")
+    assert conn.closed
+    assert not any(t.name == "mcp-notebook" for t in threading.enumerate())
+    ip.run_line_magic("load_ext", "mcp_notebook")  # and it comes back on the next use
+    ip.run_cell(f"%mcp connect again -- {RAW}")
+    assert mcp_notebook.get_connection("again").ping() > 0
+    ip.run_cell("%mcp disconnect again")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("%mcp connect web ftp://example.org/mcp", "'ftp://example.org/mcp' is not an http(s) URL"),
+        ("%mcp connect web http://127.0.0.1:9/mcp -- python x.py", "give a URL or a server command after --, not both"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --header NoColon", "invalid 'Name: value' header value"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --transport smoke", "invalid choice: 'smoke'"),
+        ("%mcp connect web --header 'A: b' -- python x.py", "--header, --bearer-token-env and --transport are for URLs"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --bearer-token-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --timeout 5", "cannot connect to http://127.0.0.1:9/mcp"),
+    ],
+)
+def test_url_mistakes_give_one_line_without_traceback(shell, capsys, line, says):
+    assert says in usage_error(shell, capsys, line)
+
+
+def test_connect_to_a_url_with_headers(shell, capsys, port):
+    from test_http import sdk_http
+
+    with sdk_http(port) as base:
+        result, out, _ = run(shell, capsys, f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http")
+        assert result.success, out
+        assert "connected 'web'" in out and "over http, legacy protocol 2025-11-25 (pinned)" in out
+        assert mcp_notebook.get_connection("web").ping() > 0
+        run(shell, capsys, "%mcp disconnect web")

@@ -1,0 +1,249 @@
+"""The client over HTTP against real servers on 127.0.0.1: the SDK, FastMCP, server-everything."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import (
+    fastmcp_server_cmd,
+    free_port,
+    sdk_server_cmd,
+    server_everything_cmd,
+    wait_for_port,
+)
+
+import mcp_notebook
+
+RAW_HTTP = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_http_server.py")]
+
+
+@contextlib.contextmanager
+def serving(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Run an HTTP server on 127.0.0.1:port for the block; its base URL."""
+    process = subprocess.Popen(
+        argv, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for_port(port)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def sdk_http(port: int, *extra: str) -> contextlib.AbstractContextManager[str]:
+    return serving(sdk_server_cmd("--transport", "streamable-http", "--port", str(port), *extra), port)
+
+
+def everything(port: int, mode: str) -> contextlib.AbstractContextManager[str]:
+    return serving(server_everything_cmd(mode), port, {"PORT": str(port)})
+
+
+def text_of(result: dict) -> str:
+    return "".join(part.get("text", "") for part in result["content"])
+
+
+def http_events(conn: mcp_notebook.Connection) -> list[tuple[str, int]]:
+    return [(e.detail["method"], e.detail["status"]) for e in conn.trace.entries() if e.kind == "http"]
+
+
+SERVERS = {
+    "sdk-sse": (lambda port: sdk_http(port), "/mcp", {"name": "echo", "arguments": {"text": "hi"}}, "http"),
+    "sdk-json": (lambda port: sdk_http(port, "--json-response"), "/mcp", {"name": "echo", "arguments": {"text": "hi"}}, "http"),
+    "fastmcp": (lambda port: serving(fastmcp_server_cmd("--transport", "http", "--port", str(port)), port), "/mcp",
+                {"name": "echo", "arguments": {"text": "hi"}}, "http"),
+    "everything-streamable": (lambda port: everything(port, "streamableHttp"), "/mcp",
+                              {"name": "echo", "arguments": {"message": "hi"}}, "http"),
+    "everything-sse": (lambda port: everything(port, "sse"), "/sse", {"name": "echo", "arguments": {"message": "hi"}}, "sse"),
+}
+
+
+@pytest.mark.parametrize("server", list(SERVERS))
+def test_handshake_ping_and_tools_over_http(server, port):
+    start, path, echo_call, kind = SERVERS[server]
+    with start(port) as base, mcp_notebook.connect(base + path, era="legacy", name=server) as conn:
+        assert conn.state == "ready" and conn.protocol_version == "2025-11-25"
+        assert conn.session.transport.kind == kind
+        assert conn.ping() > 0
+        assert "hi" in text_of(conn.request("tools/call", echo_call))
+        if kind == "sse":  # the POST to the SSE URL failed, so we fell back to HTTP+SSE
+            assert http_events(conn)[0] == ("POST", 404)
+            assert any(e.kind == "fallback" for e in conn.trace.entries())
+    if kind == "http":
+        assert http_events(conn)[-1][0] == "DELETE"
+
+
+def test_forced_sse_transport_skips_the_streamable_attempt(port):
+    with everything(port, "sse") as base, mcp_notebook.connect(base + "/sse", era="legacy", name="sse", transport="sse") as conn:
+        assert http_events(conn)[0] == ("GET", 200)
+        assert not any(e.kind == "fallback" for e in conn.trace.entries())
+        endpoint = next(e for e in conn.trace.entries() if e.kind == "endpoint")
+        assert endpoint.detail["url"].startswith(base + "/message?sessionId=")
+
+
+def test_http_only_transport_refuses_the_fallback(port):
+    with everything(port, "sse") as base:
+        with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 404"):
+            mcp_notebook.connect(base + "/sse", era="legacy", name="nofallback", transport="http", timeout=10)
+
+
+def test_session_headers_on_every_request_after_initialize(port):
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
+        conn.ping()
+        transport = conn.session.transport
+        assert transport.session_id and transport.protocol_version == "2025-11-25"
+        headers = transport._request_headers()
+        assert headers["Mcp-Session-Id"] == transport.session_id
+        assert headers["MCP-Protocol-Version"] == "2025-11-25"
+        # The server checks both headers; a missing or wrong one would have been a 400.
+        assert all(status < 400 for _, status in http_events(conn))
+
+
+def test_server_pings_on_the_get_stream_are_answered_while_the_main_thread_sleeps(port):
+    argv = fastmcp_server_cmd("--transport", "http", "--port", str(port), "--ping-interval-ms", "100")
+    with serving(argv, port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="pinger") as conn:
+        conn.request("tools/list")
+        naps: list[tuple[float, float]] = []
+        deadline = time.monotonic() + 30
+        while conn.health.server_pings < 5 and time.monotonic() < deadline:
+            start = time.monotonic()
+            time.sleep(0.3)  # the main thread is blocked: the scenario, not synchronisation
+            naps.append((start, time.monotonic()))
+        health = conn.health
+        assert health.server_pings >= 5 and health.pongs_sent == health.server_pings
+        pings = {e.id: e for e in conn.trace.frames("in") if e.method == "ping"}
+        pongs = {e.id: e for e in conn.trace.frames("out") if e.note == "pong"}
+        assert set(pongs) == set(pings)
+        assert any(a <= p.monotonic <= b for p in pongs.values() for a, b in naps)
+        assert any(e.kind == "stream-open" and e.detail["stream"] == "GET stream" for e in conn.trace.entries())
+
+
+def test_server_pings_on_a_post_stream_are_answered(port):
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
+        result = conn.request("tools/call", {"name": "ping_client", "arguments": {"count": 3}})
+        assert text_of(result) == "3"
+        assert conn.health.server_pings == conn.health.pongs_sent == 3
+
+
+def test_a_user_ping_handler_wins_over_http(port):
+    calls: list[dict] = []
+    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk", handlers={"ping": calls.append}) as conn:
+        assert text_of(conn.request("tools/call", {"name": "ping_client", "arguments": {"count": 2}})) == "2"
+        assert len(calls) == 2
+        assert [e.note for e in conn.trace.frames("out") if e.kind == "response"] == ["from user handler"] * 2
+
+
+def test_roots_list_arrives_on_the_get_stream(port):
+    roots = {"roots": [{"uri": "file:///tmp/project", "name": "project"}]}
+    answered: list[dict] = []
+
+    def list_roots(params: dict) -> dict:
+        answered.append(params)
+        return roots
+
+    with everything(port, "streamableHttp") as base, mcp_notebook.connect(
+        base + "/mcp", era="legacy", name="roots", capabilities={"roots": {"listChanged": True}}, handlers={"roots/list": list_roots},
+    ) as conn:
+        # server-everything asks for roots shortly after `initialized`; its log line follows our answer.
+        deadline = time.monotonic() + 20
+        while not any(e.method == "notifications/message" for e in conn.trace.frames("in")):
+            assert time.monotonic() < deadline, "server-everything never asked for roots"
+            conn.ping()
+        request = next(e for e in conn.trace.frames("in") if e.method == "roots/list")
+        assert request.id == 0  # a falsy id is still an id
+        assert answered == [{}]
+        reply = next(e for e in conn.trace.frames("out") if e.id == 0)
+        assert reply.message["result"] == roots
+
+
+def test_session_expiry_is_recovered_transparently(port):
+    with sdk_http(port) as base:
+        conn = mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk")
+    first_session = conn.session.transport.session_id
+    try:
+        with sdk_http(port):  # the same port, a new server that never heard of our session
+            result = conn.request("tools/call", {"name": "echo", "arguments": {"text": "again"}}, timeout=30)
+            assert text_of(result) == "again"
+            assert conn.state == "ready"
+            assert conn.session.counters.session_recoveries == 1
+            assert conn.session.transport.session_id not in (None, first_session)
+            states = [e.detail["state"] for e in conn.trace.entries() if e.kind == "state"]
+            assert states[-2:] == ["reconnecting", "ready"]
+            resent = [e for e in conn.trace.frames("out") if e.note == "resent in a new session"]
+            assert [e.method for e in resent] == ["tools/call"]
+            initializes = [e for e in conn.trace.frames("out") if e.method == "initialize"]
+            assert len(initializes) == 2
+    finally:
+        conn.close()
+
+
+def test_a_dropped_response_stream_is_resumed_with_last_event_id(port):
+    with sdk_http(port, "--resumable") as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
+        result = conn.request("tools/call", {"name": "drop_stream", "arguments": {"seconds": 0.3}}, timeout=30)
+        assert text_of(result) == "after the drop"
+        resume = next(e for e in conn.trace.entries() if e.kind == "stream-resume")
+        closed = [e for e in conn.trace.entries() if e.kind == "stream-closed" and e.seq < resume.seq]
+        assert resume.detail["last_event_id"] == closed[-1].detail["last_event_id"] is not None
+        assert conn.session.transport.stream_resumes >= 1
+
+
+def test_bearer_tokens_never_reach_the_trace_status_or_errors(port, capsys):
+    token = "tok-" + "s3cr3t" * 4
+    os.environ["MCP_TEST_TOKEN"] = token
+    try:
+        with sdk_http(port) as base, mcp_notebook.connect(
+            base + "/mcp?access_token=" + token, name="secret", bearer_token_env="MCP_TEST_TOKEN",
+        ) as conn:
+            conn.ping()
+            conn.request("tools/call", {"name": "echo", "arguments": {"text": token}})
+            dumped = json.dumps(conn.trace.to_records(), default=str)
+            assert token not in dumped and "[redacted]" in dumped
+            assert token not in repr(conn) and token not in str(conn.health)
+    finally:
+        del os.environ["MCP_TEST_TOKEN"]
+    assert token not in capsys.readouterr().out
+
+
+def test_pings_with_ids_we_cannot_echo_get_method_not_found_over_http(port):
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="raw") as conn:
+        replies = json.loads(text_of(conn.request("tools/call", {"name": "bad-ids"}, timeout=30)))
+        errors = [r for r in replies if "error" in r]
+        assert len(errors) == 4
+        assert all("id" not in r and r["error"]["code"] == -32601 for r in errors)
+        assert replies[-1] == {"jsonrpc": "2.0", "id": "good", "result": {}}
+        assert conn.health.invalid_frames == 4
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [
+        ("/auth", "HTTP 401 Unauthorized: missing bearer token"),
+        ("/html", "HTML page, not MCP"),
+        ("/broken", "HTTP 500 Internal Server Error: the server fell over"),
+    ],
+)
+def test_http_failures_are_one_clear_line(port, path, says):
+    with serving([*RAW_HTTP, str(port)], port) as base:
+        with pytest.raises(mcp_notebook.HandshakeError) as caught:
+            mcp_notebook.connect(base + path, era="legacy", name="bad", transport="http", timeout=10)
+    assert says in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_connection_refused_says_what_to_do():
+    port = free_port()
+    with pytest.raises(mcp_notebook.HandshakeError, match=f"cannot connect to http://127.0.0.1:{port}/mcp.*is the server running"):
+        mcp_notebook.connect(f"http://127.0.0.1:{port}/mcp", era="legacy", name="nobody", timeout=10)
