@@ -181,7 +181,7 @@ class Flight:
                         run = TaskRun(self.session, self.call, self._round, lambda: scope.cancel_called)
                         self.result = await run.run(self.call.method, self.params)
                     elif self.session.era == "modern":
-                        self.result = await self.session.modern_request(
+                        self.result = await self.session.eras.modern_request(
                             self.call.method, self.params, timeout=None, send=self._round)
                     else:
                         self.result = (await self._round(self.call.method, self.params)).outcome()

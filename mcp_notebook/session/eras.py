@@ -17,47 +17,52 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..base.errors import ConnectionClosed, HandshakeError, McpError, ProtocolViolation, RequestTimeout, TransportError
+from ..base.errors import (
+    ConnectionClosed,
+    HandshakeError,
+    McpError,
+    ProtocolViolation,
+    RequestTimeout,
+    TransportError,
+)
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
-from ..protocol.versions import MODERN_VERSIONS
+from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .handlers import call_handler
+from .pending import Pending
+from .port import SessionPort
 
-if TYPE_CHECKING:
-    from ..transports.base import Transport
-    from .handlers import Handlers
-    from .session import Pending
-
-RoundSender = Callable[[str, "dict[str, Any] | None"], Awaitable["Pending"]]
+RoundSender = Callable[[str, "dict[str, Any] | None"], Awaitable[Pending]]
 
 PROBE_TIMEOUT = 2.0
 MAX_INPUT_ROUNDS = 8
 NOT_VERDICTS = (401, 403, 407)  # authentication wanted: says nothing about the era
 
 
-class Eras:
-    """Era negotiation and the modern request flow; mixed into `Session`."""
+class EraNegotiator:
+    """One session's era: how it was chosen, the modern version and discovery it settled on,
+    and the modern request flow. The session owns one and asks it to open the connection."""
 
-    era: str
-    era_source: str | None
-    probe_timeout: float
-    protocol_version: str | None
-    modern_version: str
-    server_info: dict[str, Any] | None
-    server_capabilities: dict[str, Any]
-    instructions: str | None
-    discovered: dict[str, Any] | None
-    discovered_at: float
-    tool_schemas: dict[str, dict[str, Any]]
-    request_handlers: Handlers
-    transport: Transport
-    timeout: float | None
+    def __init__(
+        self, session: SessionPort, era: str, era_source: str | None, protocol_version: str | None, probe_timeout: float,
+    ) -> None:
+        allowed = {"legacy": LEGACY_VERSIONS, "modern": MODERN_VERSIONS, "auto": LEGACY_VERSIONS + MODERN_VERSIONS}[era]
+        if protocol_version is not None and protocol_version not in allowed:
+            raise ValueError(f"protocol version {protocol_version!r} is not a {era} version; use one of {', '.join(allowed)}")
+        self.session = session
+        self.era = era
+        self.source = era_source or (None if era == "auto" else "pinned")
+        self.probe_timeout = probe_timeout
+        self.modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[0]
+        self.discovered: dict[str, Any] | None = None
+        self.discovered_at = 0.0
+        self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
 
-    async def _open(self) -> None:
+    async def open(self) -> None:
         if self.era == "legacy":
-            await self._handshake()  # type: ignore[attr-defined]
+            await self.session.handshake()
         elif self.era == "modern":
             await self._start_modern(await self._discover(note="discover"))
         else:
@@ -83,18 +88,18 @@ class Eras:
                 f"{exc.reason} during the handshake (probing with server/discover){tail}; "
                 "if it exits only when probed, connect with era='legacy'"
             ) from None
-        self.era_source = "probe: server/discover answered"
+        self.source = "probe: server/discover answered"
         await self._start_modern(result)
 
     async def _fall_back(self, why: str) -> None:
-        self.era, self.era_source = "legacy", f"probe: {why}"
-        self.trace.event("era", note=f"legacy ({why})", era="legacy")  # type: ignore[attr-defined]
-        await self._handshake()  # type: ignore[attr-defined]
+        self.era, self.source = "legacy", f"probe: {why}"
+        self.session.trace.event("era", note=f"legacy ({why})", era="legacy")
+        await self.session.handshake()
 
     async def _discover(self, *, timeout: float | None = None, note: str | None = None) -> dict[str, Any]:
         """One server/discover round trip; a -32022 with a mutual version is retried at that version."""
         for _ in range(2):
-            pending = await self.round_trip("server/discover", timeout=timeout, note=note)  # type: ignore[attr-defined]
+            pending = await self.session.round_trip("server/discover", timeout=timeout, note=note)
             try:
                 result = pending.outcome()
             except McpError as exc:
@@ -120,17 +125,18 @@ class Eras:
                 f"the server supports {', '.join(discovered['supportedVersions'])}; this client speaks "
                 f"{', '.join(MODERN_VERSIONS)} in the modern era (connect with era='legacy' for handshake versions)"
             )
-        self.era, self.protocol_version = "modern", version
+        self.era, self.session.protocol_version = "modern", version
         self._remember_discovery(discovered)
-        self.transport.use_modern(version)
-        self.trace.event("era", note=f"modern {version} ({self.era_source})", era="modern")  # type: ignore[attr-defined]
+        self.session.transport.use_modern(version)
+        self.session.trace.event("era", note=f"modern {version} ({self.source})", era="modern")
 
     def _remember_discovery(self, discovered: dict[str, Any]) -> None:
         self.discovered, self.discovered_at = discovered, time.monotonic()
         meta = discovered.get("_meta") or {}
-        self.server_info = meta.get(modern.META_SERVER_INFO) or self.server_info
-        self.server_capabilities = discovered.get("capabilities") or {}
-        self.instructions = discovered.get("instructions")
+        session = self.session
+        session.server_info = meta.get(modern.META_SERVER_INFO) or session.server_info
+        session.server_capabilities = discovered.get("capabilities") or {}
+        session.instructions = discovered.get("instructions")
 
     async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's DiscoverResult, from the cache while its `ttlMs` lasts."""
@@ -146,14 +152,14 @@ class Eras:
 
         Returns the discover round-trip time in seconds.
         """
-        if self.closed:  # type: ignore[attr-defined]
-            raise self._closed_error()  # type: ignore[attr-defined]
-        pending: Pending = await self.round_trip(  # type: ignore[attr-defined]
+        if self.session.closed:
+            raise self.session.closed_error()
+        pending: Pending = await self.session.round_trip(
             "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
         )
         self._remember_discovery(pending.outcome())
-        self.counters.last_rtt = pending.rtt  # type: ignore[attr-defined]
-        self.rtts.append(pending.rtt)  # type: ignore[attr-defined]
+        self.session.counters.last_rtt = pending.rtt
+        self.session.rtts.append(pending.rtt)
         return pending.rtt
 
     async def modern_request(
@@ -166,7 +172,7 @@ class Eras:
         abandoning the round it sees passes its own.
         """
         async def round_trip(method: str, params: dict[str, Any] | None) -> Pending:
-            return await self.round_trip(method, params, timeout=timeout)  # type: ignore[attr-defined,no-any-return]
+            return await self.session.round_trip(method, params, timeout=timeout)
 
         send = send or round_trip
         retried_version = retried_headers = False
@@ -177,7 +183,7 @@ class Eras:
             except McpError as exc:
                 version = modern.mutual_version(modern.supported_versions(exc.data))
                 if exc.code == modern.UNSUPPORTED_VERSION and version and not retried_version:
-                    self.protocol_version, retried_version = version, True
+                    self.session.protocol_version, retried_version = version, True
                     continue
                 if exc.code == modern.HEADER_MISMATCH and method == "tools/call" and not retried_headers:
                     retried_headers = True  # the tool's x-mcp-header schema may have changed: relist, retry
@@ -204,7 +210,7 @@ class Eras:
         responses: dict[str, Any] = {}
         for key, request in (result.get("inputRequests") or {}).items():
             wanted = request.get("method") if isinstance(request, dict) else None
-            handler = self.request_handlers.get(wanted) if isinstance(wanted, str) else None
+            handler = self.session.request_handlers.get(wanted) if isinstance(wanted, str) else None
             if handler is None:
                 raise McpError(rpc.METHOD_NOT_FOUND, f"the server needs input ({wanted}) that no handler provides; "
                                f"register one with conn.on_request({wanted!r}, ...)", method=method)

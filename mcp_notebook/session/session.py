@@ -1,17 +1,18 @@
-"""A handshake-era MCP session: requests and responses, server requests, the handshake.
+"""An MCP session in either era: requests and responses, the handshake, and closing.
 
-Frames are dispatched the moment the transport reads them, synchronously, so a server
+The session is composed of parts it owns: the table of requests in flight (`pending`),
+the dispatcher of what comes in (`inbound`, the transport's sink) and the era negotiator
+(`eras`); they see the session only as a `SessionPort`. Frames are dispatched the moment the transport reads them, synchronously, so a server
 `ping` is answered inside the same read callback whatever the caller is doing. The
 session knows nothing of IPython or threads: the runtime runs it on its event loop.
 """
 
 from __future__ import annotations
 
-import itertools
 import sys
 import time
 from _thread import LockType
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -19,15 +20,23 @@ import anyio
 import anyio.abc
 
 from ..base.about import CLIENT_NAME, __version__
-from ..base.errors import ConnectionClosed, HandshakeError, McpError, RequestTimeout, TransportClosed, TransportError
+from ..base.errors import (
+    ConnectionClosed,
+    HandshakeError,
+    McpError,
+    RequestTimeout,
+    TransportClosed,
+    TransportError,
+)
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
 from ..transports.base import Transport
-from .eras import PROBE_TIMEOUT, Eras, _tool_name
+from .eras import PROBE_TIMEOUT, EraNegotiator, _tool_name
 from .handlers import Handlers
 from .health import CLOSED, CLOSING, READY, HealthCounters
-from .inbound import Incoming
+from .inbound import Inbound
+from .pending import InFlight, Pending, request_timeout
 from .subscriptions import Subscription
 from .trace import OUT, Trace
 
@@ -35,51 +44,11 @@ if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 
 RTT_HISTORY = 1000
-REMEMBERED_CANCELLATIONS = 1000
+
+__all__ = ["PROBE_TIMEOUT", "Pending", "Session", "request_timeout"]
 
 
-class Pending:
-    """A request of ours awaiting its response; settled on the session thread only.
-
-    A waiter on the loop uses `event`; a waiter on another thread holds `waker`, a lock
-    that settling releases (the cheapest way to wake a blocked thread).
-    """
-
-    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at", "resent", "note")
-
-    def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, waker: LockType | None = None) -> None:
-        self.id = request_id
-        self.method = method
-        self.params = params
-        self.event: anyio.Event | None = None
-        self.waker = waker
-        self.response: dict[str, Any] | None = None
-        self.failure: BaseException | None = None
-        self.sent_at = 0.0
-        self.received_at = 0.0
-        self.resent = False
-        self.note: str | None = None
-
-    @property
-    def settled(self) -> bool:
-        return self.response is not None or self.failure is not None
-
-    @property
-    def rtt(self) -> float:
-        return self.received_at - self.sent_at
-
-    def outcome(self) -> Any:
-        """The result; raises the failure or the JSON-RPC error."""
-        if self.failure is not None:
-            raise self.failure
-        assert self.response is not None
-        if "error" in self.response:
-            err = self.response["error"]
-            raise McpError(err["code"], str(err.get("message", "")), err.get("data"), method=self.method)
-        return self.response["result"]
-
-
-class Session(Incoming, Eras):
+class Session:
     """One session over one transport, in either era, driven from one event loop.
 
     `era` is "legacy" (the `initialize` handshake), "modern" (2026-07-28, stateless) or
@@ -99,21 +68,12 @@ class Session(Incoming, Eras):
         client_info: dict[str, Any] | None = None,
         capabilities: dict[str, Any] | None = None,
     ) -> None:
-        allowed = {"legacy": LEGACY_VERSIONS, "modern": MODERN_VERSIONS, "auto": LEGACY_VERSIONS + MODERN_VERSIONS}[era]
-        if protocol_version is not None and protocol_version not in allowed:
-            raise ValueError(f"protocol version {protocol_version!r} is not a {era} version; use one of {', '.join(allowed)}")
-        self.era = era
-        self.era_source = era_source or (None if era == "auto" else "pinned")
-        self.probe_timeout = probe_timeout
-        self.discovered: dict[str, Any] | None = None
-        self.discovered_at = 0.0
-        self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
+        self.eras = EraNegotiator(self, era, era_source, protocol_version, probe_timeout)
         self.subscriptions: set[Subscription] = set()
         self.transport = transport
         self.trace = trace
         self.timeout = timeout
         self.requested_version = protocol_version if protocol_version in LEGACY_VERSIONS else LATEST_LEGACY
-        self.modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[0]
         self.client_info = client_info or {"name": CLIENT_NAME, "version": __version__}
         self.capabilities = capabilities or {}
         self.protocol_version: str | None = None
@@ -125,10 +85,8 @@ class Session(Incoming, Eras):
         self.pong_latencies: deque[float] = deque(maxlen=RTT_HISTORY)
         self.request_handlers = Handlers()
         self.notification_handlers = Handlers()
-        self._ids = itertools.count(1)
-        self._pending: dict[int, Pending] = {}
-        self._cancelled: OrderedDict[int, str] = OrderedDict()
-        self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
+        self.requests = InFlight(self.counters, self.rtts)
+        self.inbound = Inbound(self)
         self._task_group: anyio.abc.TaskGroup | None = None
         self._ready = anyio.Event()
         self._stop = anyio.Event()
@@ -136,9 +94,24 @@ class Session(Incoming, Eras):
         self._failure: BaseException | None = None
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
-        self._read_at = 0.0
-        self._recovering = False
-        self._lost: list[Pending] = []
+
+    # ----- the era, as the negotiator settled it ----------------------------------
+
+    @property
+    def era(self) -> str:
+        """"legacy", "modern", or "auto" until the probe has settled it."""
+        return self.eras.era
+
+    @property
+    def era_source(self) -> str | None:
+        """How the era was chosen: pinned, cached, or what the probe saw."""
+        return self.eras.source
+
+    async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
+        return await self.eras.discover(refresh=refresh)
+
+    async def liveness(self, *, timeout: float | None = None) -> float:
+        return await self.eras.liveness(timeout=timeout)
 
     # ----- lifecycle -------------------------------------------------------------
 
@@ -147,8 +120,8 @@ class Session(Incoming, Eras):
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
-                await self.transport.open(tg, self)
-                await self._open()
+                await self.transport.open(tg, self.inbound)
+                await self.eras.open()
                 self.set_state(READY, f"protocol {self.protocol_version}")
                 self._ready.set()
                 await self._stop.wait()
@@ -162,7 +135,7 @@ class Session(Incoming, Eras):
             with anyio.CancelScope(shield=True):
                 self.set_state(CLOSING, self.counters.closed_reason or "closing")
                 await self.transport.aclose(self._close_grace)
-            self._fail_pending(self._hangup or ConnectionClosed("the connection was closed"))
+            self.requests.fail_all(self._hangup or ConnectionClosed("the connection was closed"))
             self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
             self._ready.set()
             self._done.set()
@@ -192,10 +165,15 @@ class Session(Incoming, Eras):
         return self._stop.is_set() or self._done.is_set()
 
     @property
-    def in_flight(self) -> int:
-        return len(self._pending)
+    def running(self) -> bool:
+        return self._task_group is not None
 
-    async def _handshake(self) -> None:
+    @property
+    def in_flight(self) -> int:
+        return len(self.requests)
+
+    async def handshake(self) -> None:
+        """The legacy `initialize` handshake (again, when an HTTP session is renewed)."""
         params = {
             "protocolVersion": self.requested_version,
             "capabilities": self.capabilities,
@@ -219,71 +197,50 @@ class Session(Incoming, Eras):
 
     def new_request(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
         """A request with a fresh id (ids are never reused); safe to call from any thread."""
-        return Pending(next(self._ids), method, params, waker)
+        return self.requests.new(method, params, waker)
 
     def launch(self, pending: Pending) -> None:
         """Send a request now; a closed connection settles it with ConnectionClosed."""
         if self.closed:
-            self._settle(pending, failure=self._closed_error())
+            self.requests.settle(pending, failure=self.closed_error())
             return
-        self._pending[pending.id] = pending
+        self.requests.add(pending)
         if pending.method == "ping":
             self.counters.pings_sent += 1
         pending.sent_at = time.perf_counter()
-        if self._recovering and pending.method != "initialize":
-            self._lost.append(pending)  # sent once the new session is up
+        if self.inbound.recovering and pending.method != "initialize":
+            self.inbound.lost.append(pending)  # sent once the new session is up
             return
-        self._send_request(pending)
+        self.send_request(pending)
 
-    def _send_request(self, pending: Pending, note: str | None = None) -> None:
+    def send_request(self, pending: Pending, note: str | None = None) -> None:
         params, headers = pending.params, None
         if self.era == "modern" or pending.method == "server/discover":
-            version = self.protocol_version if self.era == "modern" and self.protocol_version else self.modern_version
+            version = self.protocol_version if self.era == "modern" and self.protocol_version else self.eras.modern_version
             params = modern.with_meta(params, version, self.client_info, self.capabilities)
-            headers = modern.request_headers(pending.method, params, version, self.tool_schemas.get(_tool_name(params)))
+            headers = modern.request_headers(pending.method, params, version, self.eras.tool_schemas.get(_tool_name(params)))
         try:
-            self._send(rpc.request(pending.id, pending.method, params), rpc.REQUEST, note or pending.note,
+            self.send(rpc.request(pending.id, pending.method, params), rpc.REQUEST, note or pending.note,
                        headers=headers, opens=pending.method == "initialize")
         except TransportClosed as exc:
-            self._pending.pop(pending.id, None)
-            self._settle(pending, failure=self._closed_error(str(exc)))
+            self.requests.pop(pending.id)
+            self.requests.settle(pending, failure=self.closed_error(str(exc)))
 
     def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool:
         """Give up on a request: tell the server, ignore its late answer. False if it had settled."""
         if pending.settled:
             return False
-        self._pending.pop(pending.id, None)
-        self._settle(pending, failure=failure)
-        self._cancelled[pending.id] = reason
-        while len(self._cancelled) > REMEMBERED_CANCELLATIONS:
-            self._cancelled.popitem(last=False)
+        self.requests.forget(pending, reason)
+        self.requests.settle(pending, failure=failure)
         if self.era == "modern" and self.transport.kind != "stdio":
             self.transport.cancel(pending.id)  # 2026-07-28 HTTP: closing the response stream cancels
         elif pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
             try:
-                self._send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
+                self.send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
             except TransportClosed:
                 pass
             self.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
         return True
-
-    def _settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:
-        if pending.settled:
-            return
-        pending.response, pending.failure = response, failure
-        if pending.method == "ping":
-            if response is not None and "result" in response:
-                self.counters.last_rtt = pending.rtt
-                self.counters.pings_answered += 1
-                self.rtts.append(pending.rtt)
-            else:
-                self.counters.ping_failures += 1
-                if isinstance(failure, RequestTimeout):
-                    self.counters.ping_timeouts += 1
-        if pending.event is not None:
-            pending.event.set()
-        if pending.waker is not None:
-            pending.waker.release()
 
     # ----- requests: the async API -----------------------------------------------
 
@@ -311,7 +268,7 @@ class Session(Incoming, Eras):
     async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a request and return its result; a JSON-RPC error raises McpError."""
         if self.era == "modern":
-            return await self.modern_request(method, params, timeout=timeout)
+            return await self.eras.modern_request(method, params, timeout=timeout)
         return (await self.round_trip(method, params, timeout=timeout)).outcome()
 
     async def ping(self, *, timeout: float | None = None) -> float:
@@ -320,7 +277,7 @@ class Session(Incoming, Eras):
         On a modern connection, where ping no longer exists, this is a liveness probe instead.
         """
         if self.era == "modern":
-            return await self.liveness(timeout=timeout)
+            return await self.eras.liveness(timeout=timeout)
         pending = await self.round_trip("ping", timeout=timeout)
         pending.outcome()
         return pending.rtt
@@ -328,13 +285,13 @@ class Session(Incoming, Eras):
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification now."""
         if self.closed:
-            raise self._closed_error()
+            raise self.closed_error()
         try:
-            self._send(rpc.notification(method, params), rpc.NOTIFICATION)
+            self.send(rpc.notification(method, params), rpc.NOTIFICATION)
         except TransportClosed as exc:
-            raise self._closed_error(str(exc)) from None
+            raise self.closed_error(str(exc)) from None
 
-    def _send(
+    def send(
         self, message: dict[str, Any], kind: str, note: str | None = None,
         headers: dict[str, str] | None = None, opens: bool = False,
     ) -> None:
@@ -343,7 +300,7 @@ class Session(Incoming, Eras):
         self.counters.last_frame_out = entry.monotonic
         self.transport.send(text, message["id"] if kind == rpc.REQUEST else None, headers=headers, opens=opens)
 
-    def _send_reply(
+    def send_reply(
         self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None
     ) -> None:
         """Write a reply to a server request; one that cannot be written is dropped, never raised.
@@ -352,7 +309,7 @@ class Session(Incoming, Eras):
         """
         is_pong = request["method"] == "ping" and "result" in reply
         try:
-            self._send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
+            self.send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
         except TransportClosed as exc:
             if is_pong:
                 self.counters.pong_failures += 1
@@ -367,13 +324,16 @@ class Session(Incoming, Eras):
 
     # ----- helpers ---------------------------------------------------------------
 
-    def _closed_error(self, detail: str | None = None) -> ConnectionClosed:
+    def closed_error(self, detail: str | None = None) -> ConnectionClosed:
         return self._hangup or ConnectionClosed(f"the connection is closed ({detail or self.counters.closed_reason})")
 
-    def _fail_pending(self, error: BaseException) -> None:
-        pending, self._pending = list(self._pending.values()), {}
-        for request in pending:
-            self._settle(request, failure=error)
+    def end(self, error: ConnectionClosed) -> None:
+        """The connection cannot go on: fail what is pending with `error`, and stop."""
+        self._hangup = error
+        if self.counters.closed_reason is None:
+            self.counters.closed_reason = error.reason
+        self.requests.fail_all(error)
+        self._stop.set()
 
     def set_state(self, state: str, reason: str) -> None:
         """Move to `state` and record the transition with its reason (session thread only)."""
@@ -385,12 +345,8 @@ class Session(Incoming, Eras):
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run a background task (a keepalive, a stream reader) for as long as the session lives."""
         if self._task_group is None:
-            raise self._closed_error()
+            raise self.closed_error()
         self._task_group.start_soon(fn, *args)
-
-
-def request_timeout(method: str, limit: float) -> RequestTimeout:
-    return RequestTimeout(f"{method}: no response within {limit:g} s; the request was cancelled")
 
 
 def _unwrap(exc: BaseException) -> BaseException:

@@ -11,15 +11,14 @@ from __future__ import annotations
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
 
 from ..base.errors import ConnectionClosed
 from .handlers import call_handler
-
-if TYPE_CHECKING:
-    from .session import Pending, Session
+from .pending import Pending
+from .trace import Trace
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
@@ -27,10 +26,25 @@ MAX_RELISTENS = 5
 KEPT = 1000
 
 
+class Listening(Protocol):
+    """What a subscription needs of its session: to send its listen request and give it up."""
+
+    trace: Trace
+    subscriptions: set[Subscription]
+
+    def new_request(self, method: str, params: dict[str, Any] | None = None) -> Pending: ...
+
+    def launch(self, pending: Pending) -> None: ...
+
+    def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool: ...
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> None: ...
+
+
 class Subscription:
     """One subscription: its filter, what the server acknowledged, and what arrived."""
 
-    def __init__(self, session: Session, notifications: dict[str, Any], callback: Callable[[str, dict[str, Any]], Any] | None) -> None:
+    def __init__(self, session: Listening, notifications: dict[str, Any], callback: Callable[[str, dict[str, Any]], Any] | None) -> None:
         self.session = session
         self.filter = notifications
         self.callback = callback
@@ -121,7 +135,7 @@ class Subscription:
         return f"<Subscription {self.filter} {state}, {len(self.received)} received, {self.relistens} re-listens>"
 
 
-async def _call(callback: Callable[..., Any], method: str, params: dict[str, Any], session: Session) -> None:
+async def _call(callback: Callable[..., Any], method: str, params: dict[str, Any], session: Listening) -> None:
     try:
         await call_handler(lambda p: callback(method, p), params)
     except Exception as exc:  # noqa: BLE001 - a user callback never ends the session

@@ -137,7 +137,7 @@ def test_list_changed_drops_the_cache(conn):
     calls = len(sent(conn, "tools/list"))
     # As if the server had sent it: through the session's frame path.
     frame = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
-    get_runtime().call_sync(conn.session.frame_received, frame)
+    get_runtime().call_sync(conn.session.inbound.frame_received, frame)
     assert conn.list_tools() is not tools and len(sent(conn, "tools/list")) == calls + 1
 
 

@@ -162,8 +162,8 @@ def test_modern_connections_never_answer_server_requests():
         assert conn.health.pongs_sent == 1  # the legacy baseline: answered
     session = mcp_notebook.connect(sdk_server_cmd(), name="m").session
     try:
-        session.era = "modern"
-        session.frame_received('{"jsonrpc":"2.0","id":"x","method":"ping"}')
+        session.eras.era = "modern"
+        session.inbound.frame_received('{"jsonrpc":"2.0","id":"x","method":"ping"}')
         assert not [e for e in session.trace.frames("out") if e.id == "x"]
         assert any(e.kind == "unanswered" for e in session.trace.entries())
     finally:

@@ -1,0 +1,77 @@
+"""What the session's parts may use of it: the inbound dispatcher and the era negotiator
+hold the session as a `SessionPort`, never as the `Session` class.
+
+The session owns those parts; they reach back only through this narrow contract, so the
+modules import each other in one direction (session -> inbound, eras -> port) and each
+part can be read without the others.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..base.errors import ConnectionClosed
+from ..transports.base import Transport
+from .handlers import Handlers
+from .health import HealthCounters
+from .pending import InFlight, Pending
+from .subscriptions import Subscription
+from .trace import Trace
+
+
+class SessionPort(Protocol):
+    """The session as its inbound dispatcher and era negotiator see it."""
+
+    transport: Transport
+    trace: Trace
+    counters: HealthCounters
+    rtts: deque[float]
+    requests: InFlight
+    request_handlers: Handlers
+    notification_handlers: Handlers
+    subscriptions: set[Subscription]
+    timeout: float | None
+    protocol_version: str | None
+    server_info: dict[str, Any] | None
+    server_capabilities: dict[str, Any]
+    instructions: str | None
+
+    @property
+    def era(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def running(self) -> bool:
+        """Whether background tasks can still be started (the session has not begun to close)."""
+        ...
+
+    async def handshake(self) -> None: ...
+
+    async def round_trip(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, note: str | None = None,
+    ) -> Pending: ...
+
+    def send(
+        self, message: dict[str, Any], kind: str, note: str | None = None,
+        headers: dict[str, str] | None = None, opens: bool = False,
+    ) -> None: ...
+
+    def send_request(self, pending: Pending, note: str | None = None) -> None: ...
+
+    def send_reply(
+        self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None,
+    ) -> None: ...
+
+    def set_state(self, state: str, reason: str) -> None: ...
+
+    def spawn(self, fn: Callable[..., Any], *args: Any) -> None: ...
+
+    def closed_error(self, detail: str | None = None) -> ConnectionClosed: ...
+
+    def end(self, error: ConnectionClosed) -> None:
+        """The connection cannot go on: fail what is pending with `error`, and stop."""
+        ...
