@@ -2,18 +2,55 @@
 
 Sessions live on one background thread, so a connection opened in one cell is used
 and closed in later cells, and server pings are answered at once while cells run.
+
+The package is built in layers; each imports only from the layers below it, and no
+module imports itself back through others (`tests/test_architecture.py` holds it to that):
+
+- `base`: who the client is, the exceptions, escaping server text. Imports nothing of ours.
+- `protocol`: JSON-RPC frames, protocol versions, the rules of each era. No I/O.
+- `transports`: stdio and HTTP, moving frames; they know nothing of MCP methods.
+- `session`: one MCP session on an event loop: requests, pings answered inline, the
+  handshake and era negotiation, subscriptions, health counters and the trace.
+- `runtime`: the one background thread and its event loop, bridging callers to it.
+- `api`: `connect()`, `Connection` and the client features, the health monitor, settings,
+  result objects. It shows things to people only through an `api.frontend.FrontEnd`.
+- `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
+  ends over the API.
+
+`demo_server` is a separate program (it stands on `base` and `protocol` only), and
+`__main__` is the command-line client. This file is the one place that wires layers
+together: it plugs the notebook's front end into the API.
 """
 
-from .api.connection import Connection, aconnect, close_all, connect, connections, get_connection
+from .api import frontend as _frontend
+from .api.connect import aconnect, close_all, connect, connections, get_connection
+from .api.connection import Connection
 from .api.demo import demo
+from .api.options import ConnectOptions
+from .api.progress import LogRecord
 from .api.results import Listing, PromptResult, ResourceResult, ToolResult
 from .api.tasks import TaskCancelled, TaskList
 from .api.url_required import UrlElicitationRequired
 from .api.validate import OutputSchemaError, ToolArgumentError
 from .base.about import __version__
-from .base.errors import ConnectionClosed, HandshakeError, McpError, McpNotebookError, RequestTimeout, UsageError
+from .base.errors import (
+    ConnectionClosed,
+    HandshakeError,
+    McpError,
+    McpNotebookError,
+    ProtocolViolation,
+    RequestTimeout,
+    StreamBroken,
+    TransportClosed,
+    TransportError,
+    UsageError,
+)
+from .notebook.display import NotebookFrontEnd as _NotebookFrontEnd
 from .session.health import Health
+from .session.subscriptions import Subscription
 from .session.trace import Trace, TraceEntry, load_trace
+
+_frontend.use(_NotebookFrontEnd())
 
 
 def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
@@ -31,23 +68,30 @@ def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
 
 
 __all__ = [
+    "ConnectOptions",
     "Connection",
     "ConnectionClosed",
     "HandshakeError",
     "Health",
+    "Listing",
+    "LogRecord",
     "McpError",
     "McpNotebookError",
-    "Listing",
     "OutputSchemaError",
     "PromptResult",
-    "ResourceResult",
-    "ToolArgumentError",
-    "ToolResult",
+    "ProtocolViolation",
     "RequestTimeout",
+    "ResourceResult",
+    "StreamBroken",
+    "Subscription",
     "TaskCancelled",
     "TaskList",
+    "ToolArgumentError",
+    "ToolResult",
     "Trace",
     "TraceEntry",
+    "TransportClosed",
+    "TransportError",
     "UrlElicitationRequired",
     "UsageError",
     "__version__",
@@ -59,3 +103,10 @@ __all__ = [
     "get_connection",
     "load_trace",
 ]
+
+# Public classes print as mcp_notebook.Connection, not as the module that defines them.
+for _name in __all__:
+    _value = globals()[_name]
+    if isinstance(_value, type):
+        _value.__module__ = __name__
+del _name, _value

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from .api.connection import connect
+from .api.connect import connect
 from .base.errors import McpNotebookError
 
 

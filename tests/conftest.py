@@ -217,16 +217,16 @@ def client_frames_follow_the_schema(monkeypatch):
     """
     from schema import validate_client_frame
 
-    import mcp_notebook.api.connection as api
+    import mcp_notebook.api.connect as api
 
     made: list = []
-    remember = api._remember
+    remember = api.remember
 
     def remember_and_collect(conn):
         made.append(conn)
         return remember(conn)
 
-    monkeypatch.setattr(api, "_remember", remember_and_collect)
+    monkeypatch.setattr(api, "remember", remember_and_collect)
     yield
     for conn in made:
         if not conn.closed:

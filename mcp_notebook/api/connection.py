@@ -1,45 +1,46 @@
-"""The public Python API: connect to a server, use the connection from any cell.
+"""`Connection`: one live connection to an MCP server, usable from any cell or thread.
 
 Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-level
-`await` in a notebook; both run the work on the runtime's event-loop thread.
+`await` in a notebook; both run the work on the runtime's event-loop thread. Opening
+connections and the registry of open ones are `api.connect`'s.
 """
 
 from __future__ import annotations
 
-import inspect
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import anyio
 
 from ..base.errors import ConnectionClosed, UsageError
 from ..runtime import CANCEL_GRACE, get_runtime
-from ..session.eras import PROBE_TIMEOUT
 from ..session.handlers import Handler
 from ..session.health import Health
-from ..session.session import Pending, Session, request_timeout
+from ..session.pending import Pending, request_timeout
+from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from .features import ClientFeatures
+from . import features, frontend, panels
+from .feature_state import FeatureState
 from .monitor import Monitor
-from .panels import LivePanels
-from .targets import forget_stale_era, prepare_session, remember_era
-
-DEFAULT_TIMEOUT = 60.0
-EXIT_GRACE_AT_SHUTDOWN = 0.5
-
-_registry: dict[str, Connection] = {}
-_registry_lock = threading.Lock()
 
 
-class Connection(ClientFeatures, LivePanels):
-    """A live connection to one MCP server, usable from any cell or thread."""
+class Connection:
+    """A live connection to one MCP server, usable from any cell or thread.
 
-    def __init__(self, name: str, session: Session) -> None:
+    Composed of its session (on the runtime's loop), its feature state (caches, calls in
+    progress, logs, subscriptions) and its health monitor. The feature methods below are
+    plain functions over the feature state (`api.features`), listed here by name.
+    """
+
+    def __init__(
+        self, name: str, session: Session, features: FeatureState, on_close: Callable[[Connection], None] = lambda conn: None,
+    ) -> None:
         self.name = name
         self._session = session
+        self._fx = features
+        self._on_close = on_close
         self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
         self.monitor.start()
 
@@ -47,7 +48,13 @@ class Connection(ClientFeatures, LivePanels):
 
     @property
     def session(self) -> Session:
+        """The session underneath (internals: for tests and the curious, not a stable API)."""
         return self._session
+
+    @property
+    def feature_state(self) -> FeatureState:
+        """What the feature methods keep for this connection (read by front ends' live panels)."""
+        return self._fx
 
     @property
     def state(self) -> str:
@@ -225,6 +232,87 @@ class Connection(ClientFeatures, LivePanels):
         """Call `handler(params)` for every server notification `method` (None removes it)."""
         self._session.notification_handlers.set(method, handler)
 
+    # ----- the client features (plain functions over the feature state) -----
+
+    list_tools = features.list_tools
+    alist_tools = features.alist_tools
+    tool = features.tool
+    atool = features.atool
+    check_arguments = features.check_arguments
+    acheck_arguments = features.acheck_arguments
+    call_tool = features.call_tool
+    acall_tool = features.acall_tool
+    list_tasks = features.list_tasks
+    alist_tasks = features.alist_tasks
+    get_task = features.get_task
+    aget_task = features.aget_task
+    cancel_task = features.cancel_task
+    acancel_task = features.acancel_task
+    task_result = features.task_result
+    atask_result = features.atask_result
+    list_resources = features.list_resources
+    alist_resources = features.alist_resources
+    list_resource_templates = features.list_resource_templates
+    alist_resource_templates = features.alist_resource_templates
+    read_resource = features.read_resource
+    aread_resource = features.aread_resource
+    template = features.template
+    atemplate = features.atemplate
+    fill_template = features.fill_template
+    afill_template = features.afill_template
+    read_template = features.read_template
+    aread_template = features.aread_template
+    subscribe = features.subscribe
+    asubscribe = features.asubscribe
+    unsubscribe = features.unsubscribe
+    aunsubscribe = features.aunsubscribe
+    resource_updates = features.resource_updates
+    list_prompts = features.list_prompts
+    alist_prompts = features.alist_prompts
+    get_prompt = features.get_prompt
+    aget_prompt = features.aget_prompt
+    complete = features.complete
+    acomplete = features.acomplete
+    set_log_level = features.set_log_level
+    aset_log_level = features.aset_log_level
+    log_level = property(features.log_level)
+    logs = property(features.logs)
+    roots = property(features.roots)
+    set_roots = features.set_roots
+    aset_roots = features.aset_roots
+    cancel = features.cancel
+
+    # ----- the server's log and subscriptions: records, and live panels -----
+
+    def log_records(self, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False) -> list[dict[str, Any]]:
+        """The server's log messages (the last 1000 kept), oldest first, as dicts: time, wall, level,
+        logger, data, and in_cell (True when the cell whose call was waiting showed it)."""
+        return panels.log_records(self._fx, last=last, level=level, unrouted_only=unrouted_only)
+
+    def log_panel(self, *, level: str | None = None, unrouted_only: bool = False, rows: int = panels.LOG_ROWS) -> Any:
+        """A live view of the server's log messages, newest at the bottom (the last `rows`).
+
+        It shows every message the server sent, not only those no cell was waiting for: the
+        ones already shown in the waiting cell are greyed and marked "↳ cell", so this is the
+        connection's whole server log in order. `unrouted_only=True` hides those; `level` is
+        the least severe level shown. Outside Jupyter its repr is a text table.
+        """
+        return frontend.current().log_panel(self, level=panels.check_level(level), unrouted_only=unrouted_only, rows=rows)
+
+    def subscription_records(self) -> list[dict[str, Any]]:
+        """Each subscribed resource (then any updated without a subscription): uri, subscribed,
+        updates (how many `notifications/resources/updated` arrived), last_update (wall time)."""
+        return panels.subscription_records(self._fx)
+
+    def subscriptions_panel(self, uri: str | None = None, *, read: bool = False) -> Any:
+        """A live view of the connection's subscriptions (or of `uri` only): state, update count
+        and last update time. `read=True` re-reads each resource after each update (in the
+        background, never blocking the session) and shows its latest content.
+
+        A one-resource panel stops when the resource is unsubscribed, and says so.
+        """
+        return frontend.current().subscriptions_panel(self, uri, read=read)
+
     # ----- closing -----
 
     def wait_closed(self, timeout: float | None = None) -> bool:
@@ -233,11 +321,11 @@ class Connection(ClientFeatures, LivePanels):
 
     def close(self) -> None:
         """Close the connection and reap the server process."""
-        _forget(self)
+        self._on_close(self)
         get_runtime().call(self._session.close)
 
     async def aclose(self) -> None:
-        _forget(self)
+        self._on_close(self)
         await get_runtime().acall(self._session.close)
 
     def __enter__(self) -> Connection:
@@ -277,162 +365,3 @@ async def _discover(session: Session, refresh: bool) -> dict[str, Any]:
 
 async def _request(session: Session, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:
     return await session.request(method, params, timeout=timeout)
-
-
-def connect(
-    target: str | Sequence[str],
-    *,
-    name: str | None = None,
-    era: str = "auto",
-    timeout: float | None = DEFAULT_TIMEOUT,
-    env: Mapping[str, str] | None = None,
-    cwd: str | Path | None = None,
-    headers: Mapping[str, str] | None = None,
-    transport: str = "auto",
-    bearer_token_env: str | None = None,
-    secrets: Sequence[str] = (),
-    protocol_version: str | None = None,
-    probe_timeout: float = PROBE_TIMEOUT,
-    capabilities: dict[str, Any] | None = None,
-    handlers: Mapping[str, Handler] | None = None,
-    trace_capacity: int | None = None,
-    roots: Any = None,
-    sampling: Any = None,
-    elicitation: Any = None,
-) -> Connection:
-    """Connect to an MCP server, in whichever protocol era it speaks.
-
-    `target` is a server command (an argv list or a shell-style string, run over stdio)
-    or an http(s) URL (Streamable HTTP, falling back to HTTP+SSE; `transport="http"`
-    forbids the fallback, `"sse"` forces it). `era` is "auto" (probe with
-    server/discover for `probe_timeout` seconds, fall back to the legacy handshake;
-    the verdict is cached per command line or origin), "legacy" or "modern";
-    `protocol_version` pins a version (and so an era). A `name` already in use closes
-    the old connection first. `timeout` is the default per-request timeout in seconds
-    (None waits forever). `headers` go on every HTTP request; `bearer_token_env` names
-    an environment variable holding a bearer token; header values that look like
-    credentials, and `secrets`, never appear in traces. `handlers` answer server
-    requests (and modern input requests) from the first frame on. `roots` (paths, or True
-    for the working directory), `sampling` (a callback, or True to ask in the notebook) and
-    `elicitation` (a callback, True to ask, or "defaults") declare those capabilities.
-    """
-    options = dict(
-        name=name, era=era, timeout=timeout, env=env, cwd=cwd, headers=headers, transport=transport,
-        bearer_token_env=bearer_token_env, secrets=secrets, protocol_version=protocol_version,
-        probe_timeout=probe_timeout, capabilities=capabilities, handlers=handlers, trace_capacity=trace_capacity,
-        roots=roots, sampling=sampling, elicitation=elicitation,
-    )
-    runtime = get_runtime()
-    for attempt in (1, 2):
-        conn_name, session = prepare_session(target, **options)
-        conn_name = options["name"] or _default_name(conn_name)
-        _close_existing(conn_name)
-        runtime.spawn(session.run)
-        try:
-            runtime.call(session.wait_ready)
-        except BaseException as exc:
-            runtime.call(session.close)
-            if attempt == 1 and forget_stale_era(target, session, exc):
-                continue  # the cached era was wrong for this server now: probe afresh
-            raise
-        remember_era(target, session)
-        return _remember(Connection(conn_name, session))
-    raise AssertionError("unreachable")
-
-
-_CONNECT_DEFAULTS: dict[str, Any] = {
-    p.name: p.default for p in inspect.signature(connect).parameters.values() if p.kind is p.KEYWORD_ONLY
-}
-
-
-async def aconnect(target: str | Sequence[str], **given: Any) -> Connection:
-    """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
-    unknown = set(given) - set(_CONNECT_DEFAULTS)
-    if unknown:
-        raise TypeError(f"aconnect() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
-    options = {**_CONNECT_DEFAULTS, **given}
-    runtime = get_runtime()
-    for attempt in (1, 2):
-        base, session = prepare_session(target, **options)
-        name = options["name"] or _default_name(base)
-        old = _registry.get(name)
-        if old is not None:
-            await old.aclose()
-        runtime.spawn(session.run)
-        try:
-            await runtime.acall(session.wait_ready)
-        except BaseException as exc:
-            await runtime.acall(session.close)
-            if attempt == 1 and forget_stale_era(target, session, exc):
-                continue
-            raise
-        remember_era(target, session)
-        return _remember(Connection(name, session))
-    raise AssertionError("unreachable")
-
-
-def connections() -> dict[str, Connection]:
-    """Every open connection, by name."""
-    with _registry_lock:
-        return {name: conn for name, conn in _registry.items() if not conn.closed}
-
-
-def get_connection(name: str) -> Connection:
-    """The open connection called `name`; UsageError if there is none."""
-    conn = connections().get(name)
-    if conn is None:
-        known = ", ".join(sorted(connections())) or "none"
-        raise UsageError(f"no connection named {name!r} (open connections: {known})")
-    return conn
-
-
-def close_all() -> None:
-    """Close every connection and reap every server process."""
-    runtime = get_runtime()
-    if runtime.running:
-        runtime.call(_close_all)
-
-
-async def _close_all(grace: float | None = None) -> None:
-    with _registry_lock:
-        sessions = [conn._session for conn in _registry.values()]
-        _registry.clear()
-    async with anyio.create_task_group() as tg:
-        for session in sessions:
-            tg.start_soon(session.close, grace)
-
-
-async def _close_all_quickly() -> None:
-    """At interpreter exit or kernel shutdown there is little time: SIGTERM after a short grace."""
-    await _close_all(grace=EXIT_GRACE_AT_SHUTDOWN)
-
-
-def _remember(conn: Connection) -> Connection:
-    with _registry_lock:
-        _registry[conn.name] = conn
-    return conn
-
-
-def _forget(conn: Connection) -> None:
-    with _registry_lock:
-        if _registry.get(conn.name) is conn:
-            del _registry[conn.name]
-
-
-def _close_existing(name: str) -> None:
-    with _registry_lock:
-        old = _registry.get(name)
-    if old is not None:
-        old.close()
-
-
-def _default_name(base: str) -> str:
-    """`base`, or `base-2`, `base-3`, ... whichever is not in use."""
-    name, n = base, 2
-    with _registry_lock:
-        while name in _registry:
-            name, n = f"{base}-{n}", n + 1
-    return name
-
-
-get_runtime().on_stop(_close_all_quickly)

@@ -14,7 +14,9 @@ import anyio
 
 from .. import demo_server
 from ..runtime import get_runtime
-from .connection import DEFAULT_TIMEOUT, Connection, connect
+from .connect import connect
+from .connection import Connection
+from .options import DEFAULT_TIMEOUT
 
 DEMO_KEEPALIVE = 2.0  # seconds: often enough that a health widget visibly moves
 CLIENT_ERA = {"legacy": "legacy", "modern": "modern", "both": "auto"}

@@ -4,7 +4,7 @@ either era, from a thread or from a coroutine.
 A request goes out with a progress token (unless its caller wants none) and, on modern
 connections, the log level it asks for. A `Call` registered with the session's feature
 state collects its progress, its log lines and the server's questions; the caller shows
-them in its own cell at each wake-up (a `Presenter`). The deadline (an idle timeout that
+them in its own cell at each wake-up (a `Presenter` of the front end's). The deadline (an idle timeout that
 progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
 cancellation of the awaiting task, the request is cancelled on the server first.
 
@@ -23,20 +23,20 @@ import asyncio
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import anyio
 
 from ..base.errors import ConnectionClosed, RequestTimeout, UsageError
 from ..runtime import CANCEL_GRACE, Runtime, get_runtime
+from ..session.pending import Pending
+from ..session.session import Session
+from . import frontend
 from .feature_state import FeatureState, asking_for
 from .progress import Call, Deadline, new_token
+from .server_requests import Question
 from .tasks import TaskRun
 from .url_required import aretrying, retrying
-
-if TYPE_CHECKING:
-    from ..session.session import Pending, Session
-    from .server_requests import Question
 
 T = TypeVar("T")
 
@@ -61,13 +61,13 @@ class Exchange:
 Steps = Generator[Exchange, Any, T]
 
 
-def drive(conn: Any, steps: Steps[T]) -> T:
+def drive(fx: FeatureState, steps: Steps[T]) -> T:
     """Run a feature method's steps, each request waited for in this thread."""
     try:
         exchange = next(steps)
         while True:
             try:
-                result = retrying(lambda: request(conn, exchange), conn._fx.requests, conn.name, _shower(conn))
+                result = retrying(lambda: request(fx, exchange), fx.requests, fx.name, _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -76,13 +76,13 @@ def drive(conn: Any, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-async def adrive(conn: Any, steps: Steps[T]) -> T:
+async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
     """Run a feature method's steps, each request awaited in this coroutine."""
     try:
         exchange = next(steps)
         while True:
             try:
-                result = await aretrying(lambda: arequest(conn, exchange), conn._fx.requests, conn.name, _shower(conn))
+                result = await aretrying(lambda: arequest(fx, exchange), fx.requests, fx.name, _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -91,16 +91,14 @@ async def adrive(conn: Any, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-def _shower(conn: Any) -> Callable[[Question], None]:
+def _shower(fx: FeatureState) -> Callable[[Question], None]:
     """Shows a question outside any waiting request (URLs a -32042 error asks for) in the caller's cell."""
-    from ..notebook.display import Presenter
-
-    return lambda question: Presenter(conn.name, None, conn.name).ask(question)
+    return lambda question: frontend.current().presenter(fx.name, None, fx.name).ask(question)
 
 
-def _prepare(conn: Any, exchange: Exchange) -> tuple[dict[str, Any] | None, Call]:
+def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | None, Call]:
     """The params as sent (progress token, modern log level) and the Call that collects for the caller."""
-    session, fx = conn._session, conn._fx
+    session = fx.session
     token = None if exchange.progress is False else new_token()
     level = (exchange.log_level or fx.log_level) if session.era == "modern" else None
     params = exchange.params
@@ -178,7 +176,7 @@ class Flight:
                 self.scope = scope
                 if self.failure is None:  # else stopped before it started
                     if self.lingers:
-                        run = TaskRun(self.session, self.call, self._round, lambda: scope.cancel_called)
+                        run = TaskRun(self.session, self.fx.task_watch, self.call, self._round, lambda: scope.cancel_called)
                         self.result = await run.run(self.call.method, self.params)
                     elif self.session.era == "modern":
                         self.result = await self.session.eras.modern_request(
@@ -236,14 +234,12 @@ class Flight:
         return self.result
 
 
-def request(conn: Any, exchange: Exchange) -> Any:
+def request(fx: FeatureState, exchange: Exchange) -> Any:
     """Send a request and wait in this thread, showing what arrives for it in the caller's cell."""
-    from ..notebook.display import Presenter
-
-    session, runtime, fx = conn._session, get_runtime(), conn._fx
+    session, runtime = fx.session, get_runtime()
     if runtime.in_loop_thread():
         raise RuntimeError("a blocking call from the mcp-notebook event loop thread; await the a-method (acall_tool, ...) there")
-    params, call = _prepare(conn, exchange)
+    params, call = _prepare(fx, exchange)
     waker = threading.Lock()
     waker.acquire()
     pending = None
@@ -253,7 +249,7 @@ def request(conn: Any, exchange: Exchange) -> Any:
     else:
         pending = session.new_request(exchange.method, params, waker)
         handle = Sent(session, pending)
-    presenter = Presenter(f"{conn.name} {exchange.method}", exchange.progress, conn.name)
+    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call, pending)
     failed, seen = True, 0
     try:
@@ -284,22 +280,20 @@ def request(conn: Any, exchange: Exchange) -> Any:
         presenter.close(failed)
 
 
-async def arequest(conn: Any, exchange: Exchange) -> Any:
+async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
     """Send a request and await it without blocking the caller's event loop; what arrives for
     it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
     cancels the request on the server."""
-    from ..notebook.display import Presenter
-
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         raise UsageError("the awaitable methods (acall_tool, ...) run on an asyncio event loop; "
                          "use the blocking ones (call_tool, ...) elsewhere") from None
-    session, runtime, fx = conn._session, get_runtime(), conn._fx
-    params, call = _prepare(conn, exchange)
+    session, runtime = fx.session, get_runtime()
+    params, call = _prepare(fx, exchange)
     woken: asyncio.Future[None] = loop.create_future()
     flight = Flight(session, fx, call, params, lambda: loop.call_soon_threadsafe(_wake, woken), exchange.task)
-    presenter = Presenter(f"{conn.name} {exchange.method}", exchange.progress, conn.name)
+    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)
     failed, seen = True, 0
     try:

@@ -1,8 +1,8 @@
-"""Per-session state of the client features: list caches, in-flight calls, logs, subscriptions.
+"""Per-connection state of the client features: list caches, in-flight calls, logs, subscriptions.
 
 One `FeatureState` is installed on a session when it is made (`install`), so the
-notification handlers are in place from the first frame on. Handlers are async: they
-run on the session thread, only record, and never print.
+notification handlers are in place from the first frame on, and the connection holds it.
+Handlers run on the session thread, only record, and never print.
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from __future__ import annotations
 import contextvars
 import threading
 import time
-import weakref
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
 
+from ..session.session import Session
 from .progress import Call, LogRecord
 from .results import Listing
 from .server_requests import ServerRequests
+from .tasks import TaskWatch
 
 LOG_HISTORY = 1000
 LIST_CHANGED = {
@@ -32,15 +33,14 @@ LIST_CHANGED = {
 # request on the session loop, and so known to what that task starts (see current_call).
 _asking: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcp_notebook_asking", default=None)
 
-_states: weakref.WeakKeyDictionary[Any, FeatureState] = weakref.WeakKeyDictionary()
-_states_lock = threading.Lock()
 
 
 class FeatureState:
-    """What the feature API remembers about one session."""
+    """What the feature API remembers about one connection's session."""
 
-    def __init__(self, session: Any, requests: ServerRequests | None = None) -> None:
+    def __init__(self, session: Session, name: str, requests: ServerRequests | None = None) -> None:
         self.session = session
+        self.name = name
         self.lock = threading.Lock()
         self.cache: dict[str, Listing] = {}
         self.list_changes: dict[str, int] = {}
@@ -55,7 +55,8 @@ class FeatureState:
         self.updates: deque[tuple[str, float]] = deque(maxlen=LOG_HISTORY)
         self.update_counts: dict[str, int] = {}
         self.requests = requests or ServerRequests()
-        self.requests.state = self
+        self.requests.current_call = self.current_call
+        self.task_watch = TaskWatch(session)
         handlers = session.notification_handlers
         # Bookkeeping runs inline, in frame order: progress or a log line that precedes a
         # result is seen before the caller wakes. User callbacks stay off the frame path.
@@ -157,35 +158,26 @@ class FeatureState:
         return changed
 
 
-def install(session: Any, *, roots: Any = None, sampling: Any = None, elicitation: Any = None) -> FeatureState:
-    """Attach the feature state to a new session: notification handlers, and the server-request
-    handlers and capabilities that `roots`, `sampling` and `elicitation` ask for.
+def install(session: Session, name: str, *, roots: Any = None, sampling: Any = None, elicitation: Any = None) -> FeatureState:
+    """The feature state of a new session, not yet started: notification handlers, and the
+    server-request handlers and capabilities that `roots`, `sampling` and `elicitation` ask for.
 
     Handlers the caller registered already (connect's `handlers=`) are kept.
     """
     requests = ServerRequests(roots=roots, sampling=sampling, elicitation=elicitation)
     if session.era != "modern":  # 2026-07-28 has no server requests (nor a client tasks capability)
         requests.receive_tasks(session, taken=lambda method: session.request_handlers.get(method) is not None)
-    state = FeatureState(session, requests)
+    state = FeatureState(session, name, requests)
     capabilities = dict(session.capabilities or {})
-    for name, value in requests.capabilities().items():
-        capabilities.setdefault(name, value)
+    for capability, value in requests.capabilities().items():
+        capabilities.setdefault(capability, value)
     session.capabilities = capabilities
     for method, handler in requests.handlers().items():
         if session.request_handlers.get(method) is None:
             session.request_handlers.set(method, handler)
-    with _states_lock:
-        _states[session] = state
     return state
 
 
 def asking_for(call: Call) -> contextvars.Token[Call | None]:
     """From here on in this task, questions from the server go to `call`'s cell."""
     return _asking.set(call)
-
-
-def state_of(session: Any) -> FeatureState:
-    """The session's feature state (installed now if the session was made without it)."""
-    with _states_lock:
-        state = _states.get(session)
-    return state if state is not None else install(session)

@@ -1,6 +1,7 @@
 """What each client feature does, written once: generators that yield the requests they need
-(`Exchange`) and return the method's result. `ClientFeatures` runs them in the caller's
-thread (`call_tool`) or awaits them (`acall_tool`); neither knows the other exists.
+(`Exchange`) and return the method's result, as functions of the connection's feature state.
+The public methods (`features`) run them in the caller's thread (`call_tool`) or await them
+(`acall_tool`); the steps know neither.
 """
 
 from __future__ import annotations
@@ -11,245 +12,233 @@ from urllib.parse import quote
 
 from ..base.errors import UsageError
 from .exchange import Exchange, Steps
-from .feature_state import FeatureState, state_of
+from .feature_state import FeatureState
+from .progress import LOG_LEVELS
 from .results import Listing, PromptResult, ResourceResult, ToolResult
-from .tasks import MODERN, TaskList, takes_tool_tasks, task_metadata, task_support, watch_of
+from .tasks import MODERN, TaskList, takes_tool_tasks, task_metadata, task_support
 from .validate import OutputSchemaError, ToolArgumentError, problems
 
 MAX_PAGES = 1000
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
-class FeatureSteps:
-    """The steps of every feature method that may send a request."""
+def _request_log_level(fx: FeatureState, level: str | None) -> str | None:
+    """A per-request log level, checked: it exists in the modern era only (2026-07-28 `_meta`)."""
+    if level is None:
+        return None
+    if level not in LOG_LEVELS:
+        raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
+    if fx.session.era != "modern":
+        raise UsageError(f"{fx.name}: a log level per request needs a modern (2026-07-28) connection; "
+                         "this one is legacy: use set_log_level()")
+    return level
 
-    _session: Any
-    name: str
+def _list(fx: FeatureState, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
+    if capability not in fx.session.server_capabilities:
+        raise UsageError(f"{fx.name}: the server offers no {capability}")
+    cached = None if refresh else fx.cached(key)
+    if cached is not None:
+        return cached
+    before = fx.list_changes.get(key, 0)
+    listing = Listing(key, (yield from _pages(fx, method, key)))
+    fx.store(key, listing, before)
+    return listing
 
-    @property
-    def _fx(self) -> FeatureState:
-        return state_of(self._session)
+def _pages(fx: FeatureState, method: str, key: str) -> Steps[list[dict[str, Any]]]:
+    """Every page of a paginated list (an opaque cursor seen twice ends it)."""
+    items: list[dict[str, Any]] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        result = yield Exchange(method, {"cursor": cursor} if cursor else None)
+        items += [item for item in result.get(key) or [] if isinstance(item, dict)]
+        cursor = result.get("nextCursor")
+        if not isinstance(cursor, str) or not cursor or cursor in seen:
+            break
+        seen.add(cursor)
+    return items
 
-    def _request_log_level(self, level: str | None) -> str | None:
-        """A per-request log level, checked: it exists in the modern era only (2026-07-28 `_meta`)."""
-        if level is None:
-            return None
-        if level not in LOG_LEVELS:
-            raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
-        if self._session.era != "modern":
-            raise UsageError(f"{self.name}: a log level per request needs a modern (2026-07-28) connection; "
-                             "this one is legacy: use set_log_level()")
-        return level
+# ----- tools -----
 
-    def _list(self, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
-        if capability not in self._session.server_capabilities:
-            raise UsageError(f"{self.name}: the server offers no {capability}")
-        fx = self._fx
-        cached = None if refresh else fx.cached(key)
-        if cached is not None:
-            return cached
-        before = fx.list_changes.get(key, 0)
-        listing = Listing(key, (yield from self._pages(method, key)))
-        fx.store(key, listing, before)
-        return listing
+def list_tools(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
+    return (yield from _list(fx, "tools/list", "tools", refresh, "tools"))
 
-    def _pages(self, method: str, key: str) -> Steps[list[dict[str, Any]]]:
-        """Every page of a paginated list (an opaque cursor seen twice ends it)."""
-        items: list[dict[str, Any]] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            result = yield Exchange(method, {"cursor": cursor} if cursor else None)
-            items += [item for item in result.get(key) or [] if isinstance(item, dict)]
-            cursor = result.get("nextCursor")
-            if not isinstance(cursor, str) or not cursor or cursor in seen:
-                break
-            seen.add(cursor)
-        return items
+def tool(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
+    tools = yield from list_tools(fx)
+    found = tools.get(name) or (yield from list_tools(fx, refresh=True)).get(name)
+    if found is None:
+        close = [n for n in tools.names() if name.lower() in n.lower() or n.lower() in name.lower()]
+        hint = f"; did you mean {', '.join(close[:3])}?" if close else f"; the tools are: {', '.join(tools.names()) or 'none'}"
+        raise ToolArgumentError(f"{fx.name}: unknown tool {name!r}{hint}")
+    return found
 
-    # ----- tools -----
+def check_arguments(fx: FeatureState, name: str, arguments: dict[str, Any]) -> Steps[None]:
+    issues = problems(arguments, (yield from tool(fx, name)).get("inputSchema"))
+    if issues:
+        raise ToolArgumentError(f"{name}: {'; '.join(issues)}")
 
-    def _list_tools(self, refresh: bool = False) -> Steps[Listing]:
-        return (yield from self._list("tools/list", "tools", refresh, "tools"))
-
-    def _tool(self, name: str) -> Steps[dict[str, Any]]:
-        tools = yield from self._list_tools()
-        found = tools.get(name) or (yield from self._list_tools(refresh=True)).get(name)
-        if found is None:
-            close = [n for n in tools.names() if name.lower() in n.lower() or n.lower() in name.lower()]
-            hint = f"; did you mean {', '.join(close[:3])}?" if close else f"; the tools are: {', '.join(tools.names()) or 'none'}"
-            raise ToolArgumentError(f"{self.name}: unknown tool {name!r}{hint}")
-        return found
-
-    def _check_arguments(self, name: str, arguments: dict[str, Any]) -> Steps[None]:
-        issues = problems(arguments, (yield from self._tool(name)).get("inputSchema"))
+def call_tool(
+    fx: FeatureState, name: str, arguments: dict[str, Any] | None, timeout: float | None, max_total: float | None,
+    reset_on_progress: bool, progress: Any, validate: bool, log_level: str | None, task: bool | None = None,
+) -> Steps[ToolResult]:
+    arguments = dict(arguments or {})
+    level = _request_log_level(fx, log_level)
+    if validate:
+        yield from check_arguments(fx, name, arguments)
+    params: dict[str, Any] = {"name": name, "arguments": arguments}
+    as_task = yield from _as_task(fx, name, task)
+    if as_task:
+        params["task"] = task_metadata(max_total)
+    raw = yield Exchange("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
+    result = ToolResult(name, raw if isinstance(raw, dict) else {})
+    schema = (yield from tool(fx, name)).get("outputSchema") if validate else None
+    if schema and not result.is_error:
+        if result.structured is None:
+            raise OutputSchemaError(f"{name}: the tool declares an outputSchema but its result has no structuredContent")
+        issues = problems(result.structured, schema, "structuredContent")
         if issues:
-            raise ToolArgumentError(f"{name}: {'; '.join(issues)}")
+            more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
+            raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
+    return result
 
-    def _call_tool(
-        self, name: str, arguments: dict[str, Any] | None, timeout: float | None, max_total: float | None,
-        reset_on_progress: bool, progress: Any, validate: bool, log_level: str | None, task: bool | None = None,
-    ) -> Steps[ToolResult]:
-        arguments = dict(arguments or {})
-        level = self._request_log_level(log_level)
-        if validate:
-            yield from self._check_arguments(name, arguments)
-        params: dict[str, Any] = {"name": name, "arguments": arguments}
-        as_task = yield from self._as_task(name, task)
-        if as_task:
-            params["task"] = task_metadata(max_total)
-        raw = yield Exchange("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
-        result = ToolResult(name, raw if isinstance(raw, dict) else {})
-        schema = (yield from self._tool(name)).get("outputSchema") if validate else None
-        if schema and not result.is_error:
-            if result.structured is None:
-                raise OutputSchemaError(f"{name}: the tool declares an outputSchema but its result has no structuredContent")
-            issues = problems(result.structured, schema, "structuredContent")
-            if issues:
-                more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-                raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
-        return result
+def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
+    """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
+    `task` asks where the tool allows. Servers without tool tasks get plain calls."""
+    if fx.session.era == "modern":
+        if task:
+            raise UsageError(f"{fx.name}: {MODERN}")
+        return False
+    if not takes_tool_tasks(fx.session.server_capabilities):
+        if task:
+            raise UsageError(f"{fx.name}: the server takes no task-augmented tool calls (no tasks.requests.tools.call)")
+        return False
+    tool = (yield from list_tools(fx)).get(name) or (yield from list_tools(fx, refresh=True)).get(name)
+    support = task_support(tool)
+    if task is None:
+        return support == "required"
+    if task and support == "forbidden":
+        raise UsageError(f"{name}: the tool cannot run as a task (its execution.taskSupport is 'forbidden' or absent)")
+    if not task and support == "required":
+        raise UsageError(f"{name}: the tool runs only as a task (execution.taskSupport 'required'); leave task= unset")
+    return task
 
-    def _as_task(self, name: str, task: bool | None) -> Steps[bool]:
-        """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
-        `task` asks where the tool allows. Servers without tool tasks get plain calls."""
-        if self._session.era == "modern":
-            if task:
-                raise UsageError(f"{self.name}: {MODERN}")
-            return False
-        if not takes_tool_tasks(self._session.server_capabilities):
-            if task:
-                raise UsageError(f"{self.name}: the server takes no task-augmented tool calls (no tasks.requests.tools.call)")
-            return False
-        tool = (yield from self._list_tools()).get(name) or (yield from self._list_tools(refresh=True)).get(name)
-        support = task_support(tool)
-        if task is None:
-            return support == "required"
-        if task and support == "forbidden":
-            raise UsageError(f"{name}: the tool cannot run as a task (its execution.taskSupport is 'forbidden' or absent)")
-        if not task and support == "required":
-            raise UsageError(f"{name}: the tool runs only as a task (execution.taskSupport 'required'); leave task= unset")
-        return task
+# ----- tasks (2025-11-25) -----
 
-    # ----- tasks (2025-11-25) -----
+def _tasks_offered(fx: FeatureState, operation: str | None = None) -> None:
+    if fx.session.era == "modern":
+        raise UsageError(f"{fx.name}: {MODERN}")
+    tasks = fx.session.server_capabilities.get("tasks")
+    if not isinstance(tasks, dict):
+        raise UsageError(f"{fx.name}: the server offers no tasks")
+    if operation is not None and operation not in tasks:
+        raise UsageError(f"{fx.name}: the server does not offer tasks/{operation}")
 
-    def _tasks_offered(self, operation: str | None = None) -> None:
-        if self._session.era == "modern":
-            raise UsageError(f"{self.name}: {MODERN}")
-        tasks = self._session.server_capabilities.get("tasks")
-        if not isinstance(tasks, dict):
-            raise UsageError(f"{self.name}: the server offers no tasks")
-        if operation is not None and operation not in tasks:
-            raise UsageError(f"{self.name}: the server does not offer tasks/{operation}")
+def list_tasks(fx: FeatureState) -> Steps[TaskList]:
+    _tasks_offered(fx, "list")
+    return TaskList((yield from _pages(fx, "tasks/list", "tasks")))
 
-    def _list_tasks(self) -> Steps[TaskList]:
-        self._tasks_offered("list")
-        return TaskList((yield from self._pages("tasks/list", "tasks")))
+def get_task(fx: FeatureState, task_id: str) -> Steps[dict[str, Any]]:
+    _tasks_offered(fx, )
+    return dict((yield Exchange("tasks/get", {"taskId": _task_id(task_id)})))
 
-    def _get_task(self, task_id: str) -> Steps[dict[str, Any]]:
-        self._tasks_offered()
-        return dict((yield Exchange("tasks/get", {"taskId": _task_id(task_id)})))
+def cancel_task(fx: FeatureState, task_id: str) -> Steps[dict[str, Any]]:
+    _tasks_offered(fx, "cancel")
+    return dict((yield Exchange("tasks/cancel", {"taskId": _task_id(task_id)})))
 
-    def _cancel_task(self, task_id: str) -> Steps[dict[str, Any]]:
-        self._tasks_offered("cancel")
-        return dict((yield Exchange("tasks/cancel", {"taskId": _task_id(task_id)})))
+def task_result(fx: FeatureState, task_id: str, timeout: float | None) -> Steps[ToolResult]:
+    """The payload of a tool-call task (the server holds it until the task ends)."""
+    _tasks_offered(fx, )
+    raw = yield Exchange("tasks/result", {"taskId": _task_id(task_id)}, timeout)
+    return ToolResult(fx.task_watch.tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
 
-    def _task_result(self, task_id: str, timeout: float | None) -> Steps[ToolResult]:
-        """The payload of a tool-call task (the server holds it until the task ends)."""
-        self._tasks_offered()
-        raw = yield Exchange("tasks/result", {"taskId": _task_id(task_id)}, timeout)
-        return ToolResult(watch_of(self._session).tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
+# ----- resources -----
 
-    # ----- resources -----
+def list_resources(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
+    return (yield from _list(fx, "resources/list", "resources", refresh, "resources"))
 
-    def _list_resources(self, refresh: bool = False) -> Steps[Listing]:
-        return (yield from self._list("resources/list", "resources", refresh, "resources"))
+def list_resource_templates(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
+    return (yield from _list(fx, "resources/templates/list", "resourceTemplates", refresh, "resources"))
 
-    def _list_resource_templates(self, refresh: bool = False) -> Steps[Listing]:
-        return (yield from self._list("resources/templates/list", "resourceTemplates", refresh, "resources"))
+def read_resource(fx: FeatureState, uri: str, timeout: float | None = None, log_level: str | None = None) -> Steps[ResourceResult]:
+    level = _request_log_level(fx, log_level)
+    return ResourceResult(uri, (yield Exchange("resources/read", {"uri": uri}, timeout, log_level=level)))
 
-    def _read_resource(self, uri: str, timeout: float | None = None, log_level: str | None = None) -> Steps[ResourceResult]:
-        level = self._request_log_level(log_level)
-        return ResourceResult(uri, (yield Exchange("resources/read", {"uri": uri}, timeout, log_level=level)))
+def template(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
+    templates = yield from list_resource_templates(fx)
+    found = templates.get(name) or next((t for t in templates if t.get("uriTemplate") == name), None)
+    if found is None:
+        raise UsageError(f"{fx.name}: unknown resource template {name!r}; the templates are: {', '.join(templates.names()) or 'none'}")
+    return found
 
-    def _template(self, name: str) -> Steps[dict[str, Any]]:
-        templates = yield from self._list_resource_templates()
-        found = templates.get(name) or next((t for t in templates if t.get("uriTemplate") == name), None)
-        if found is None:
-            raise UsageError(f"{self.name}: unknown resource template {name!r}; the templates are: {', '.join(templates.names()) or 'none'}")
-        return found
+def fill_template(fx: FeatureState, name: str, values: dict[str, Any]) -> Steps[str]:
+    return expand_template((yield from template(fx, name))["uriTemplate"], values)
 
-    def _fill_template(self, name: str, values: dict[str, Any]) -> Steps[str]:
-        return expand_template((yield from self._template(name))["uriTemplate"], values)
+def read_template(fx: FeatureState, name: str, values: dict[str, Any]) -> Steps[ResourceResult]:
+    return (yield from read_resource(fx, (yield from fill_template(fx, name, values))))
 
-    def _read_template(self, name: str, values: dict[str, Any]) -> Steps[ResourceResult]:
-        return (yield from self._read_resource((yield from self._fill_template(name, values))))
+def subscribe(fx: FeatureState, uri: str, callback: Any = None) -> Steps[None]:
+    if not (fx.session.server_capabilities.get("resources") or {}).get("subscribe"):
+        raise UsageError(f"{fx.name}: the server does not support resource subscriptions")
+    yield Exchange("resources/subscribe", {"uri": uri})
+    with fx.lock:
+        fx.subscriptions.setdefault(uri, [])
+        if callback is not None:
+            fx.subscriptions[uri].append(callback)
 
-    def _subscribe(self, uri: str, callback: Any = None) -> Steps[None]:
-        if not (self._session.server_capabilities.get("resources") or {}).get("subscribe"):
-            raise UsageError(f"{self.name}: the server does not support resource subscriptions")
-        yield Exchange("resources/subscribe", {"uri": uri})
-        fx = self._fx
-        with fx.lock:
-            fx.subscriptions.setdefault(uri, [])
-            if callback is not None:
-                fx.subscriptions[uri].append(callback)
+def unsubscribe(fx: FeatureState, uri: str) -> Steps[None]:
+    yield Exchange("resources/unsubscribe", {"uri": uri})
+    with fx.lock:
+        fx.subscriptions.pop(uri, None)
 
-    def _unsubscribe(self, uri: str) -> Steps[None]:
-        yield Exchange("resources/unsubscribe", {"uri": uri})
-        with self._fx.lock:
-            self._fx.subscriptions.pop(uri, None)
+# ----- prompts and completion -----
 
-    # ----- prompts and completion -----
+def list_prompts(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
+    return (yield from _list(fx, "prompts/list", "prompts", refresh, "prompts"))
 
-    def _list_prompts(self, refresh: bool = False) -> Steps[Listing]:
-        return (yield from self._list("prompts/list", "prompts", refresh, "prompts"))
+def get_prompt(fx: FeatureState, name: str, arguments: dict[str, Any] | None, timeout: float | None,
+                log_level: str | None) -> Steps[PromptResult]:
+    level = _request_log_level(fx, log_level)
+    prompts = yield from list_prompts(fx)
+    prompt = prompts.get(name)
+    if prompt is None:
+        raise UsageError(f"{fx.name}: unknown prompt {name!r}; the prompts are: {', '.join(prompts.names()) or 'none'}")
+    arguments = {k: v if isinstance(v, str) else str(v) for k, v in (arguments or {}).items()}
+    missing = [a["name"] for a in prompt.get("arguments") or [] if a.get("required") and a.get("name") not in arguments]
+    if missing:
+        raise UsageError(f"{name}: missing required argument(s) {', '.join(missing)}")
+    params: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
+    return PromptResult(name, (yield Exchange("prompts/get", params, timeout, log_level=level)))
 
-    def _get_prompt(self, name: str, arguments: dict[str, Any] | None, timeout: float | None,
-                    log_level: str | None) -> Steps[PromptResult]:
-        level = self._request_log_level(log_level)
-        prompts = yield from self._list_prompts()
-        prompt = prompts.get(name)
-        if prompt is None:
-            raise UsageError(f"{self.name}: unknown prompt {name!r}; the prompts are: {', '.join(prompts.names()) or 'none'}")
-        arguments = {k: v if isinstance(v, str) else str(v) for k, v in (arguments or {}).items()}
-        missing = [a["name"] for a in prompt.get("arguments") or [] if a.get("required") and a.get("name") not in arguments]
-        if missing:
-            raise UsageError(f"{name}: missing required argument(s) {', '.join(missing)}")
-        params: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
-        return PromptResult(name, (yield Exchange("prompts/get", params, timeout, log_level=level)))
+def complete(fx: FeatureState, ref: str | dict[str, Any], argument: str, value: str,
+              context: dict[str, str] | None) -> Steps[list[str]]:
+    if "completions" not in fx.session.server_capabilities:
+        return []
+    if isinstance(ref, str):
+        kind, _, target = ref.partition(":")
+        if kind == "prompt":
+            ref = {"type": "ref/prompt", "name": target}
+        elif kind == "resource":
+            ref = {"type": "ref/resource", "uri": target}
+        else:
+            raise UsageError(f"a completion ref is 'prompt:NAME' or 'resource:URI_TEMPLATE', not {ref!r}")
+    params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+    if context:
+        params["context"] = {"arguments": dict(context)}
+    result = yield Exchange("completion/complete", params)
+    values = (result.get("completion") or {}).get("values") or []
+    return [str(v) for v in values]
 
-    def _complete(self, ref: str | dict[str, Any], argument: str, value: str,
-                  context: dict[str, str] | None) -> Steps[list[str]]:
-        if "completions" not in self._session.server_capabilities:
-            return []
-        if isinstance(ref, str):
-            kind, _, target = ref.partition(":")
-            if kind == "prompt":
-                ref = {"type": "ref/prompt", "name": target}
-            elif kind == "resource":
-                ref = {"type": "ref/resource", "uri": target}
-            else:
-                raise UsageError(f"a completion ref is 'prompt:NAME' or 'resource:URI_TEMPLATE', not {ref!r}")
-        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
-        if context:
-            params["context"] = {"arguments": dict(context)}
-        result = yield Exchange("completion/complete", params)
-        values = (result.get("completion") or {}).get("values") or []
-        return [str(v) for v in values]
+# ----- logging -----
 
-    # ----- logging -----
-
-    def _set_log_level(self, level: str) -> Steps[None]:
-        """Legacy: `logging/setLevel`. Modern (no such request in 2026-07-28): remembered, and sent
-        as `_meta` `io.modelcontextprotocol/logLevel` on each later feature request."""
-        if level not in LOG_LEVELS:
-            raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
-        if "logging" not in self._session.server_capabilities:
-            raise UsageError(f"{self.name}: the server does not offer logging")
-        if self._session.era != "modern":
-            yield Exchange("logging/setLevel", {"level": level})
-        self._fx.log_level = level
+def set_log_level(fx: FeatureState, level: str) -> Steps[None]:
+    """Legacy: `logging/setLevel`. Modern (no such request in 2026-07-28): remembered, and sent
+    as `_meta` `io.modelcontextprotocol/logLevel` on each later feature request."""
+    if level not in LOG_LEVELS:
+        raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
+    if "logging" not in fx.session.server_capabilities:
+        raise UsageError(f"{fx.name}: the server does not offer logging")
+    if fx.session.era != "modern":
+        yield Exchange("logging/setLevel", {"level": level})
+    fx.log_level = level
 
 
 def _task_id(task_id: Any) -> str:

@@ -1,10 +1,8 @@
-"""A connection's server log and resource subscriptions as plain data, text and HTML, and the
-`log_panel()` / `subscriptions_panel()` methods that show them live (`Connection` inherits
-`LivePanels`).
+"""A connection's server log and resource subscriptions as plain data, text and HTML.
 
 Everything here reads what the session thread recorded in the feature state; nothing
-prints or sends. The widgets themselves live in `_live_widgets`, imported only when a
-panel is asked for, so the plain API never loads ipywidgets.
+prints or sends. The live panels that show these (`conn.log_panel()`) are the front end's:
+widgets in a notebook (`notebook.live_widgets`), text elsewhere.
 """
 
 from __future__ import annotations
@@ -17,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import UsageError
-from ..notebook.render import clip, esc, table_text
-from .feature_state import FeatureState, state_of
-from .features import LOG_LEVELS
+from ..base.text import clip, esc, table_text
+from .feature_state import FeatureState
+from .progress import LOG_LEVELS
 
 LOG_ROWS = 200  # newest log messages a panel shows (the connection keeps LOG_HISTORY)
 MESSAGE_CLIP = 300  # characters of a message shown in a row; longer ones unfold
@@ -227,61 +225,23 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> int:
     return written
 
 
-def logs_snapshot(conn: Any, *, last: int = LOG_ROWS, level: str | None = None, unrouted_only: bool = False) -> tuple[str, str]:
+def logs_snapshot(fx: FeatureState, *, last: int = LOG_ROWS, level: str | None = None, unrouted_only: bool = False) -> tuple[str, str]:
     """(text, html) of the connection's newest `last` matching log messages, now."""
-    fx = state_of(conn.session)
     rows = log_rows(fx, level=check_level(level), unrouted_only=unrouted_only)[-last:]
-    return f"{conn.name}: {logs_text(rows, len(fx.logs))}", logs_html(rows, len(fx.logs))
+    return f"{fx.name}: {logs_text(rows, len(fx.logs))}", logs_html(rows, len(fx.logs))
 
 
-def subscriptions_snapshot(conn: Any) -> tuple[str, str]:
+def subscriptions_snapshot(fx: FeatureState) -> tuple[str, str]:
     """(text, html) of the connection's subscriptions, now."""
-    rows = subscription_rows(state_of(conn.session))
-    return f"{conn.name}: {subscriptions_text(rows)}", subscriptions_html(rows)
+    rows = subscription_rows(fx)
+    return f"{fx.name}: {subscriptions_text(rows)}", subscriptions_html(rows)
 
 
-# ----- on the connection -----
+def log_records(fx: FeatureState, *, last: int | None = None, level: str | None = None,
+                unrouted_only: bool = False) -> list[dict[str, Any]]:
+    rows = log_rows(fx, level=check_level(level), unrouted_only=unrouted_only)
+    return [log_record(r) for r in (rows[-last:] if last else rows)]
 
 
-class LivePanels:
-    """The connection's server log and subscriptions: plain records, and live panels."""
-
-    _session: Any
-    name: str
-
-    def log_records(self, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False) -> list[dict[str, Any]]:
-        """The server's log messages (the last 1000 kept), oldest first, as dicts: time, wall, level,
-        logger, data, and in_cell (True when the cell whose call was waiting showed it)."""
-        rows = log_rows(state_of(self._session), level=check_level(level), unrouted_only=unrouted_only)
-        return [log_record(r) for r in (rows[-last:] if last else rows)]
-
-    def log_panel(self, *, level: str | None = None, unrouted_only: bool = False, rows: int = LOG_ROWS) -> Any:
-        """A live widget of the server's log messages, newest at the bottom (the last `rows`).
-
-        It shows every message the server sent, not only those no cell was waiting for: the
-        ones already shown in the waiting cell are greyed and marked "↳ cell", so this is the
-        connection's whole server log in order. `unrouted_only=True` hides those; `level` is
-        the least severe level shown. Outside Jupyter its repr is a text table.
-        """
-        from ..notebook.live_widgets import log_widget
-
-        return log_widget(self, level=check_level(level), unrouted_only=unrouted_only, rows=rows)
-
-    def subscription_records(self) -> list[dict[str, Any]]:
-        """Each subscribed resource (then any updated without a subscription): uri, subscribed,
-        updates (how many `notifications/resources/updated` arrived), last_update (wall time)."""
-        return [subscription_record(r) for r in subscription_rows(state_of(self._session))]
-
-    def subscriptions_panel(self, uri: str | None = None, *, read: bool = False) -> Any:
-        """A live widget of the connection's subscriptions (or of `uri` only): state, update count
-        and last update time. `read=True` re-reads each resource after each update (in the
-        background, never blocking the session) and shows its latest content.
-
-        A one-resource panel stops when the resource is unsubscribed, and says so.
-        """
-        from ..notebook.live_widgets import subscriptions_widget
-
-        return subscriptions_widget(self, uri, read=read)
-
-
-__all__ = ["LivePanels"]
+def subscription_records(fx: FeatureState) -> list[dict[str, Any]]:
+    return [subscription_record(r) for r in subscription_rows(fx)]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..base.errors import UsageError
-from ..notebook.render import clip, esc, table_text
+from ..base.text import clip, esc, table_text
 
 MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 

@@ -19,18 +19,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 import anyio.to_thread
 
 from ..base.errors import McpError, UsageError
 from ..protocol import jsonrpc as rpc
+from .progress import Call
 from .task_receiver import TaskReceiver
 from .validate import problems
-
-if TYPE_CHECKING:
-    from .feature_state import FeatureState
 
 ANSWER_TIMEOUT = 300.0  # seconds a question waits for the user
 MAX_AWAITED = 100  # URL elicitations whose completion notice we still listen for
@@ -161,7 +159,8 @@ class ServerRequests:
         self.answer_timeout = answer_timeout
         self.completed_elicitations: set[str] = set()
         self.awaited: OrderedDict[str, Question] = OrderedDict()  # URL questions by elicitationId
-        self.state: FeatureState | None = None
+        # The call whose cell a question goes to; the feature state that owns this plugs in its own.
+        self.current_call: Callable[[], Call | None] = lambda: None
         self.tasks: TaskReceiver | None = None  # tasks we run for the server, once `receive_tasks` is called
 
     def receive_tasks(self, session: Any, taken: Callable[[str], bool] = lambda method: False) -> None:
@@ -259,7 +258,7 @@ class ServerRequests:
 
     async def _ask(self, question: Question) -> dict[str, Any] | None:
         """Post the question to the waiting cell; its answer, or None (no cell, or no answer in time)."""
-        call = self.state.current_call() if self.state is not None else None
+        call = self.current_call()
         if call is None:
             return None
         call.post("question", question)

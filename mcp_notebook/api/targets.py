@@ -9,76 +9,54 @@ from __future__ import annotations
 
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from ..base.errors import HandshakeError, UsageError
 from ..protocol.versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
-from ..session.handlers import Handler
 from ..session.session import Session
 from ..session.trace import Trace
 from ..transports.base import Transport
 from ..transports.http import HttpTransport
 from ..transports.http_errors import is_secret_name
 from ..transports.stdio import StdioTransport
-from .feature_state import install as install_features
+from .options import ConnectOptions
+from .settings import defaults
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
 _era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
 
 
-def prepare_session(
-    target: str | Sequence[str],
-    *,
-    name: str | None,
-    era: str,
-    timeout: float | None,
-    env: Mapping[str, str] | None,
-    cwd: str | Path | None,
-    headers: Mapping[str, str] | None,
-    transport: str,
-    bearer_token_env: str | None,
-    secrets: Sequence[str],
-    protocol_version: str | None,
-    capabilities: dict[str, Any] | None,
-    handlers: Mapping[str, Handler] | None,
-    trace_capacity: int | None,
-    probe_timeout: float,
-    roots: Any,
-    sampling: Any,
-    elicitation: Any,
-) -> tuple[str, Session]:
+def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tuple[str, Session]:
     """A session for `target` (a command or a URL), not yet started, and a name for it.
 
-    The name is `name`, or a base for one taken from the command's script or the URL's host.
-    Every option is required here: `connect()`'s signature is the one place with defaults.
+    The name is `options.name`, or a base for one taken from the command's script or the URL's host.
     """
-    era, era_source = _choose_era(target, era, protocol_version, transport)
-    trace = Trace(trace_capacity)
+    era, era_source = _choose_era(target, options.era, options.protocol_version, options.transport)
+    trace = Trace(options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity)
     if is_url(target):
         assert isinstance(target, str)
-        wire: Transport = _http_transport(target, headers, transport, bearer_token_env, secrets, trace)
+        wire: Transport = _http_transport(target, options, trace)
         default_name = urlsplit(target).hostname or "http"
     else:
-        if headers or bearer_token_env or transport != "auto":
+        if options.headers or options.bearer_token_env or options.transport != "auto":
             raise UsageError("headers, bearer tokens and the HTTP transport choice apply to URLs, not to commands")
         argv = shlex.split(target) if isinstance(target, str) else [str(part) for part in target]
         if not argv:
             raise UsageError("the server command is empty")
-        for secret in secrets:
+        for secret in options.secrets:
             trace.add_secret(secret)
-        wire = StdioTransport(argv, env=env, cwd=str(cwd) if cwd is not None else None, events=trace.event)
+        cwd = str(options.cwd) if options.cwd is not None else None
+        wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event)
         default_name = _command_stem(argv)
     session = Session(
-        wire, trace=trace, timeout=timeout, era=era, era_source=era_source, protocol_version=protocol_version,
-        probe_timeout=probe_timeout, capabilities=capabilities,
+        wire, trace=trace, timeout=options.timeout, era=era, era_source=era_source,
+        protocol_version=options.protocol_version, probe_timeout=options.probe_timeout, capabilities=options.capabilities,
     )
-    for method, handler in (handlers or {}).items():
+    for method, handler in (options.handlers or {}).items():
         session.request_handlers.set(method, handler)
-    install_features(session, roots=roots, sampling=sampling, elicitation=elicitation)
-    return name or default_name, session
+    return options.name or default_name, session
 
 
 def _era_key(target: str | Sequence[str]) -> str:
@@ -116,18 +94,12 @@ def is_url(target: str | Sequence[str]) -> bool:
     return isinstance(target, str) and target.lstrip().lower().startswith(("http://", "https://"))
 
 
-def _http_transport(
-    url: str,
-    headers: Mapping[str, str] | None,
-    mode: str,
-    bearer_token_env: str | None,
-    secrets: Sequence[str],
-    trace: Trace,
-) -> HttpTransport:
+def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTransport:
     """An HTTP transport whose credentials the trace will never show."""
+    mode, bearer_token_env = options.transport, options.bearer_token_env
     if mode not in ("auto", "http", "sse"):
         raise UsageError(f"unknown transport {mode!r}; use auto, http (Streamable HTTP only) or sse (HTTP+SSE)")
-    all_headers = dict(headers or {})
+    all_headers = dict(options.headers or {})
     if bearer_token_env is not None:
         token = os.environ.get(bearer_token_env)
         if not token:
@@ -137,7 +109,7 @@ def _http_transport(
         if is_secret_name(key) or key.lower() == "authorization":
             trace.add_secret(value)
             trace.add_secret(value.partition(" ")[2] or value)
-    for secret in secrets:
+    for secret in options.secrets:
         trace.add_secret(secret)
     for part in urlsplit(url).query.split("&"):
         key, _, value = part.partition("=")

@@ -17,24 +17,20 @@ elicitation) are `task_receiver`'s. 2026-07-28 moved tasks into an extension
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
 from ..base.errors import ConnectionClosed, McpError, McpNotebookError, ProtocolViolation
-from ..notebook.render import clip
+from ..base.text import clip
 from ..runtime import CANCEL_GRACE
 from ..session.handlers import RELATED_TASK
+from ..session.pending import Pending
 from .progress import Call
 from .results import Listing
-
-if TYPE_CHECKING:
-    from ..session.session import Pending
 
 TERMINAL = ("completed", "failed", "cancelled")
 POLL_FLOOR = 0.2  # seconds: the fastest we poll tasks/get, whatever the server suggests
@@ -132,19 +128,6 @@ def _remember(table: OrderedDict[str, Any], key: str, value: Any) -> None:
         table.popitem(last=False)
 
 
-_watches: weakref.WeakKeyDictionary[Any, TaskWatch] = weakref.WeakKeyDictionary()
-_watches_lock = threading.Lock()
-
-
-def watch_of(session: Any) -> TaskWatch:
-    """The session's task watch (its status handler installed on first use)."""
-    with _watches_lock:
-        watch = _watches.get(session)
-        if watch is None:
-            watch = _watches[session] = TaskWatch(session)
-        return watch
-
-
 def created_task(result: Any, method: str) -> dict[str, Any]:
     """The Task of a CreateTaskResult; anything else is the server breaking the protocol."""
     task = result.get("task") if isinstance(result, dict) else None
@@ -176,13 +159,13 @@ class TaskRun:
     stop while it is in flight still learns the task id and cancels the task.
     """
 
-    def __init__(self, session: Any, call: Call, send: Callable[[str, dict[str, Any]], Awaitable[Pending]],
-                 stopped: Callable[[], bool]) -> None:
+    def __init__(self, session: Any, watch: TaskWatch, call: Call,
+                 send: Callable[[str, dict[str, Any]], Awaitable[Pending]], stopped: Callable[[], bool]) -> None:
         self.session = session
         self.call = call
         self.send = send
         self.stopped = stopped  # the caller gave up (its round may end in a failure rather than a cancellation)
-        self.watch = watch_of(session)
+        self.watch = watch
         self.task: dict[str, Any] = {}  # the newest state seen
         self.shown: tuple[Any, Any] | None = None
         self.changed = anyio.Event()

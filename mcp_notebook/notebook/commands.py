@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from ..api import connection as api
+from ..api import connect as api
 from ..base.errors import McpNotebookError, UsageError
 
 

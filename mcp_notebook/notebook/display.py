@@ -1,4 +1,5 @@
-"""Showing a waiting call's progress, log messages and server questions in the caller's cell.
+"""The notebook's front end: a waiting call's progress, log messages and server questions
+shown in the caller's cell, and live panels as widgets. The package plugs it into the API.
 
 Runs in the caller's thread only. In a Jupyter kernel: an ipywidgets progress bar and
 question widgets; in terminal IPython: a text bar on stderr and prompts on stdin; in a
@@ -9,17 +10,14 @@ and questions are prompted for when stdin is a terminal, declined otherwise.
 from __future__ import annotations
 
 import json
-import logging
 import sys
-import time
 from typing import Any
 
-from ..api.progress import Call, CallbackProgress, LogRecord, TextProgress
+from ..api import frontend
+from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import parse_value, problems
-from .render import clip
-
-LOG = logging.getLogger("mcp_notebook.server")
+from ..base.text import clip
 
 
 def environment() -> str:
@@ -34,63 +32,31 @@ def environment() -> str:
     return "kernel" if getattr(shell, "kernel", None) is not None else "ipython"
 
 
-class Presenter:
-    """The display side of one waiting call."""
+class Presenter(frontend.Presenter):
+    """The display side of one waiting call, wherever the caller's cell is."""
 
     def __init__(self, label: str, progress: Any, connection: str) -> None:
-        self.label = label
-        self.option = progress
-        self.connection = connection
+        super().__init__(label, progress, connection)
         self.env: str | None = None
-        self.display: Any = None
-        self.open_questions: list[Question] = []
 
     def _where(self) -> str:
         if self.env is None:
             self.env = environment()
         return self.env
 
-    def _progress_display(self) -> Any:
-        if self.display is None:
-            if callable(self.option):
-                self.display = CallbackProgress(self.option)
-            elif self.option is True or self._where() != "script":
-                if self._where() == "kernel":
-                    from .interaction_widgets import ProgressBar
+    def progress_display(self) -> Any:
+        if self.display is None and not callable(self.option) and self.option is not False:
+            if self._where() == "kernel":
+                from .interaction_widgets import ProgressBar
 
-                    self.display = ProgressBar(self.label).show()
-                else:
-                    self.display = TextProgress(self.label)
-        return self.display
-
-    def attend(self, call: Call, seen: int) -> int:
-        """Show what arrived since the last look; the progress updates seen so far."""
-        every_update = callable(self.option)  # a callback gets each report; a bar only the latest
-        for kind, payload in call.drain():
-            if kind == "log":
-                self.log(payload)
-            elif kind == "question":
-                self.ask(payload, call)
-            elif kind == "progress" and every_update:
-                self._progress_display().report(*payload)
-        if self.open_questions:
-            call.deadline.touched = time.monotonic()  # a user answering is not a server being slow
-            self.open_questions = [q for q in self.open_questions if not q.answered]
-        state = call.progress
-        if state.updates != seen and not every_update and self._progress_display() is not None:
-            self.display.update(state)
-        return state.updates
-
-    def close(self, failed: bool) -> None:
-        if self.display is not None:
-            self.display.close(failed)
+                self.display = ProgressBar(self.label).show()
+            elif self._where() == "ipython":
+                self.display = TextProgress(self.label)
+        return super().progress_display()
 
     def log(self, record: LogRecord) -> None:
         if self._where() == "script":
-            level = {"notice": "INFO", "critical": "CRITICAL", "alert": "CRITICAL", "emergency": "CRITICAL"}.get(
-                record.level, record.level.upper())
-            LOG.log(logging.getLevelName(level) if isinstance(logging.getLevelName(level), int) else logging.INFO,
-                    "%s", record.line(self.connection))
+            super().log(record)
         else:
             print(record.line(self.connection))
 
@@ -107,6 +73,23 @@ class Presenter:
             ask_in_terminal(question)
         else:
             question.decline()
+
+
+class NotebookFrontEnd(frontend.FrontEnd):
+    """Widgets in a Jupyter kernel; text and prompts in terminal IPython and in scripts."""
+
+    def presenter(self, label: str, progress: Any, connection: str) -> Presenter:
+        return Presenter(label, progress, connection)
+
+    def log_panel(self, connection: Any, *, level: str | None, unrouted_only: bool, rows: int) -> Any:
+        from .live_widgets import log_widget
+
+        return log_widget(connection, level=level, unrouted_only=unrouted_only, rows=rows)
+
+    def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
+        from .live_widgets import subscriptions_widget
+
+        return subscriptions_widget(connection, uri, read=read)
 
 
 def ask_in_terminal(question: Question) -> None:

@@ -24,7 +24,7 @@ import ipywidgets as widgets
 from ..api.progress import ProgressState
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import problems
-from .render import esc
+from ..base.text import esc
 
 
 class ProgressBar:

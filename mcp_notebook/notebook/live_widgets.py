@@ -15,8 +15,6 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..api.feature_state import state_of
-from ..api.features import LOG_LEVELS
 from ..api.panels import (
     LOG_ROWS,
     LogRow,
@@ -30,10 +28,11 @@ from ..api.panels import (
     subscriptions_html,
     subscriptions_text,
 )
+from ..api.progress import LOG_LEVELS
 from ..api.results import ResourceResult
 from ..base.errors import ConnectionClosed
+from ..base.text import esc
 from ..runtime import get_runtime
-from .render import esc
 from .widgets import Panel, View, pump
 
 
@@ -53,7 +52,7 @@ class LogView(View):
     def __init__(self, connection: Any, *, level: str | None = None, unrouted_only: bool = False, rows: int = LOG_ROWS) -> None:
         super().__init__()
         self.connection = connection
-        self.fx = state_of(connection.session)
+        self.fx = connection.feature_state
         self.rows = max(1, rows)
         self.level = widgets.Dropdown(options=[("all", None), *[(f"≥ {name}", name) for name in LOG_LEVELS]],
                                       value=level, description="level")
@@ -120,7 +119,7 @@ class SubscriptionsView(View):
     def __init__(self, connection: Any, uri: str | None = None, *, read: bool = False) -> None:
         super().__init__()
         self.connection = connection
-        self.fx = state_of(connection.session)
+        self.fx = connection.feature_state
         self.uri = uri
         self.read = read
         self.reading: dict[str, Reading] = {}

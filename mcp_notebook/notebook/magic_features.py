@@ -12,7 +12,7 @@ import json
 import shlex
 from typing import Any
 
-from ..api.features import LOG_LEVELS
+from ..api.progress import LOG_LEVELS
 from ..api.results import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.validate import parse_pairs
 from .commands import CommandError, Parser, count, pick, seconds, subcommand
@@ -159,7 +159,7 @@ def _subscribe(args: list[str]) -> None:
     else:
         from ..api.panels import subscriptions_snapshot
 
-        print(subscriptions_snapshot(conn)[0])
+        print(subscriptions_snapshot(conn.feature_state)[0])
 
 
 @subcommand("unsubscribe", "URI [--conn NAME]", "stop a resource subscription (its live view says so and stops)")
@@ -253,7 +253,7 @@ def _logs(args: list[str]) -> None:
     if ns.live and _frontend():
         _show(conn.log_panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
         return
-    text, html = logs_snapshot(conn, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
+    text, html = logs_snapshot(conn.feature_state, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
     if _frontend():
         from .magic_health import _Html
 

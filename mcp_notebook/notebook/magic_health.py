@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api import connection as api
+from ..api import connect as api
 from ..session.trace import select
 from . import render
 from .commands import CommandError, Parser, count, pick, seconds, subcommand

@@ -5,7 +5,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from ..api import connection as api
+from ..api import connect as api
+from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
 from ..api.targets import is_url
 from ..base.errors import RequestTimeout
 from ..session.health import Health
@@ -38,8 +39,8 @@ def _connect(args: list[str]) -> api.Connection:
     parser.add_argument("name")
     parser.add_argument("url", nargs="?")
     parser.add_argument("--era", default="auto", choices=["auto", "legacy", "modern"])
-    parser.add_argument("--probe-timeout", type=seconds, default=api.PROBE_TIMEOUT)
-    parser.add_argument("--timeout", type=seconds, default=api.DEFAULT_TIMEOUT)
+    parser.add_argument("--probe-timeout", type=seconds, default=DEFAULTS.probe_timeout)
+    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
     parser.add_argument("--env", type=_env_pair, action="append", default=[])
     parser.add_argument("--protocol-version")
     parser.add_argument("--header", type=_header, action="append", default=[])

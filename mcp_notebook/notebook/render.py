@@ -1,7 +1,7 @@
 """Text and HTML renderings of health snapshots and traces, shared by magics and widgets.
 
 Everything a server controls (names, versions, messages, raw frames, stderr) goes
-through `esc` before it lands in HTML: a `<script>` in a tool name comes out as text.
+through `esc` (`base.text`) before it lands in HTML: a `<script>` in a tool name comes out as text.
 Plain functions of plain data: nothing here knows of IPython or ipywidgets.
 """
 
@@ -11,9 +11,8 @@ import json
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from html import escape
-from typing import Any
 
+from ..base.text import clip, esc, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 
@@ -23,12 +22,6 @@ STATE_COLOURS = {
 }
 ARROWS = {IN: "←", OUT: "→", EVENT: "·"}
 SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
-FIELD_LIMIT = 80  # characters of a server-controlled field shown in a table cell
-
-
-def esc(value: Any) -> str:
-    """HTML-escape anything (quotes too), so server text is inert in any context."""
-    return escape("" if value is None else str(value), quote=True)
 
 
 def ms(seconds: float | None) -> str:
@@ -39,11 +32,6 @@ def ago(seconds: float | None) -> str:
     if seconds is None:
         return "never"
     return f"{seconds * 1000:.0f} ms ago" if seconds < 1 else f"{seconds:.1f} s ago"
-
-
-def clip(text: Any, limit: int = FIELD_LIMIT) -> str:
-    text = "" if text is None else str(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def server_label(health: Health) -> str:
@@ -232,14 +220,6 @@ def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
 def row_cells(row: Row) -> list[str]:
     glyph = {"ping": " ♡", "pong": " ♥"}.get(row.flavour, "")
     return [str(row.seq), row.time, row.arrow, row.kind + glyph, row.method, row.id, row.size, row.latency]
-
-
-def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain aligned text table."""
-    widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
-    lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths)).rstrip()]
-    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in rows]
-    return "\n".join(lines)
 
 
 def trace_text(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None, *, dropped: int = 0) -> str:

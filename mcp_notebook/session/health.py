@@ -73,12 +73,18 @@ class Health:
     keepalive_misses: int = 0
     keepalive_skips: int = 0
     http_keepalive_ticks: int = 0
-    reconnects: int = 0
+    reconnects: int = 0  # dropped SSE streams resumed (HTTP)
     session_recoveries: int = 0
+    session_id: str | None = None  # the HTTP session (Mcp-Session-Id) the server gave us
     trace_entries: int = 0
     trace_dropped: int = 0
     taken_at: float = field(default_factory=time.time)
     taken_monotonic: float = field(default_factory=time.monotonic)
+
+    @property
+    def stream_resumes(self) -> int:
+        """Dropped SSE streams resumed with Last-Event-ID (the same count as `reconnects`)."""
+        return self.reconnects
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -179,6 +185,7 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         http_keepalive_ticks=getattr(transport, "keepalive_ticks", 0),
         reconnects=getattr(transport, "stream_resumes", 0),
         session_recoveries=c.session_recoveries,
+        session_id=getattr(transport, "session_id", None),
         trace_entries=len(trace),
         trace_dropped=trace.dropped,
         taken_monotonic=now,

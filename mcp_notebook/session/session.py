@@ -30,7 +30,7 @@ from ..base.errors import (
 )
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
-from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS, MODERN_VERSIONS
+from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
 from ..transports.base import Transport
 from .eras import PROBE_TIMEOUT, EraNegotiator, _tool_name
 from .handlers import Handlers

@@ -105,11 +105,7 @@ class Trace:
     they are rare and carry the state history).
     """
 
-    def __init__(self, capacity: int | None = None, *, secrets: Iterable[str] = (), enabled: bool = True) -> None:
-        if capacity is None:
-            from ..api.settings import defaults
-
-            capacity = defaults.trace_capacity
+    def __init__(self, capacity: int = DEFAULT_CAPACITY, *, secrets: Iterable[str] = (), enabled: bool = True) -> None:
         if capacity < 1:
             raise ValueError("a trace needs a capacity of at least 1 (use enabled=False to record no frames)")
         self._entries: deque[TraceEntry] = deque(maxlen=capacity)

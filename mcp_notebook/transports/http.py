@@ -1,11 +1,9 @@
 """The HTTP transports: Streamable HTTP, with the HTTP+SSE transport of 2024-11-05 as fallback.
 
-Each frame we send is its own POST, started at once in its own task, so a pong goes
-out while a long call is still streaming. Replies come back as a JSON body, as SSE
-events on the POST, on the GET listening stream, or (HTTP+SSE) on the one GET stream;
-every one is pushed into the session. The transport keeps the `Mcp-Session-Id` and the
-`MCP-Protocol-Version` header, resumes dropped streams with `Last-Event-ID`, and says
-when the server forgot the session; what to do about that is the session's business.
+Each frame we send is its own POST, started at once in its own task, so a pong goes out while a long call
+is still streaming. Replies come as a JSON body, as SSE events on the POST, on the GET listening stream, or
+(HTTP+SSE) on the one GET stream, each pushed into the session. It keeps `Mcp-Session-Id` and the version
+header, resumes dropped streams with `Last-Event-ID`, and says when the server forgot the session.
 """
 
 from __future__ import annotations
@@ -71,8 +69,7 @@ class HttpTransport:
         self.keepalive_ticks = 0
         self.stream_resumes = 0
         self.hangup_reason = "the HTTP+SSE event stream ended"
-        # Set once the GET listening stream is open, or known to be absent: some servers drop
-        # requests they would send there before it opens. A threading.Event: any thread may wait.
+        # Set once the GET listening stream is open or known to be absent (any thread may wait).
         self.listening_settled = threading.Event()
 
     def describe(self) -> str:

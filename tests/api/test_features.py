@@ -12,7 +12,7 @@ import pytest
 from conftest import fastmcp_server_cmd, server_everything_cmd
 
 import mcp_notebook
-from mcp_notebook.api.features import expand_template
+from mcp_notebook.api.feature_steps import expand_template
 from mcp_notebook.api.validate import OutputSchemaError, ToolArgumentError, parse_pairs
 from mcp_notebook.notebook import display as _display
 from mcp_notebook.runtime import get_runtime

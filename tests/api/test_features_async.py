@@ -16,7 +16,7 @@ from test_features_modern import Terminal, meta_of, sent
 from test_http import sdk_http
 
 import mcp_notebook
-from mcp_notebook.api.features import ClientFeatures
+from mcp_notebook import Connection
 from mcp_notebook.notebook import display as _display
 
 ERAS = ["legacy", "modern"]
@@ -30,7 +30,7 @@ def test_every_feature_method_that_sends_a_request_has_a_twin():
     for name in ("list_tools", "tool", "check_arguments", "call_tool", "list_resources", "list_resource_templates",
                  "read_resource", "template", "fill_template", "read_template", "subscribe", "unsubscribe",
                  "list_prompts", "get_prompt", "complete", "set_log_level"):
-        assert asyncio.iscoroutinefunction(getattr(ClientFeatures, "a" + name)), name
+        assert asyncio.iscoroutinefunction(getattr(Connection, "a" + name)), name
 
 
 def test_resources_prompts_completion_and_logging_against_server_everything():

@@ -21,8 +21,7 @@ from test_features import sent
 from test_http import everything
 
 import mcp_notebook
-from mcp_notebook import TaskCancelled, TaskList
-from mcp_notebook.api.features import ClientFeatures
+from mcp_notebook import Connection, TaskCancelled, TaskList
 from mcp_notebook.notebook import interaction_widgets as iw
 
 RESEARCH = "simulate-research-query"
@@ -185,7 +184,7 @@ def test_an_optional_task_runs_as_one_only_when_asked(conn):
 
 def test_every_task_method_has_a_twin():
     for name in ("list_tasks", "get_task", "cancel_task", "task_result"):
-        assert asyncio.iscoroutinefunction(getattr(ClientFeatures, "a" + name)), name
+        assert asyncio.iscoroutinefunction(getattr(Connection, "a" + name)), name
 
 
 # ----------------------------------------------------------------- a stop cancels the task

@@ -139,7 +139,7 @@ def test_server_text_stays_inert_in_both_panels_and_their_exports(conn, panels):
                and "read failed" in sub_view.table.value, "the read of the hostile URI to be shown")
     assert "&lt;script&gt;" in log_view.table.value and "<details>" in log_view.table.value
     rendered = [
-        log_view.table.value, log_view.html(), logs._repr_mimebundle_()["text/html"], logs_snapshot(conn)[1],
+        log_view.table.value, log_view.html(), logs._repr_mimebundle_()["text/html"], logs_snapshot(conn.feature_state)[1],
         sub_view.table.value, sub_view.html(), subs._repr_mimebundle_()["text/html"],
     ]
     for markup in rendered:

@@ -150,14 +150,17 @@ def test_a_disabled_trace_records_no_frames_and_the_session_still_counts(sdk):
 
 
 def test_capacity_defaults_to_the_setting_and_never_grows():
+    from mcp_notebook.api.options import ConnectOptions
     from mcp_notebook.api.settings import defaults
+    from mcp_notebook.api.targets import prepare_session
 
     old = defaults.trace_capacity
     defaults.trace_capacity = 3
     try:
-        trace = Trace()
+        _, session = prepare_session([sys.executable, "-c", "pass"], ConnectOptions(era="legacy"))
     finally:
         defaults.trace_capacity = old
+    trace = session.trace
     for i in range(5):
         trace.frame(OUT, "notification", f'{{"n":{i}}}')
     assert trace.capacity == 3 and len(trace) == 3 and trace.dropped == 2

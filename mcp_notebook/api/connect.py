@@ -1,0 +1,220 @@
+"""Opening connections, and the registry of open ones by name.
+
+`connect` and `aconnect` take the same options (`ConnectOptions`, whose fields hold the
+defaults) and share one opening path: `_opening` is a generator of the attempts (a cached
+era verdict that no longer holds is dropped, and the server probed afresh, once), which
+`connect` drives in the caller's thread and `aconnect` awaits.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Generator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..base.errors import UsageError
+from ..runtime import get_runtime
+from ..session.handlers import Handler
+from ..session.session import Session
+from .connection import Connection
+from .feature_state import install as install_features
+from .options import DEFAULTS as D
+from .options import ConnectOptions
+from .targets import forget_stale_era, prepare_session, remember_era
+
+EXIT_GRACE_AT_SHUTDOWN = 0.5
+
+_registry: dict[str, Connection] = {}
+_registry_lock = threading.Lock()
+
+# One attempt to open: the connection's name and its session, not yet started. The driver
+# sends back None once the session is ready, or the exception that stopped it (the session
+# closed already); the generator returns the open Connection or raises.
+Opening = Generator[tuple[str, Session], BaseException | None, Connection]
+
+
+def connect(
+    target: str | Sequence[str],
+    *,
+    name: str | None = D.name,
+    era: str = D.era,
+    timeout: float | None = D.timeout,
+    env: Mapping[str, str] | None = D.env,
+    cwd: str | Path | None = D.cwd,
+    headers: Mapping[str, str] | None = D.headers,
+    transport: str = D.transport,
+    bearer_token_env: str | None = D.bearer_token_env,
+    secrets: Sequence[str] = D.secrets,
+    protocol_version: str | None = D.protocol_version,
+    probe_timeout: float = D.probe_timeout,
+    capabilities: dict[str, Any] | None = D.capabilities,
+    handlers: Mapping[str, Handler] | None = D.handlers,
+    trace_capacity: int | None = D.trace_capacity,
+    roots: Any = D.roots,
+    sampling: Any = D.sampling,
+    elicitation: Any = D.elicitation,
+) -> Connection:
+    """Connect to an MCP server, in whichever protocol era it speaks.
+
+    `target` is a server command (an argv list or a shell-style string, run over stdio)
+    or an http(s) URL (Streamable HTTP, falling back to HTTP+SSE; `transport="http"`
+    forbids the fallback, `"sse"` forces it). `era` is "auto" (probe with
+    server/discover for `probe_timeout` seconds, fall back to the legacy handshake;
+    the verdict is cached per command line or origin), "legacy" or "modern";
+    `protocol_version` pins a version (and so an era). A `name` already in use closes
+    the old connection first. `timeout` is the default per-request timeout in seconds
+    (None waits forever). `headers` go on every HTTP request; `bearer_token_env` names
+    an environment variable holding a bearer token; header values that look like
+    credentials, and `secrets`, never appear in traces. `handlers` answer server
+    requests (and modern input requests) from the first frame on. `roots` (paths, or True
+    for the working directory), `sampling` (a callback, or True to ask in the notebook) and
+    `elicitation` (a callback, True to ask, or "defaults") declare those capabilities.
+    """
+    options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
+    runtime = get_runtime()
+    opening = _opening(target, options)
+    name, session = next(opening)
+    while True:
+        _close_existing(name)
+        runtime.spawn(session.run)
+        failure: BaseException | None = None
+        try:
+            runtime.call(session.wait_ready)
+        except BaseException as exc:  # noqa: BLE001 - handed to the opening, which decides
+            runtime.call(session.close)
+            failure = exc
+        try:
+            name, session = opening.send(failure)
+        except StopIteration as opened:
+            return opened.value  # type: ignore[no-any-return]
+
+
+async def aconnect(
+    target: str | Sequence[str],
+    *,
+    name: str | None = D.name,
+    era: str = D.era,
+    timeout: float | None = D.timeout,
+    env: Mapping[str, str] | None = D.env,
+    cwd: str | Path | None = D.cwd,
+    headers: Mapping[str, str] | None = D.headers,
+    transport: str = D.transport,
+    bearer_token_env: str | None = D.bearer_token_env,
+    secrets: Sequence[str] = D.secrets,
+    protocol_version: str | None = D.protocol_version,
+    probe_timeout: float = D.probe_timeout,
+    capabilities: dict[str, Any] | None = D.capabilities,
+    handlers: Mapping[str, Handler] | None = D.handlers,
+    trace_capacity: int | None = D.trace_capacity,
+    roots: Any = D.roots,
+    sampling: Any = D.sampling,
+    elicitation: Any = D.elicitation,
+) -> Connection:
+    """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
+    options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
+    runtime = get_runtime()
+    opening = _opening(target, options)
+    name, session = next(opening)
+    while True:
+        old = _registry.get(name)
+        if old is not None:
+            await old.aclose()
+        runtime.spawn(session.run)
+        failure: BaseException | None = None
+        try:
+            await runtime.acall(session.wait_ready)
+        except BaseException as exc:  # noqa: BLE001 - handed to the opening, which decides
+            await runtime.acall(session.close)
+            failure = exc
+        try:
+            name, session = opening.send(failure)
+        except StopIteration as opened:
+            return opened.value  # type: ignore[no-any-return]
+
+
+def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
+    """The attempts to open `target`: a second only when a cached era verdict failed."""
+    for attempt in (1, 2):
+        base, session = prepare_session(target, options)
+        name = options.name or _default_name(base)
+        features = install_features(session, name, roots=options.roots, sampling=options.sampling,
+                                    elicitation=options.elicitation)
+        failure = yield name, session
+        if failure is None:
+            remember_era(target, session)
+            return remember(Connection(name, session, features, on_close=_forget))
+        if attempt == 1 and forget_stale_era(target, session, failure):
+            continue  # the cached era was wrong for this server now: probe afresh
+        raise failure
+    raise AssertionError("unreachable")
+
+
+def connections() -> dict[str, Connection]:
+    """Every open connection, by name."""
+    with _registry_lock:
+        return {name: conn for name, conn in _registry.items() if not conn.closed}
+
+
+def get_connection(name: str) -> Connection:
+    """The open connection called `name`; UsageError if there is none."""
+    conn = connections().get(name)
+    if conn is None:
+        known = ", ".join(sorted(connections())) or "none"
+        raise UsageError(f"no connection named {name!r} (open connections: {known})")
+    return conn
+
+
+def close_all() -> None:
+    """Close every connection and reap every server process."""
+    runtime = get_runtime()
+    if runtime.running:
+        runtime.call(_close_all)
+
+
+async def _close_all(grace: float | None = None) -> None:
+    with _registry_lock:
+        sessions = [conn.session for conn in _registry.values()]
+        _registry.clear()
+    async with anyio.create_task_group() as tg:
+        for session in sessions:
+            tg.start_soon(session.close, grace)
+
+
+async def _close_all_quickly() -> None:
+    """At interpreter exit or kernel shutdown there is little time: SIGTERM after a short grace."""
+    await _close_all(grace=EXIT_GRACE_AT_SHUTDOWN)
+
+
+def remember(conn: Connection) -> Connection:
+    """Register an open connection under its name (tests wrap this to see every connection made)."""
+    with _registry_lock:
+        _registry[conn.name] = conn
+    return conn
+
+
+def _forget(conn: Connection) -> None:
+    with _registry_lock:
+        if _registry.get(conn.name) is conn:
+            del _registry[conn.name]
+
+
+def _close_existing(name: str) -> None:
+    with _registry_lock:
+        old = _registry.get(name)
+    if old is not None:
+        old.close()
+
+
+def _default_name(base: str) -> str:
+    """`base`, or `base-2`, `base-3`, ... whichever is not in use."""
+    name, n = base, 2
+    with _registry_lock:
+        while name in _registry:
+            name, n = f"{base}-{n}", n + 1
+    return name
+
+
+get_runtime().on_stop(_close_all_quickly)

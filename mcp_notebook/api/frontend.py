@@ -1,0 +1,119 @@
+"""The seam between the API and whatever shows things to a person: a `FrontEnd`.
+
+A waiting call shows its progress, the server's log lines and the server's questions
+through a `Presenter` the front end makes for it; `log_panel()` and
+`subscriptions_panel()` ask the front end for a live view. The default here is for plain
+scripts: progress only when asked (`progress=True` or a callback), log lines to the
+`logging` module, questions declined, panels as text. The notebook's front end (widgets in
+a kernel, text and prompts in terminal IPython) is plugged in from above with `use()`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from .panels import logs_snapshot, subscriptions_snapshot
+from .progress import Call, CallbackProgress, LogRecord, TextProgress
+from .server_requests import Question
+
+LOG = logging.getLogger("mcp_notebook.server")
+PYTHON_LEVELS = {"notice": "INFO", "critical": "CRITICAL", "alert": "CRITICAL", "emergency": "CRITICAL"}
+
+
+class Presenter:
+    """The display side of one waiting call, for a plain script; front ends extend it.
+
+    `attend` runs in the caller's thread at each wake-up: it shows what arrived since the
+    last look. Subclasses change where things go: `progress_display`, `log`, `ask`.
+    """
+
+    def __init__(self, label: str, progress: Any, connection: str) -> None:
+        self.label = label
+        self.option = progress
+        self.connection = connection
+        self.display: Any = None
+        self.open_questions: list[Question] = []
+
+    def progress_display(self) -> Any:
+        """What shows progress (made on first use), or None for no display."""
+        if self.display is None:
+            if callable(self.option):
+                self.display = CallbackProgress(self.option)
+            elif self.option is True:
+                self.display = TextProgress(self.label)
+        return self.display
+
+    def attend(self, call: Call, seen: int) -> int:
+        """Show what arrived since the last look; the progress updates seen so far."""
+        every_update = callable(self.option)  # a callback gets each report; a bar only the latest
+        for kind, payload in call.drain():
+            if kind == "log":
+                self.log(payload)
+            elif kind == "question":
+                self.ask(payload, call)
+            elif kind == "progress" and every_update:
+                self.progress_display().report(*payload)
+        if self.open_questions:
+            call.deadline.touched = time.monotonic()  # a user answering is not a server being slow
+            self.open_questions = [q for q in self.open_questions if not q.answered]
+        state = call.progress
+        if state.updates != seen and not every_update and self.progress_display() is not None:
+            self.display.update(state)
+        return state.updates
+
+    def close(self, failed: bool) -> None:
+        if self.display is not None:
+            self.display.close(failed)
+
+    def log(self, record: LogRecord) -> None:
+        level = logging.getLevelName(PYTHON_LEVELS.get(record.level, record.level.upper()))
+        LOG.log(level if isinstance(level, int) else logging.INFO, "%s", record.line(self.connection))
+
+    def ask(self, question: Question, call: Call | None = None) -> None:
+        """A script has nobody to ask: the question is declined."""
+        question.connection = self.connection
+        question.decline()
+
+
+class TextPanel:
+    """A panel where no live view can be drawn: its repr is the data, as text, now."""
+
+    def __init__(self, render: Any) -> None:
+        self._render = render
+
+    def text(self) -> str:
+        return str(self._render())
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(self.text())
+
+
+class FrontEnd:
+    """What the API asks of whatever shows things; this one serves plain scripts."""
+
+    def presenter(self, label: str, progress: Any, connection: str) -> Presenter:
+        return Presenter(label, progress, connection)
+
+    def log_panel(self, connection: Any, *, level: str | None, unrouted_only: bool, rows: int) -> Any:
+        return TextPanel(lambda: logs_snapshot(connection.feature_state, last=rows, level=level, unrouted_only=unrouted_only)[0])
+
+    def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
+        return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+
+
+_current: FrontEnd = FrontEnd()
+
+
+def use(front_end: FrontEnd) -> None:
+    """Show things through `front_end` from now on (the package plugs in the notebook's)."""
+    global _current
+    _current = front_end
+
+
+def current() -> FrontEnd:
+    return _current

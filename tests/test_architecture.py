@@ -1,0 +1,121 @@
+"""The package's layering, checked: imports only point down, and no module imports itself
+back through others. Every import counts: module level, inside functions and under
+`TYPE_CHECKING` alike, so no cycle can hide behind a lazy or type-only import.
+
+The layers, bottom to top, are written down in `mcp_notebook/__init__.py`; this is the same
+rule as data.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "mcp_notebook"
+
+# layer -> the layers its modules may import (each may import itself)
+ALLOWED: dict[str, set[str]] = {
+    "base": set(),
+    "protocol": {"base"},
+    "transports": {"base", "protocol"},
+    "demo_server": {"base", "protocol"},
+    "session": {"base", "protocol", "transports"},
+    "runtime": {"base"},
+    "api": {"base", "protocol", "transports", "session", "runtime", "demo_server"},
+    "notebook": {"base", "protocol", "transports", "session", "runtime", "api"},
+    "__main__": {"base", "api"},
+}
+MAX_LINES = 400
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "<package>"
+
+
+def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """Every module of the package that `module` imports, wherever the import stands."""
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "mcp_notebook"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").split(".")[0] == "mcp_notebook":
+                source = node.module or ""
+            else:
+                continue
+            for alias in node.names:
+                candidate = f"{source}.{alias.name}"
+                found.add(candidate if candidate in known else source)
+    found.discard(module)
+    return {name for name in found if name in known and not _is_layer_package(name)}
+
+
+def _is_layer_package(name: str) -> bool:
+    """`mcp_notebook.api` and the like: docstring-only packages, not layers' modules."""
+    path = modules().get(name)
+    return path is not None and path.name == "__init__.py" and name.count(".") == 1 and layer(name) != "demo_server"
+
+
+GRAPH = {name: imports(name, path, modules()) for name, path in modules().items()}
+
+
+def test_every_module_belongs_to_a_layer():
+    homeless = [m for m in GRAPH if m != "mcp_notebook" and layer(m) not in ALLOWED]
+    assert not homeless, f"modules outside the layers: {homeless}"
+
+
+def test_imports_only_point_down():
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if module != "mcp_notebook"  # the package itself wires the layers together
+        for target in targets
+        if layer(target) != layer(module) and layer(target) not in ALLOWED[layer(module)]
+    ]
+    assert not upward, "imports that run up the layers:\n" + "\n".join(sorted(upward))
+
+
+def test_no_import_cycles():
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the stack, 2: done
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for target in sorted(GRAPH[node]):
+            if state.get(target) == 1:
+                cycles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(GRAPH):
+        if node not in state:
+            visit(node)
+    assert not cycles, "import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_modules_stay_small_and_say_what_they_do(path):
+    source = path.read_text()
+    assert ast.get_docstring(ast.parse(source)), f"{path.name} has no module docstring"
+    lines = source.count("\n")
+    assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (at most {MAX_LINES})"
