@@ -47,14 +47,6 @@ def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
-def wait_for_listening_stream(conn: Any, timeout: float = 2.0) -> None:
-    """Let the HTTP GET stream open first: servers send requests not tied to a POST there,
-    and some (the TypeScript SDK) drop them while it is not open yet."""
-    settled = getattr(conn.session.transport, "listening_settled", None)
-    if settled is not None and conn.era == "legacy":
-        settled.wait(timeout)
-
-
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     target: Any = args.target[0] if len(args.target) == 1 and "://" in args.target[0] else args.target
@@ -66,13 +58,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --arguments is not JSON: {exc}", file=sys.stderr)
         return 2
     try:
-        with connect(target, name="cli", timeout=args.timeout, headers={k.strip(): v.strip() for k, v in headers.items()} or None,
-                     elicitation="defaults") as conn:  # elicitation: accept with the schema's defaults (SEP-1034)
+        with connect(
+            target,
+            name="cli",
+            timeout=args.timeout,
+            headers={k.strip(): v.strip() for k, v in headers.items()} or None,
+            elicitation="defaults",
+        ) as conn:  # elicitation: accept with the schema's defaults (SEP-1034)
             info = conn.server_info or {}
-            print(f"connected: {info.get('name', '?')} {info.get('version', '')} over {conn.session.transport.kind}, "
-                  f"protocol {conn.protocol_version}")
-            if scenario:
-                wait_for_listening_stream(conn)
+            print(
+                f"connected: {info.get('name', '?')} {info.get('version', '')} over {conn.session.transport.kind}, "
+                f"protocol {conn.protocol_version}"
+            )
             tools = conn.request("tools/list").get("tools", []) if "tools" in conn.server_capabilities else []
             print("tools:", ", ".join(tool["name"] for tool in tools) or "none")
             calls = [(name, call_arguments) for name in args.call]

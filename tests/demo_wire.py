@@ -18,7 +18,7 @@ import threading
 from contextlib import asynccontextmanager
 from typing import Any
 
-import httpx
+import httpx2
 
 from mcp_notebook.demo_server import LineLog
 
@@ -124,8 +124,7 @@ class RawStdio:
         return reply
 
 
-
-def sse_events(response: httpx.Response) -> list[str]:
+def sse_events(response: httpx2.Response) -> list[str]:
     """The data of each SSE event of a whole response body."""
     events, data = [], []
     for line in response.text.splitlines():
@@ -146,7 +145,7 @@ class RawHttp:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.http = httpx.Client(timeout=WAIT)
+        self.http = httpx2.Client(timeout=WAIT)
         self.session_id: str | None = None
 
     def __enter__(self) -> RawHttp:
@@ -155,23 +154,27 @@ class RawHttp:
     def __exit__(self, *exc_info: Any) -> None:
         self.http.close()
 
-    def post(
-        self, message: dict[str, Any], headers: dict[str, str] | None = None, session: bool = True
-    ) -> httpx.Response:
+    def post(self, message: dict[str, Any], headers: dict[str, str] | None = None, session: bool = True) -> httpx2.Response:
         base = {"accept": self.ACCEPT, "content-type": "application/json"}
         if session and self.session_id:
             base["mcp-session-id"] = self.session_id
         return self.http.post(self.url, content=json.dumps(message), headers={**base, **(headers or {})})
 
-    def initialize(self, version: str = LEGACY) -> httpx.Response:
+    def initialize(self, version: str = LEGACY) -> httpx2.Response:
         params = initialize_params(version)
         response = self.post({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": params})
         self.session_id = response.headers.get("mcp-session-id")
         self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
         return response
 
-    def modern(self, request_id: Any, method: str, params: dict[str, Any] | None = None, version: str = MODERN,
-               headers: dict[str, str] | None = None) -> httpx.Response:
+    def modern(
+        self,
+        request_id: Any,
+        method: str,
+        params: dict[str, Any] | None = None,
+        version: str = MODERN,
+        headers: dict[str, str] | None = None,
+    ) -> httpx2.Response:
         """A modern request with matching headers (overridable: a header set to None is left out)."""
         body_params = {**(params or {}), "_meta": modern_meta(version)}
         fields = {"mcp-protocol-version": version, "mcp-method": method}

@@ -2,9 +2,10 @@
 
 The session is composed of parts it owns: the table of requests in flight (`pending`),
 the dispatcher of what comes in (`inbound`, the transport's sink) and the era negotiator
-(`eras`); they see the session only as a `SessionPort`. Frames are dispatched the moment the transport reads them, synchronously, so a server
-`ping` is answered inside the same read callback whatever the caller is doing. The
-session knows nothing of IPython or threads: the runtime runs it on its event loop.
+(`eras`); they see the session only as a `SessionPort`. Frames are dispatched the moment
+the transport reads them, synchronously, so a server `ping` is answered inside the same
+read callback whatever the caller is doing. The session knows nothing of IPython or
+threads: the runtime runs it on its event loop.
 """
 
 from __future__ import annotations
@@ -99,7 +100,7 @@ class Session:
 
     @property
     def era(self) -> str:
-        """"legacy", "modern", or "auto" until the probe has settled it."""
+        """ "legacy", "modern", or "auto" until the probe has settled it."""
         return self.eras.era
 
     @property
@@ -126,7 +127,7 @@ class Session:
                 self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
-        except BaseException as exc:  # noqa: BLE001 - reported through wait_ready()
+        except BaseException as exc:  # reported through wait_ready()
             self._failure = _startup_error(_unwrap(exc), self._hangup)
             if not isinstance(exc, Exception):
                 raise
@@ -192,6 +193,7 @@ class Session:
         self.instructions = result.get("instructions")
         self.notify("notifications/initialized")
         self.transport.initialized(version)
+        await self.transport.listening()
 
     # ----- requests: the primitives (session thread, synchronous) ----------------
 
@@ -220,8 +222,13 @@ class Session:
             params = modern.with_meta(params, version, self.client_info, self.capabilities)
             headers = modern.request_headers(pending.method, params, version, self.eras.tool_schemas.get(_tool_name(params)))
         try:
-            self.send(rpc.request(pending.id, pending.method, params), rpc.REQUEST, note or pending.note,
-                       headers=headers, opens=pending.method == "initialize")
+            self.send(
+                rpc.request(pending.id, pending.method, params),
+                rpc.REQUEST,
+                note or pending.note,
+                headers=headers,
+                opens=pending.method == "initialize",
+            )
         except TransportClosed as exc:
             self.requests.pop(pending.id)
             self.requests.settle(pending, failure=self.closed_error(str(exc)))
@@ -236,7 +243,9 @@ class Session:
             self.transport.cancel(pending.id)  # 2026-07-28 HTTP: closing the response stream cancels
         elif pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
             try:
-                self.send(rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION)
+                self.send(
+                    rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION
+                )
             except TransportClosed:
                 pass
             self.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
@@ -245,7 +254,12 @@ class Session:
     # ----- requests: the async API -----------------------------------------------
 
     async def round_trip(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, note: str | None = None,
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        note: str | None = None,
     ) -> Pending:
         """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
         pending = self.new_request(method, params)
@@ -257,8 +271,8 @@ class Session:
             with anyio.fail_after(limit):
                 await pending.event.wait()
         except TimeoutError:
-            failure = request_timeout(method, limit)
-            if self.abandon(pending, failure, f"timed out after {limit:g} s"):
+            failure = request_timeout(method, limit or 0.0)
+            if self.abandon(pending, failure, f"timed out after {limit or 0.0:g} s"):
                 raise failure from None
         except anyio.get_cancelled_exc_class():
             self.abandon(pending, ConnectionClosed("cancelled"), "cancelled by the user")
@@ -292,8 +306,12 @@ class Session:
             raise self.closed_error(str(exc)) from None
 
     def send(
-        self, message: dict[str, Any], kind: str, note: str | None = None,
-        headers: dict[str, str] | None = None, opens: bool = False,
+        self,
+        message: dict[str, Any],
+        kind: str,
+        note: str | None = None,
+        headers: dict[str, str] | None = None,
+        opens: bool = False,
     ) -> None:
         text = rpc.encode(message)
         entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)

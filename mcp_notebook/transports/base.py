@@ -50,7 +50,12 @@ class Transport(Protocol):
         """Start (spawn the process, create the HTTP client); frames flow into `sink` afterwards."""
 
     def send(
-        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+        self,
+        text: str,
+        request_id: RequestId | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        opens: bool = False,
     ) -> None:
         """Hand one frame to the wire now, never blocking.
 
@@ -66,6 +71,11 @@ class Transport(Protocol):
 
     def initialized(self, protocol_version: str) -> None:
         """The handshake is done: use `protocol_version` from now on (and open listening streams)."""
+
+    async def listening(self) -> None:
+        """After `initialized`: wait until the server can reach us between our requests (HTTP:
+        the GET listening stream is open, or refused), at most the transport's connect timeout.
+        Servers send requests there at once, and some drop them while it is not open yet."""
 
     def reset_session(self) -> None:
         """Forget the server-side session, before a new handshake."""

@@ -1,9 +1,12 @@
 """The HTTP transports: Streamable HTTP, with the HTTP+SSE transport of 2024-11-05 as fallback.
 
-Each frame we send is its own POST, started at once in its own task, so a pong goes out while a long call
-is still streaming. Replies come as a JSON body, as SSE events on the POST, on the GET listening stream, or
-(HTTP+SSE) on the one GET stream, each pushed into the session. It keeps `Mcp-Session-Id` and the version
-header, resumes dropped streams with `Last-Event-ID`, and says when the server forgot the session.
+Each frame we send is its own POST, started at once in its own task, so a pong goes
+out while a long call is still streaming. Replies come back as a JSON body, as SSE
+events on the POST, on the GET listening stream, or (HTTP+SSE) on the one GET stream;
+every one is pushed into the session. The transport keeps the `Mcp-Session-Id` and the
+`MCP-Protocol-Version` header, and says when the server forgot the session; what to do
+about that is the session's business. Reading SSE streams, and resuming dropped ones with
+`Last-Event-ID`, is `http_streams`' part: it sees the transport only as its `StreamHost`.
 """
 
 from __future__ import annotations
@@ -18,19 +21,18 @@ from urllib.parse import urljoin
 
 import anyio
 import anyio.abc
-import httpx
+import httpx2
 
 from ..base.errors import StreamBroken, TransportError
 from ..protocol.jsonrpc import RequestId
 from .base import Sink
 from .http_errors import describe_failure, describe_status, redact_url
-from .sse import is_event_stream, iter_events
+from .http_streams import Streams
+from .sse import is_event_stream
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 FALLBACK_STATUSES = (400, 404, 405)
 MAX_ERROR_BODY = 64 * 1024
-RESUME_ATTEMPTS = 5
-MAX_BACKOFF = 30.0
 VERSIONS_WITH_HEADER = ("2025-06-18", "2025-11-25", "2026-07-28")  # MCP-Protocol-Version came in 2025-06-18
 
 
@@ -54,7 +56,7 @@ class HttpTransport:
         self._headers = dict(headers or {})
         self._events = events or (lambda *a, **k: None)
         self._connect_timeout = connect_timeout
-        self._client: httpx.AsyncClient | None = None
+        self._client: httpx2.AsyncClient | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._sink: Sink | None = None
         self._post_url = url
@@ -71,18 +73,30 @@ class HttpTransport:
         self.hangup_reason = "the HTTP+SSE event stream ended"
         # Set once the GET listening stream is open or known to be absent (any thread may wait).
         self.listening_settled = threading.Event()
+        self._listening: anyio.Event | None = None  # the same, for the handshake to await on the loop
+        self._streams = Streams(self)
 
     def describe(self) -> str:
         return redact_url(self.url)
+
+    @property
+    def sink(self) -> Sink:
+        assert self._sink is not None, "the transport is not open"
+        return self._sink
+
+    @property
+    def client(self) -> httpx2.AsyncClient:
+        assert self._client is not None, "the transport is not open"
+        return self._client
 
     # ----- lifecycle -----
 
     async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         self._task_group, self._sink = task_group, sink
-        self._client = httpx.AsyncClient(
-            timeout=httpx.Timeout(connect=self._connect_timeout, read=None, write=30.0, pool=None),
+        self._client = httpx2.AsyncClient(
+            timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=30.0, pool=None),
             # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
-            transport=httpx.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
+            transport=httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
             follow_redirects=True,
         )
 
@@ -96,10 +110,26 @@ class HttpTransport:
         self.protocol_version = protocol_version
         if self.kind == "http":
             assert self._task_group is not None
-            self._task_group.start_soon(self._listen)
+            self.listening_settled.clear()
+            self._listening = anyio.Event()
+            self._task_group.start_soon(self._streams.listen)
+
+    async def listening(self) -> None:
+        if self._listening is None:
+            return  # HTTP+SSE (the one stream is open already) or modern (no listening stream)
+        with anyio.move_on_after(self._connect_timeout):
+            await self._listening.wait()
+            return
+        self.event("listening-late", note=f"the GET listening stream did not open within {self._connect_timeout:g} s")
+
+    def settle_listening(self) -> None:
+        """The GET listening stream is open, refused, or gone: nobody needs to wait for it."""
+        self.listening_settled.set()
+        if self._listening is not None:
+            self._listening.set()
 
     def reset_session(self) -> None:
-        self._event("session-reset", note="forgetting the expired session")
+        self.event("session-reset", note="forgetting the expired session")
         self.session_id = None
         self.protocol_version = None
 
@@ -116,16 +146,21 @@ class HttpTransport:
                 with anyio.move_on_after(grace if grace is not None else 2.0):
                     try:
                         response = await client.delete(self.url, headers=self._request_headers())
-                        self._event("http", method="DELETE", url=self.describe(), status=response.status_code)
-                    except httpx.HTTPError as exc:
-                        self._event("http-error", note=describe_failure(exc, self.describe()), method="DELETE")
+                        self.event("http", method="DELETE", url=self.describe(), status=response.status_code)
+                    except httpx2.HTTPError as exc:
+                        self.event("http-error", note=describe_failure(exc, self.describe()), method="DELETE")
             await client.aclose()
-        self._event("closed")
+        self.event("closed")
 
     # ----- sending -----
 
     def send(
-        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+        self,
+        text: str,
+        request_id: RequestId | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        opens: bool = False,
     ) -> None:
         """POST one frame in its own task; notifications and responses keep their order."""
         assert self._task_group is not None
@@ -144,11 +179,17 @@ class HttpTransport:
         scope = self._posts.pop(request_id, None)
         if scope is not None:
             scope.cancel()
-            self._event("stream-cancelled", id=request_id)
+            self.event("stream-cancelled", id=request_id)
 
     async def _post(
-        self, scope: anyio.CancelScope, text: str, request_id: RequestId | None, headers: dict[str, str] | None,
-        opens: bool, after: anyio.Event | None, done: anyio.Event | None,
+        self,
+        scope: anyio.CancelScope,
+        text: str,
+        request_id: RequestId | None,
+        headers: dict[str, str] | None,
+        opens: bool,
+        after: anyio.Event | None,
+        done: anyio.Event | None,
     ) -> None:
         with scope:
             try:
@@ -157,7 +198,7 @@ class HttpTransport:
                 if self._legacy_ready is not None:
                     await self._legacy_ready.wait()
                 await self._post_now(text, request_id, headers or {}, opens)
-            except httpx.HTTPError as exc:
+            except httpx2.HTTPError as exc:
                 self._failed(request_id, TransportError(describe_failure(exc, self.describe())))
             except TransportError as exc:
                 self._failed(request_id, exc)
@@ -168,35 +209,33 @@ class HttpTransport:
                     done.set()
 
     async def _post_now(self, text: str, request_id: RequestId | None, extra: dict[str, str], opens: bool) -> None:
-        assert self._client is not None
         if opens and self._mode == "sse" and self._legacy_ready is None:
             await self._start_legacy()
         sent_session = self.session_id
         headers = {**self._request_headers(content_type="application/json", accept=ACCEPT_BOTH), **extra}
         started = time.perf_counter()
-        async with self._client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
-            self._record(response, started)
+        async with self.client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
+            self.record(response, started)
             fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
                 await response.aread()
-                self._event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
+                self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
                 await self._start_legacy()
                 return await self._post_now(text, request_id, extra, opens)
             if response.status_code == 404 and sent_session is not None:
-                assert self._sink is not None
-                self._sink.session_expired(request_id, current=sent_session == self.session_id)
+                self.sink.session_expired(request_id, current=sent_session == self.session_id)
                 return
             await self._take_reply(response, request_id)
 
-    async def _take_reply(self, response: httpx.Response, request_id: RequestId | None) -> None:
+    async def _take_reply(self, response: httpx2.Response, request_id: RequestId | None) -> None:
         """Hand what a POST answered to the session, whatever shape it came in."""
-        assert self._sink is not None
+        sink = self.sink
         status = response.status_code
         if status >= 400:
             body = (await response.aread())[:MAX_ERROR_BODY].decode("utf-8", errors="replace")
             if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
-                self._sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
-                if not self._sink.awaiting(request_id):
+                sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
+                if not sink.awaiting(request_id):
                     return
             raise TransportError(describe_status(response, body, self.describe()), status=status)
         if self.kind == "sse" or status == 202:
@@ -205,89 +244,22 @@ class HttpTransport:
                 raise TransportError(f"{self.describe()} answered a request with 202 and no body")
             return
         if is_event_stream(response):
-            last_id, retry = await self._read_stream(response, f"POST stream of request {request_id}")
-            if request_id is not None and self._sink.awaiting(request_id):
+            last_id, retry = await self._streams.read(response, f"POST stream of request {request_id}")
+            if request_id is not None and sink.awaiting(request_id):
                 if self.modern:  # 2026-07-28 streams do not resume: the session re-issues the request
                     raise StreamBroken(f"the response stream of request {request_id} ended before its response")
-                await self._resume(request_id, last_id, retry)
+                await self._streams.resume(request_id, last_id, retry)
             return
         body_text = (await response.aread()).decode("utf-8", errors="replace")
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
             raise TransportError(describe_status(response, body_text, self.describe()), status=status)
         if body_text.strip():
-            self._sink.frame_received(body_text, via="POST body")
+            sink.frame_received(body_text, via="POST body")
 
     def _failed(self, request_id: RequestId | None, error: TransportError) -> None:
-        self._event("send-failed", note=str(error), id=request_id)
-        assert self._sink is not None
-        self._sink.send_failed(request_id, error)
-
-    # ----- streams -----
-
-    async def _read_stream(self, response: httpx.Response, name: str, last_id: str | None = None) -> tuple[str | None, int | None]:
-        """Push each event's data to the session; returns the last event id and retry hint."""
-        assert self._sink is not None
-        retry: int | None = None
-        self._event("stream-open", stream=name)
-        try:
-            async for sse in iter_events(response, self._tick):
-                last_id = sse.id or last_id
-                retry = sse.retry if sse.retry is not None else retry
-                if sse.event == "endpoint" and self.kind == "sse":
-                    self._set_legacy_endpoint(sse.data)
-                elif sse.event in ("", "message") and sse.data.strip():  # empty data: a priming event
-                    self._sink.frame_received(sse.data, via=name)
-        except (httpx.TransportError, httpx.StreamError) as exc:
-            self._event("stream-dropped", note=describe_failure(exc, self.describe()), stream=name, last_event_id=last_id)
-            return last_id, retry
-        self._event("stream-closed", stream=name, last_event_id=last_id)
-        return last_id, retry
-
-    async def _resume(self, request_id: RequestId, last_id: str | None, retry: int | None) -> None:
-        """The POST stream ended before our response: poll it back with GET and Last-Event-ID."""
-        assert self._sink is not None
-        for attempt in range(RESUME_ATTEMPTS):
-            if last_id is None:
-                break
-            await anyio.sleep(_backoff(retry, attempt))
-            if not self._sink.awaiting(request_id):
-                return
-            self.stream_resumes += 1
-            self._event("stream-resume", stream=f"POST stream of request {request_id}", last_event_id=last_id)
-            async with self._get_stream(last_id) as response:
-                if response is None:
-                    break
-                last_id, retry = await self._read_stream(response, f"resumed stream of request {request_id}", last_id)
-            if not self._sink.awaiting(request_id):
-                return
-        raise TransportError(f"the response stream of request {request_id} ended and could not be resumed")
-
-    async def _listen(self) -> None:
-        """The GET stream: server requests and notifications between our requests, resumed when dropped."""
-        last_id: str | None = None
-        retry: int | None = None
-        failures = 0
-        session = self.session_id
-        while True:
-            async with self._get_stream(last_id) as response:
-                self.listening_settled.set()
-                if response is None:
-                    return
-                failures = 0
-                last_id, retry = await self._read_stream(response, "GET stream", last_id)
-            failures += 1
-            if failures > RESUME_ATTEMPTS:
-                self._event("stream-given-up", stream="GET stream")
-                return
-            await anyio.sleep(_backoff(retry, failures - 1))
-            if self.session_id != session:
-                return
-            self.stream_resumes += 1
-            self._event("stream-resume", stream="GET stream", last_event_id=last_id)
-
-    def _get_stream(self, last_id: str | None) -> Any:
-        return _GetStream(self, last_id)
+        self.event("send-failed", note=str(error), id=request_id)
+        self.sink.send_failed(request_id, error)
 
     # ----- HTTP+SSE (2024-11-05) -----
 
@@ -300,11 +272,11 @@ class HttpTransport:
 
         async def run_stream() -> None:
             try:
-                async with self._get_stream(None) as response:
+                async with self._streams.get(None) as response:
                     if response is None:
                         raise TransportError(f"{self.describe()} offers neither Streamable HTTP nor HTTP+SSE")
-                    await self._read_stream(response, "SSE stream")
-            except (TransportError, httpx.HTTPError) as exc:
+                    await self._streams.read(response, "SSE stream", on_endpoint=self._set_legacy_endpoint)
+            except (TransportError, httpx2.HTTPError) as exc:
                 failure.append(exc if isinstance(exc, TransportError) else TransportError(describe_failure(exc, self.describe())))
             finally:
                 ready.set()
@@ -318,13 +290,15 @@ class HttpTransport:
 
     def _set_legacy_endpoint(self, data: str) -> None:
         self._post_url = urljoin(self.url, data.strip())
-        self._event("endpoint", url=redact_url(self._post_url))
+        self.event("endpoint", url=redact_url(self._post_url))
         assert self._legacy_ready is not None
         self._legacy_ready.set()
 
     # ----- helpers -----
 
-    def _request_headers(self, *, content_type: str | None = None, accept: str | None = None, last_event_id: str | None = None) -> dict[str, str]:
+    def _request_headers(
+        self, *, content_type: str | None = None, accept: str | None = None, last_event_id: str | None = None
+    ) -> dict[str, str]:
         headers = dict(self._headers)
         if accept:
             headers["Accept"] = accept
@@ -338,8 +312,12 @@ class HttpTransport:
             headers["Last-Event-ID"] = last_event_id
         return headers
 
-    def _record(self, response: httpx.Response, started: float) -> None:
-        self._event(
+    def stream_headers(self, last_event_id: str | None) -> dict[str, str]:
+        return self._request_headers(accept="text/event-stream", last_event_id=last_event_id)
+
+    def record(self, response: httpx2.Response, started: float) -> None:
+        """Trace one exchange, and keep the session id it hands out."""
+        self.event(
             "http",
             method=response.request.method,
             url=redact_url(str(response.request.url)),
@@ -350,51 +328,7 @@ class HttpTransport:
         session_id = response.headers.get("mcp-session-id")
         if session_id and session_id != self.session_id:
             self.session_id = session_id
-            self._event("session-id", note=f"{session_id[:6]}… (the rest is a credential)")
+            self.event("session-id", note=f"{session_id[:6]}… (the rest is a credential)")
 
-    def _tick(self) -> None:
-        self.keepalive_ticks += 1
-
-    def _event(self, name: str, note: str | None = None, **detail: Any) -> None:
+    def event(self, name: str, note: str | None = None, **detail: Any) -> None:
         self._events(name, note, **detail)
-
-
-class _GetStream:
-    """`async with`: a GET for an SSE stream, or None when the server offers none (recorded)."""
-
-    def __init__(self, transport: HttpTransport, last_id: str | None) -> None:
-        self._transport = transport
-        self._last_id = last_id
-        self._context: Any = None
-
-    async def __aenter__(self) -> httpx.Response | None:
-        t = self._transport
-        assert t._client is not None
-        headers = t._request_headers(accept="text/event-stream", last_event_id=self._last_id)
-        started = time.perf_counter()
-        try:
-            self._context = t._client.stream("GET", t.url, headers=headers)
-            response = await self._context.__aenter__()
-        except httpx.HTTPError as exc:
-            t._event("stream-failed", note=describe_failure(exc, t.describe()))
-            self._context = None
-            return None
-        t._record(response, started)
-        if response.status_code == 404 and t.session_id is not None and t._sink is not None:
-            t._sink.session_expired(None)
-            return None
-        if response.status_code != 200 or not is_event_stream(response):
-            why = "the server offers no GET stream (405)" if response.status_code == 405 else f"HTTP {response.status_code}"
-            t._event("no-stream", note=why)
-            return None
-        return response
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._context is not None:
-            await self._context.__aexit__(*exc)
-
-
-def _backoff(retry_ms: int | None, attempt: int) -> float:
-    """The server's `retry` hint if it gave one, else 0.5 s doubling; never over 30 s."""
-    base = retry_ms / 1000 if retry_ms is not None else 0.5
-    return min(base * (2 ** attempt if retry_ms is None else 1), MAX_BACKOFF)

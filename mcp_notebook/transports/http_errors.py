@@ -9,7 +9,7 @@ import json
 import ssl
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-import httpx
+import httpx2
 
 REDACTED = "[redacted]"
 SECRET_WORDS = ("token", "key", "secret", "password", "passwd", "auth", "sig", "credential", "session", "cookie")
@@ -41,21 +41,24 @@ def redact_url(url: str) -> str:
 
 def describe_failure(exc: Exception, where: str) -> str:
     """Why an HTTP exchange with `where` failed, in words a user can act on."""
-    if isinstance(exc, httpx.ConnectError):
+    if isinstance(exc, httpx2.ConnectError):
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, ssl.SSLError) or "SSL" in str(exc) or "certificate" in str(exc).lower():
-            return f"TLS handshake with {where} failed ({_first_line(exc)}); check the certificate, or use http:// for a local server"
+            return (
+                f"TLS handshake with {where} failed ({_first_line(exc)}); "
+                "check the certificate, or use http:// for a local server"
+            )
         return f"cannot connect to {where}: {_first_line(exc) or 'connection refused'}; is the server running on that port?"
-    if isinstance(exc, httpx.TimeoutException):
+    if isinstance(exc, httpx2.TimeoutException):
         return f"{where} did not answer in time ({type(exc).__name__}); is it up, and is the URL right?"
-    if isinstance(exc, httpx.UnsupportedProtocol):
+    if isinstance(exc, httpx2.UnsupportedProtocol):
         return f"{where} is not an http:// or https:// URL"
-    if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
+    if isinstance(exc, (httpx2.RemoteProtocolError, httpx2.ReadError)):
         return f"{where} closed the connection unexpectedly ({_first_line(exc) or type(exc).__name__})"
     return f"HTTP request to {where} failed: {_first_line(exc) or type(exc).__name__}"
 
 
-def describe_status(response: httpx.Response, body: str, where: str) -> str:
+def describe_status(response: httpx2.Response, body: str, where: str) -> str:
     """Why an HTTP error status or an unexpected body is not an MCP answer, and what to try."""
     status = response.status_code
     content_type = response.headers.get("content-type", "").partition(";")[0].strip() or "no content type"

@@ -1,22 +1,24 @@
-"""Server-sent events over httpx: httpx-sse parses, we count the keep-alive comments.
+"""Server-sent events over httpx2: its own `EventSource` parses, we count the keep-alive comments.
 
-httpx-sse drops comment lines (`: ping`), which servers send as keep-alive ticks; the
+The parser drops comment lines (`: ping`), which servers send as keep-alive ticks; the
 health data wants to count them, so the response is wrapped to see the text first.
+Events have no size cap (httpx2's default is 1 MiB, then the stream fails): a result may be larger.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 
-import httpx
-from httpx_sse import EventSource, ServerSentEvent
+import httpx2
+from httpx2 import EventSource, ServerSentEvent
 
 
 class _CommentCounter:
-    """The two things EventSource reads from a response, passed through while counting comment lines."""
+    """The three things EventSource reads from a response, passed through while counting comment lines."""
 
-    def __init__(self, response: httpx.Response, on_comment: Callable[[], None]) -> None:
+    def __init__(self, response: httpx2.Response, on_comment: Callable[[], None]) -> None:
         self.headers = response.headers
+        self.request = response.request
         self._response = response
         self._on_comment = on_comment
         self._at_line_start = True
@@ -31,10 +33,10 @@ class _CommentCounter:
             yield text
 
 
-def iter_events(response: httpx.Response, on_comment: Callable[[], None]) -> AsyncIterator[ServerSentEvent]:
+def iter_events(response: httpx2.Response, on_comment: Callable[[], None]) -> AsyncIterator[ServerSentEvent]:
     """The events of an SSE response; `on_comment()` runs for each comment line."""
-    return EventSource(_CommentCounter(response, on_comment)).aiter_sse()  # type: ignore[arg-type]
+    return aiter(EventSource(_CommentCounter(response, on_comment), max_event_size=None))  # type: ignore[arg-type]
 
 
-def is_event_stream(response: httpx.Response) -> bool:
+def is_event_stream(response: httpx2.Response) -> bool:
     return response.headers.get("content-type", "").partition(";")[0].strip().lower() == "text/event-stream"

@@ -49,7 +49,7 @@ class _LineSplitter:
         self._limit = limit
         self.overflowed = 0
 
-    def feed(self, chunk: bytes) -> list[bytes]:
+    def feed(self, chunk: bytes) -> list[bytearray]:
         if b"\n" not in chunk:
             self._partial += chunk
             if len(self._partial) > self._limit:
@@ -202,7 +202,7 @@ class StdioTransport:
         if self._stdout.overflowed != overflowed:
             self._events("oversized-frame", note=f"a line over {MAX_FRAME_BYTES} bytes was dropped")
 
-    def _frame(self, line: bytes) -> None:
+    def _frame(self, line: bytes | bytearray) -> None:
         text = line.decode("utf-8", errors="replace").strip()
         if text:
             assert self._sink is not None
@@ -223,7 +223,7 @@ class StdioTransport:
         for line in self._stderr.feed(chunk):
             self._stderr_line(line)
 
-    def _stderr_line(self, line: bytes) -> None:
+    def _stderr_line(self, line: bytes | bytearray) -> None:
         text = line.decode("utf-8", errors="replace").rstrip("\r")
         if text:
             self.stderr_tail.append(text)
@@ -238,7 +238,12 @@ class StdioTransport:
     # ----- writing -----
 
     def send(
-        self, text: str, request_id: RequestId | None = None, *, headers: dict[str, str] | None = None, opens: bool = False,
+        self,
+        text: str,
+        request_id: RequestId | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        opens: bool = False,
     ) -> None:
         """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone."""
         process = self._process
@@ -281,6 +286,9 @@ class StdioTransport:
 
     def initialized(self, protocol_version: str) -> None:
         """Nothing to do: a pipe has no version headers and no listening stream."""
+
+    async def listening(self) -> None:
+        """A pipe carries the server's requests from the first byte: nothing to wait for."""
 
     def reset_session(self) -> None:
         """Nothing to do: a stdio server has no session apart from its process."""

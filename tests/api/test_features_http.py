@@ -46,10 +46,10 @@ def sse_url() -> Iterator[str]:
 
 
 def connect(url: str, name: str = "everything-http", **options: Any) -> mcp_notebook.Connection:
-    """A legacy session whose GET listening stream is open: the TypeScript SDK drops what it
-    would send there (logs, updates, roots requests) while none is open."""
+    """A legacy session; connect() returns with its GET listening stream open (the TypeScript
+    SDK drops what it would send there, logs, updates, roots requests, while none is open)."""
     conn = mcp_notebook.connect(url, name=name, era="legacy", **options)
-    assert conn.session.transport.listening_settled.wait(WAIT)
+    assert conn.session.transport.listening_settled.is_set()
     return conn
 
 
@@ -59,7 +59,9 @@ def conn(url: str) -> Iterator[mcp_notebook.Connection]:
         yield c
 
 
-def notice(conn: mcp_notebook.Connection, method: str, match: Callable[[dict[str, Any]], bool] = lambda params: True) -> threading.Event:
+def notice(
+    conn: mcp_notebook.Connection, method: str, match: Callable[[dict[str, Any]], bool] = lambda params: True
+) -> threading.Event:
     """An event set when the server sends notification `method` with params that `match`.
 
     A user notification handler runs after the client's own bookkeeping for the frame, so
@@ -268,9 +270,12 @@ def test_roots_sampling_and_elicitation_answered_by_callbacks(url, tmp_path):
 
     with connect(url, name="asks", roots=[tmp_path], sampling=sample, elicitation=elicit) as conn:
         caps = sent(conn, "initialize")[0]["params"]["capabilities"]
-        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
-                        "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}},
-                                  "list": {}, "cancel": {}}}
+        assert caps == {
+            "roots": {"listChanged": True},
+            "sampling": {},
+            "elicitation": {"form": {}, "url": {}},
+            "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}, "list": {}, "cancel": {}},
+        }
         roots = conn.call_tool("get-roots-list").text
         assert "(1 total)" in roots and tmp_path.as_uri() in roots
         assert "a sampled reply" in conn.call_tool("trigger-sampling-request", {"prompt": "hello"}).text
@@ -288,10 +293,17 @@ def test_roots_sampling_and_elicitation_answered_by_callbacks(url, tmp_path):
         for request in conn.trace.frames("in"):
             if request.kind == "request" and request.id in replies:
                 answered.setdefault(request.method, []).append(replies[request.id]["result"])
-    assert answered["roots/list"] and all(r == {"roots": [{"uri": tmp_path.as_uri(), "name": tmp_path.name}]}
-                                          for r in answered["roots/list"])
+    assert answered["roots/list"] and all(
+        r == {"roots": [{"uri": tmp_path.as_uri(), "name": tmp_path.name}]} for r in answered["roots/list"]
+    )
     assert answered["sampling/createMessage"] == [
-        {"role": "assistant", "content": {"type": "text", "text": "a sampled reply"}, "model": "notebook-user", "stopReason": "endTurn"}]
+        {
+            "role": "assistant",
+            "content": {"type": "text", "text": "a sampled reply"},
+            "model": "notebook-user",
+            "stopReason": "endTurn",
+        }
+    ]
     form_reply, url_accept, url_decline = answered["elicitation/create"]
     assert form_reply["action"] == "accept"
     assert form_reply["content"]["name"] == "Ada" and form_reply["content"]["number"] == 7
@@ -324,8 +336,9 @@ def test_roots_cannot_change_where_none_were_declared(url):
 
 
 def test_a_smoke_run_over_the_old_http_sse_transport(sse_url):
-    with mcp_notebook.connect(sse_url, name="everything-sse", era="legacy",
-                              elicitation=lambda params: {"name": "Grace", "number": 3}) as conn:
+    with mcp_notebook.connect(
+        sse_url, name="everything-sse", era="legacy", elicitation=lambda params: {"name": "Grace", "number": 3}
+    ) as conn:
         assert conn.session.transport.kind == "sse"
         assert conn.call_tool("echo", {"message": "over sse"}).text == "Echo: over sse"
         seen: list[float] = []

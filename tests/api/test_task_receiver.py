@@ -98,7 +98,10 @@ def test_async_sampling_runs_as_a_task_a_callback_answers():
 
     with everything_stdio(sampling=sample) as conn:
         assert sent(conn, "initialize")[0]["params"]["capabilities"]["tasks"] == {
-            "requests": {"sampling": {"createMessage": {}}}, "list": {}, "cancel": {}}  # only what is configured
+            "requests": {"sampling": {"createMessage": {}}},
+            "list": {},
+            "cancel": {},
+        }  # only what is configured
         names = conn.list_tools(refresh=True).names()
         assert SAMPLING_ASYNC in names and ELICITATION_ASYNC not in names
     with everything_stdio(sampling=sample, elicitation=lambda params: {"name": "Ada"}) as conn:
@@ -225,9 +228,17 @@ def test_the_modern_era_declares_no_tasks():
 
 
 def test_a_handler_of_the_users_own_is_not_made_a_task():
-    with everything_stdio(sampling=lambda params: "ours", elicitation=lambda params: {},
-                          handlers={"sampling/createMessage": lambda params: {
-                              "role": "assistant", "content": {"type": "text", "text": "theirs"}, "model": "m"}}) as conn:
+    with everything_stdio(
+        sampling=lambda params: "ours",
+        elicitation=lambda params: {},
+        handlers={
+            "sampling/createMessage": lambda params: {
+                "role": "assistant",
+                "content": {"type": "text", "text": "theirs"},
+                "model": "m",
+            }
+        },
+    ) as conn:
         assert sent(conn, "initialize")[0]["params"]["capabilities"]["tasks"]["requests"] == {"elicitation": {"create": {}}}
         assert SAMPLING_ASYNC not in conn.list_tools(refresh=True).names()
 
@@ -248,9 +259,9 @@ def test_over_streamable_http_both_async_tools_run_as_tasks(url):
         asked.append(params)
         return "forty-two"
 
-    with mcp_notebook.connect(url, name="receiver-http", era="legacy", sampling=sample,
-                              elicitation=lambda params: {"name": "Ada"}) as conn:
-        assert conn.session.transport.listening_settled.wait(WAIT)
+    with mcp_notebook.connect(
+        url, name="receiver-http", era="legacy", sampling=sample, elicitation=lambda params: {"name": "Ada"}
+    ) as conn:
         check_the_sampling_task(conn, asked)
         text = conn.call_tool(ELICITATION_ASYNC).text
         assert text.startswith("[COMPLETED]") and "- Name: Ada" in text

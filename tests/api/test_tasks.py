@@ -27,8 +27,12 @@ from mcp_notebook.notebook import interaction_widgets as iw
 RESEARCH = "simulate-research-query"
 RELATED = "io.modelcontextprotocol/related-task"
 WAIT = 20.0  # how long an awaited event may take before the test fails: a hang guard, not a timing claim
-STAGES = ["working: Gathering sources...", "working: Analyzing content...", "working: Synthesizing findings...",
-          "working: Generating report..."]
+STAGES = [
+    "working: Gathering sources...",
+    "working: Analyzing content...",
+    "working: Synthesizing findings...",
+    "working: Generating report...",
+]
 
 
 def everything_stdio(**options) -> mcp_notebook.Connection:
@@ -44,8 +48,9 @@ def conn() -> Iterator[mcp_notebook.Connection]:
 def created(conn: mcp_notebook.Connection) -> str:
     """The id of the task the last tools/call made (from its CreateTaskResult on the wire)."""
     call_id = sent(conn, "tools/call")[-1]["id"]
-    return next(e.message["result"]["task"]["taskId"] for e in conn.trace.frames("in")
-                if e.kind == "response" and e.id == call_id)
+    return next(
+        e.message["result"]["task"]["taskId"] for e in conn.trace.frames("in") if e.kind == "response" and e.id == call_id
+    )
 
 
 def position(conn: mcp_notebook.Connection, direction: str, kind: str, method: str) -> int:
@@ -93,8 +98,9 @@ def test_an_ambiguous_query_asks_through_tasks_result_and_a_callback_answers():
 
     messages: list[str] = []
     with everything_stdio(elicitation=clarify) as conn:
-        result = conn.call_tool(RESEARCH, {"topic": "python", "ambiguous": True},
-                                progress=lambda p, total, message: messages.append(message))
+        result = conn.call_tool(
+            RESEARCH, {"topic": "python", "ambiguous": True}, progress=lambda p, total, message: messages.append(message)
+        )
         assert result.text.startswith("# Research Report: python (snake)")
         task_id = created(conn)
         [question] = asked
@@ -103,8 +109,11 @@ def test_an_ambiguous_query_asks_through_tasks_result_and_a_callback_answers():
         assert reply["result"]["content"] == {"interpretation": "snake"}
         assert reply["result"]["_meta"][RELATED] == {"taskId": task_id}  # the answer names its task too
         # The question came while tasks/result was open, and tasks/result answered after it.
-        assert (position(conn, "out", "request", "tasks/result") < position(conn, "in", "request", "elicitation/create")
-                < position(conn, "in", "response", "tasks/result"))
+        assert (
+            position(conn, "out", "request", "tasks/result")
+            < position(conn, "in", "request", "elicitation/create")
+            < position(conn, "in", "response", "tasks/result")
+        )
         assert any(m.startswith("input required: Found multiple interpretations") for m in messages)
         assert any(m.startswith('working: Continuing with interpretation: "snake"') for m in messages)
 
@@ -121,9 +130,16 @@ def test_a_question_the_task_asks_is_answered_in_the_waiting_cell(kernel_cell): 
         thread.join(WAIT)
         assert box["result"].text.startswith("# Research Report: python (comedy)")
         assert replies(conn, "elicitation/create")[0]["result"]["content"] == {"interpretation": "comedy"}
-    bars = [w for w in shown if isinstance(w, iw.widgets.VBox) and isinstance(w.children[0], iw.widgets.HBox)
-            and isinstance(w.children[0].children[1], iw.widgets.FloatProgress)]
-    assert bars and bars[0].children[1].value.strip().startswith("completed: Generating report...")  # the status as progress, no bare count
+    bars = [
+        w
+        for w in shown
+        if isinstance(w, iw.widgets.VBox)
+        and isinstance(w.children[0], iw.widgets.HBox)
+        and isinstance(w.children[0].children[1], iw.widgets.FloatProgress)
+    ]
+    assert bars and bars[0].children[1].value.strip().startswith(
+        "completed: Generating report..."
+    )  # the status as progress, no bare count
 
 
 # ----------------------------------------------------------------- the session's tasks
@@ -218,7 +234,8 @@ def test_ctrl_c_while_the_task_asks_cancels_tasks_result_and_the_task():
         task_id = created(conn)
         [result_request] = sent(conn, "tasks/result")
         assert [m["params"] for m in sent(conn, "notifications/cancelled")] == [
-            {"requestId": result_request["id"], "reason": "cancelled by the user"}]
+            {"requestId": result_request["id"], "reason": "cancelled by the user"}
+        ]
         assert [m["params"] for m in sent(conn, "tasks/cancel")] == [{"taskId": task_id}]
         assert conn.get_task(task_id)["status"] == "cancelled"
         assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
@@ -257,14 +274,21 @@ def test_without_sampling_or_elicitation_the_client_runs_no_tasks_so_the_async_d
         assert "trigger-sampling-request-async" not in names and "trigger-elicitation-request-async" not in names
 
 
-@pytest.mark.parametrize("era, words", [
-    ("modern", "2026-07-28 made them the io.modelcontextprotocol/tasks extension"),
-    ("legacy", "the server offers no tasks"),
-])
+@pytest.mark.parametrize(
+    "era, words",
+    [
+        ("modern", "2026-07-28 made them the io.modelcontextprotocol/tasks extension"),
+        ("legacy", "the server offers no tasks"),
+    ],
+)
 def test_without_tasks_every_task_request_is_one_line(era, words):
     with mcp_notebook.connect(sdk_server_cmd(), name="plain", era=era) as conn:
-        for attempt in (conn.list_tasks, lambda: conn.get_task("t"), lambda: conn.cancel_task("t"),
-                        lambda: conn.task_result("t")):
+        for attempt in (
+            conn.list_tasks,
+            lambda: conn.get_task("t"),
+            lambda: conn.cancel_task("t"),
+            lambda: conn.task_result("t"),
+        ):
             with pytest.raises(mcp_notebook.UsageError, match=words):
                 attempt()
         with pytest.raises(mcp_notebook.UsageError, match="2026-07-28" if era == "modern" else "tasks.requests.tools.call"):
@@ -290,8 +314,7 @@ def test_over_streamable_http_the_task_asks_completes_and_a_timeout_cancels(url)
         return {"interpretation": "programming"}
 
     with mcp_notebook.connect(url, name="tasks-http", era="legacy", elicitation=clarify) as conn:
-        # server-everything sends status notifications on the GET listening stream: wait for it.
-        assert conn.session.transport.listening_settled.wait(WAIT)
+        # server-everything sends status notifications on the GET listening stream, open by now.
         result = conn.call_tool(RESEARCH, {"topic": "python", "ambiguous": True})
         assert result.text.startswith("# Research Report: python (programming)")
         assert asked[0]["_meta"][RELATED] == {"taskId": created(conn)}
@@ -301,4 +324,3 @@ def test_over_streamable_http_the_task_asks_completes_and_a_timeout_cancels(url)
         assert [m["params"] for m in sent(conn, "tasks/cancel")] == [{"taskId": task_id}]
         assert conn.get_task(task_id)["status"] == "cancelled"
         assert {task["status"] for task in conn.list_tasks()} == {"completed", "cancelled"}
-

@@ -17,7 +17,7 @@ import sys
 from contextlib import asynccontextmanager
 
 import anyio
-import httpx
+import httpx2
 import jsonschema
 import pytest
 from demo_wire import (
@@ -100,8 +100,19 @@ def test_command_builds_argv_from_the_fault_table():
     argv = demo_server.command("http", "both", port=0, ping_interval=1, pong_delay_ms=5, ignore_pings=True, flood=3)
     assert argv[:3] == [sys.executable, "-m", "mcp_notebook.demo_server"]
     assert argv[3:] == [
-        "--transport", "http", "--era", "both", "--port", "0", "--ping-interval", "1.0",
-        "--pong-delay-ms", "5", "--ignore-pings", "--flood", "3",
+        "--transport",
+        "http",
+        "--era",
+        "both",
+        "--port",
+        "0",
+        "--ping-interval",
+        "1.0",
+        "--pong-delay-ms",
+        "5",
+        "--ignore-pings",
+        "--flood",
+        "3",
     ]
     assert "--crash" not in demo_server.command(crash=False)
     with pytest.raises(ValueError, match="unknown fault"):
@@ -492,7 +503,7 @@ def test_modern_rules_on_http():
         assert listed.status_code == 200 and "mcp-session-id" not in listed.headers
         assert listed.json()["result"]["resultType"] == "complete"
 
-        def rejected(response: httpx.Response, status: int, code: int) -> None:
+        def rejected(response: httpx2.Response, status: int, code: int) -> None:
             assert (response.status_code, response.json()["error"]["code"]) == (status, code)
 
         rejected(raw.modern(2, "tools/list", headers={"mcp-protocol-version": "2025-11-25"}), 400, -32020)

@@ -8,6 +8,11 @@ responses with 202, has no GET stream (405), and acts out a scenario for each
              "good", waits until the client has POSTed its answer to "good", and answers
              with every frame the client POSTed since the scenario began.
 
+On /late the same server opens its GET listening stream only a second after it is asked
+for (a slow proxy, a busy server), and its `ping-via-listener` tool sends a `ping` on that
+stream, as servers do with requests tied to no POST, or, as the TypeScript SDK does, drops
+it when no listening stream is open yet; the tool says which.
+
 Other paths: /html serves an HTML page; /auth answers 401 with a JSON-RPC error without
 an id; /broken answers 500 with a JSON-RPC error without an id.
 
@@ -24,6 +29,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 HOST = "127.0.0.1"
 posted: list[dict] = []
 posted_changed = threading.Condition()
+listener: list = []  # the open GET stream's writer, on /late
+LISTENER_DELAY = 1.0
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -48,17 +55,38 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if self.path == "/html":
             self._send(200, b"<!doctype html><title>Not MCP</title><p>hello</p>", "text/html; charset=utf-8")
+        elif self.path == "/late":
+            self._listen_late()
         else:
             self._send(405)
 
+    def _listen_late(self) -> None:
+        threading.Event().wait(LISTENER_DELAY)  # the fault: the stream opens late
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b": open\n\n")
+        self.wfile.flush()
+        with posted_changed:
+            listener.append(self)
+            posted_changed.notify_all()
+            posted_changed.wait_for(lambda: self not in listener)  # until the session is deleted
+        self.close_connection = True
+
     def do_DELETE(self) -> None:
+        with posted_changed:
+            listener.clear()
+            posted_changed.notify_all()
         self._send(200)
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
         if self.path == "/auth":
-            self._json({"jsonrpc": "2.0", "error": {"code": -32001, "message": "missing bearer token"}}, 401,
-                       {"WWW-Authenticate": 'Bearer realm="raw"'})
+            self._json(
+                {"jsonrpc": "2.0", "error": {"code": -32001, "message": "missing bearer token"}},
+                401,
+                {"WWW-Authenticate": 'Bearer realm="raw"'},
+            )
             return
         if self.path == "/broken":
             self._json({"jsonrpc": "2.0", "error": {"code": -32603, "message": "the server fell over"}}, 500)
@@ -76,13 +104,18 @@ class Handler(BaseHTTPRequestHandler):
             self._send(202)
             return
         if body["method"] == "initialize":
-            result = {"protocolVersion": body["params"]["protocolVersion"], "capabilities": {"tools": {}},
-                      "serverInfo": {"name": "raw-http-test-server", "version": "0"}}
+            result = {
+                "protocolVersion": body["params"]["protocolVersion"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw-http-test-server", "version": "0"},
+            }
             self._json({"jsonrpc": "2.0", "id": body["id"], "result": result}, headers={"Mcp-Session-Id": "raw-session"})
         elif body["method"] == "ping":
             self._json({"jsonrpc": "2.0", "id": body["id"], "result": {}})
         elif body["method"] == "tools/call" and body["params"]["name"] == "bad-ids":
             self._bad_ids(body["id"])
+        elif body["method"] == "tools/call" and body["params"]["name"] == "ping-via-listener":
+            self._ping_via_listener(body["id"])
         else:
             self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
 
@@ -102,6 +135,18 @@ class Handler(BaseHTTPRequestHandler):
         text = json.dumps(replies)
         self._event({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}})
         self.close_connection = True
+
+    def _ping_via_listener(self, request_id: object) -> None:
+        with posted_changed:
+            stream = listener[0] if listener else None
+        if stream is None:
+            outcome = "dropped: no listening stream was open"
+        else:
+            stream._event({"jsonrpc": "2.0", "id": "via-get", "method": "ping"})
+            with posted_changed:
+                answered = posted_changed.wait_for(lambda: any(p.get("id") == "via-get" for p in posted), timeout=30)
+            outcome = "answered" if answered else "sent, never answered"
+        self._json({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": outcome}]}})
 
     def _event(self, message: object) -> None:
         self.wfile.write(f"data: {json.dumps(message)}\n\n".encode())

@@ -29,7 +29,10 @@ RAW_HTTP = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_htt
 def serving(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
     """Run an HTTP server on 127.0.0.1:port for the block; its base URL."""
     process = subprocess.Popen(
-        argv, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        argv,
+        env={**os.environ, **(env or {})},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:
@@ -63,10 +66,18 @@ def http_events(conn: mcp_notebook.Connection) -> list[tuple[str, int]]:
 SERVERS = {
     "sdk-sse": (lambda port: sdk_http(port), "/mcp", {"name": "echo", "arguments": {"text": "hi"}}, "http"),
     "sdk-json": (lambda port: sdk_http(port, "--json-response"), "/mcp", {"name": "echo", "arguments": {"text": "hi"}}, "http"),
-    "fastmcp": (lambda port: serving(fastmcp_server_cmd("--transport", "http", "--port", str(port)), port), "/mcp",
-                {"name": "echo", "arguments": {"text": "hi"}}, "http"),
-    "everything-streamable": (lambda port: everything(port, "streamableHttp"), "/mcp",
-                              {"name": "echo", "arguments": {"message": "hi"}}, "http"),
+    "fastmcp": (
+        lambda port: serving(fastmcp_server_cmd("--transport", "http", "--port", str(port)), port),
+        "/mcp",
+        {"name": "echo", "arguments": {"text": "hi"}},
+        "http",
+    ),
+    "everything-streamable": (
+        lambda port: everything(port, "streamableHttp"),
+        "/mcp",
+        {"name": "echo", "arguments": {"message": "hi"}},
+        "http",
+    ),
     "everything-sse": (lambda port: everything(port, "sse"), "/sse", {"name": "echo", "arguments": {"message": "hi"}}, "sse"),
 }
 
@@ -140,7 +151,10 @@ def test_server_pings_on_a_post_stream_are_answered(port):
 
 def test_a_user_ping_handler_wins_over_http(port):
     calls: list[dict] = []
-    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk", handlers={"ping": calls.append}) as conn:
+    with (
+        sdk_http(port) as base,
+        mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk", handlers={"ping": calls.append}) as conn,
+    ):
         assert text_of(conn.request("tools/call", {"name": "ping_client", "arguments": {"count": 2}})) == "2"
         assert len(calls) == 2
         assert [e.note for e in conn.trace.frames("out") if e.kind == "response"] == ["from user handler"] * 2
@@ -154,9 +168,16 @@ def test_roots_list_arrives_on_the_get_stream(port):
         answered.append(params)
         return roots
 
-    with everything(port, "streamableHttp") as base, mcp_notebook.connect(
-        base + "/mcp", era="legacy", name="roots", capabilities={"roots": {"listChanged": True}}, handlers={"roots/list": list_roots},
-    ) as conn:
+    with (
+        everything(port, "streamableHttp") as base,
+        mcp_notebook.connect(
+            base + "/mcp",
+            era="legacy",
+            name="roots",
+            capabilities={"roots": {"listChanged": True}},
+            handlers={"roots/list": list_roots},
+        ) as conn,
+    ):
         # server-everything asks for roots shortly after `initialized`; its log line follows our answer.
         deadline = time.monotonic() + 20
         while not any(e.method == "notifications/message" for e in conn.trace.frames("in")):
@@ -204,9 +225,14 @@ def test_bearer_tokens_never_reach_the_trace_status_or_errors(port, capsys):
     token = "tok-" + "s3cr3t" * 4
     os.environ["MCP_TEST_TOKEN"] = token
     try:
-        with sdk_http(port) as base, mcp_notebook.connect(
-            base + "/mcp?access_token=" + token, name="secret", bearer_token_env="MCP_TEST_TOKEN",
-        ) as conn:
+        with (
+            sdk_http(port) as base,
+            mcp_notebook.connect(
+                base + "/mcp?access_token=" + token,
+                name="secret",
+                bearer_token_env="MCP_TEST_TOKEN",
+            ) as conn,
+        ):
             conn.ping()
             conn.request("tools/call", {"name": "echo", "arguments": {"text": token}})
             dumped = json.dumps(conn.trace.to_records(), default=str)
@@ -227,6 +253,16 @@ def test_pings_with_ids_we_cannot_echo_get_method_not_found_over_http(port):
         assert conn.health.invalid_frames == 4
 
 
+def test_connect_returns_once_the_listening_stream_is_open(port):
+    """A server that sends a request on its GET stream right after the handshake, and drops it
+    while no stream is open, gets its answer when a program calls at once after connect()."""
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/late", era="legacy", name="late") as conn:
+        assert text_of(conn.request("tools/call", {"name": "ping-via-listener"})) == "answered"
+        opened = next(e for e in conn.trace.entries() if e.kind == "stream-open" and e.detail.get("stream") == "GET stream")
+        handshake_done = next(e for e in conn.trace.entries() if e.kind == "state" and e.detail.get("state") == "ready")
+        assert opened.seq < handshake_done.seq  # the connection was ready only once the stream was open
+
+
 @pytest.mark.parametrize(
     ("path", "says"),
     [
@@ -245,5 +281,7 @@ def test_http_failures_are_one_clear_line(port, path, says):
 
 def test_connection_refused_says_what_to_do():
     port = free_port()
-    with pytest.raises(mcp_notebook.HandshakeError, match=f"cannot connect to http://127.0.0.1:{port}/mcp.*is the server running"):
+    with pytest.raises(
+        mcp_notebook.HandshakeError, match=f"cannot connect to http://127.0.0.1:{port}/mcp.*is the server running"
+    ):
         mcp_notebook.connect(f"http://127.0.0.1:{port}/mcp", era="legacy", name="nobody", timeout=10)
