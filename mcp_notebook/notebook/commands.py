@@ -1,19 +1,26 @@
-"""The `%mcp` subcommand registry and the parsing helpers subcommands share.
+"""The `%mcp` subcommand registry, and the parser pieces subcommands share.
 
-Subcommands are plain functions of their argument list; they know nothing of IPython
+Subcommands are plain functions of their parsed arguments; they know nothing of IPython
 (the magic in `magics` turns their errors into one-line UsageErrors). Each feature
-registers its own subcommands from its own module with `@subcommand`.
+registers its own subcommands from its own module with `@subcommand`, naming the options
+its parser takes. The rule kept here: usage lines and `%mcp help` are made from those
+parsers, never written by hand, and every subcommand that works on an open connection
+names it the same way, `-c/--conn NAME`, optional while exactly one connection is open
+(`connection`, `connection_of`).
 """
 
 from __future__ import annotations
 
 import argparse
 import shlex
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, NoReturn
 
 from ..api import connect as api
+from ..api.connection import Connection
 from ..base.errors import McpNotebookError, UsageError
 
 
@@ -21,75 +28,150 @@ class CommandError(UsageError):
     """A user mistake in a `%mcp` line; shown as one line, never a traceback."""
 
 
-@dataclass(frozen=True)
-class Subcommand:
-    name: str
-    usage: str
-    summary: str
-    run: Callable[[list[str]], Any]
+class ShowHelp(Exception):
+    """`-h/--help` was given: show this text instead of running the subcommand."""
 
 
-SUBCOMMANDS: dict[str, Subcommand] = {}
+class _HelpAction(argparse.Action):
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        raise ShowHelp(parser.format_help())
 
 
-def subcommand(name: str, usage: str, summary: str) -> Callable[[Callable[[list[str]], Any]], Callable[[list[str]], Any]]:
-    """Register `fn(args)` as `%mcp NAME`; `usage` and `summary` feed `%mcp help`."""
-
-    def register(fn: Callable[[list[str]], Any]) -> Callable[[list[str]], Any]:
-        SUBCOMMANDS[name] = Subcommand(name, usage, summary, fn)
-        return fn
-
-    return register
-
-
-def help_text() -> str:
-    lines = ["%mcp: talk to Model Context Protocol servers from this notebook.", ""]
-    for sub in SUBCOMMANDS.values():
-        lines.append(f"  %mcp {sub.name} {sub.usage}".rstrip())
-        lines.append(f"        {sub.summary}")
-    lines += [
-        "  %mcp help",
-        "        this text",
-        "",
-        "NAME may be left out while exactly one connection is open. Server pings are answered",
-        "on a background thread at once, even while a cell is busy. The same things from Python:",
-        "mcp_notebook.connect(...), conn.ping(), conn.request(...), conn.health, conn.close().",
-    ]
-    return "\n".join(lines)
-
-
-def run(line: str) -> Any:
-    """Run one `%mcp` line; user mistakes raise CommandError."""
-    try:
-        args = shlex.split(line)
-    except ValueError as exc:
-        raise CommandError(f"cannot parse the line: {exc}") from None
-    if not args or args[0] in ("help", "-h", "--help"):
-        print(help_text())
-        return None
-    sub = SUBCOMMANDS.get(args[0])
-    if sub is None:
-        raise CommandError(f"unknown subcommand {args[0]!r}; try: {', '.join([*SUBCOMMANDS, 'help'])}")
-    try:
-        return sub.run(args[1:])
-    except CommandError:
-        raise
-    except McpNotebookError as exc:
-        raise CommandError(str(exc)) from None
+WIDTH = 100  # of `%mcp help`: notebook output does not know the width of a terminal
+_Formatter = partial(argparse.HelpFormatter, width=WIDTH)
 
 
 class Parser(argparse.ArgumentParser):
     """argparse that raises CommandError with a one-line usage instead of exiting."""
 
-    def __init__(self, name: str) -> None:
-        super().__init__(prog=f"%mcp {name}", add_help=False)
+    def __init__(self, name: str, summary: str = "", epilog: str | None = None, bare: str | None = None) -> None:
+        super().__init__(prog=f"%mcp {name}", description=summary, epilog=epilog, add_help=False, formatter_class=_Formatter)
+        self.add_argument("-h", "--help", action=_HelpAction, nargs=0, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        self.connection: str | None = None  # "option", or "positional" when a leading NAME may name it too
+        self.trailing: str | None = None  # the dest that takes the words after `--`
+        self.bare = bare  # what to say when given no arguments at all
+
+    def usage_line(self, prefix: str = "") -> str:
+        """The generated usage, wrapped as argparse wraps it, after `prefix` instead of "usage: "."""
+        formatter = self._get_formatter()
+        formatter.add_usage(self.usage, self._actions, self._mutually_exclusive_groups, prefix=prefix)
+        return formatter.format_help().rstrip("\n")
+
+    def parse_args(self, args: Sequence[str] | None = None) -> argparse.Namespace:  # type: ignore[override]
+        args = list(args or ())
+        if not args and self.bare:
+            raise CommandError(self.bare)
+        rest = None
+        if self.trailing and "--" in args:
+            args, rest = args[: args.index("--")], args[args.index("--") + 1 :]
+        ns = super().parse_args(args)
+        if self.trailing:
+            if getattr(ns, self.trailing):
+                self.error(f"unrecognized arguments: {' '.join(getattr(ns, self.trailing))}")
+            setattr(ns, self.trailing, rest)  # None without `--`; [] with nothing after it
+        if self.connection == "positional":
+            name = vars(ns).pop("name")
+            if name is not None and ns.conn is not None and name != ns.conn:
+                self.error(f"{name!r} and --conn {ns.conn!r} name different connections; give one")
+            ns.conn = ns.conn or name
+        return ns
 
     def error(self, message: str) -> NoReturn:
-        usage = " ".join(self.format_usage().split()).removeprefix("usage: ")
-        raise CommandError(f"{message}; usage: {usage}")
+        raise CommandError(f"{message}; usage: {' '.join(self.usage_line().split())}")
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise CommandError(message or " ".join(self.format_usage().split()))
+
+
+Option = Callable[[Any], object]  # adds arguments to a Parser (or to a group of one)
+Run = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    name: str
+    parser: Parser
+    run: Run
+
+    @property
+    def summary(self) -> str:
+        return self.parser.description or ""
+
+
+SUBCOMMANDS: dict[str, Subcommand] = {}
+
+
+def subcommand(
+    name: str, summary: str, *options: Option, epilog: str | None = None, bare: str | None = None
+) -> Callable[[Run], Run]:
+    """Register `fn(ns)` as `%mcp NAME`, `ns` parsed by a parser that takes `options`.
+
+    `summary` is the line `%mcp help` shows under the usage; `epilog` ends the full help
+    (`%mcp help NAME`); `bare` replaces argparse's complaint when no argument is given.
+    """
+    parser = Parser(name, summary, epilog, bare)
+    for option in options:
+        option(parser)
+
+    def register(fn: Run) -> Run:
+        SUBCOMMANDS[name] = Subcommand(name, parser, fn)
+        return fn
+
+    return register
+
+
+# ----- options that several subcommands take
+
+
+def arg(*flags: str, **kwargs: Any) -> Option:
+    """One argparse argument: `arg("--last", type=count)`."""
+    return lambda parser: parser.add_argument(*flags, **kwargs)
+
+
+def flag(*flags: str, help: str | None = None) -> Option:
+    return arg(*flags, action="store_true", help=help)
+
+
+def exclusive(*options: Option) -> Option:
+    """Options of which at most one may be given."""
+
+    def add(parser: Parser) -> None:
+        group = parser.add_mutually_exclusive_group()
+        for option in options:
+            option(group)
+
+    return add
+
+
+def connection(positional: bool = False) -> Option:
+    """`-c/--conn NAME`: the open connection to work on; `connection_of(ns)` finds it.
+
+    With `positional`, a leading NAME may name it as well (`%mcp ping demo`); given both,
+    they must agree.
+    """
+
+    def add(parser: Parser) -> None:
+        parser.add_argument("-c", "--conn", metavar="NAME", help="the connection; may be left out while only one is open")
+        if positional:
+            parser.add_argument("name", nargs="?", help="the connection, as -c/--conn NAME")
+        parser.connection = "positional" if positional else "option"
+
+    return add
+
+
+def connection_of(ns: argparse.Namespace) -> Connection:
+    """The connection a parsed `%mcp` line names, or the only open one."""
+    return pick(ns.conn)
+
+
+def after_dashes(dest: str, metavar: str, help: str) -> Option:
+    """The words after `--`, as they are (none of them is an option of ours)."""
+
+    def add(parser: Parser) -> None:
+        parser.add_argument(dest, nargs="*", default=[], metavar=f"-- {metavar}", help=help)
+        parser.trailing = dest
+
+    return add
 
 
 def seconds(text: str) -> float:
@@ -112,7 +194,30 @@ def count(text: str) -> int:
 count.__name__ = "count"
 
 
-def pick(name: str | None) -> api.Connection:
+def timeout(help: str, default: float | None = None) -> Option:
+    return arg("--timeout", type=seconds, metavar="S", default=default, help=help)
+
+
+def last(help: str, default: int | None = None) -> Option:
+    return arg("--last", type=count, metavar="N", default=default, help=help)
+
+
+def save(what: str) -> Option:
+    return arg("--save", metavar="PATH", help=f"write the {what} to PATH as JSON lines")
+
+
+def pairs(metavar: str, help: str) -> Option:
+    return arg("pairs", nargs="*", default=[], metavar=metavar, help=help)
+
+
+LIVE = flag("--live", help="a live view that follows new entries (in Jupyter; a snapshot elsewhere)")
+REFRESH = flag("--refresh", help="ask the server again instead of showing the cached list")
+
+
+# ----- running a line
+
+
+def pick(name: str | None) -> Connection:
     """The named connection, or the only open one."""
     if name is not None:
         return api.get_connection(name)
@@ -121,4 +226,80 @@ def pick(name: str | None) -> api.Connection:
         return next(iter(open_.values()))
     if not open_:
         raise CommandError("no open connection; start one with %mcp connect NAME -- COMMAND")
-    raise CommandError(f"several connections are open ({', '.join(sorted(open_))}); name one")
+    raise CommandError(f"several connections are open ({', '.join(sorted(open_))}); name one with --conn NAME")
+
+
+def split(line: str) -> list[str]:
+    try:
+        return shlex.split(line)
+    except ValueError as exc:
+        raise CommandError(f"cannot parse the line: {exc}") from None
+
+
+def run(line: str) -> Any:
+    """Run one `%mcp` line; user mistakes raise CommandError."""
+    return dispatch(split(line))
+
+
+def dispatch(args: list[str], **extra: Any) -> Any:
+    """Run `%mcp ARGS...`; `extra` goes to the subcommand's function (a `%%mcp` cell body)."""
+    if not args or args[0] in ("-h", "--help"):
+        args = ["help"]
+    sub = SUBCOMMANDS.get(args[0])
+    if sub is None:
+        raise _unknown(args[0])
+    try:
+        return sub.run(sub.parser.parse_args(args[1:]), **extra)
+    except ShowHelp as shown:
+        print(str(shown).rstrip("\n"))
+        return None
+    except CommandError:
+        raise
+    except McpNotebookError as exc:
+        raise CommandError(str(exc)) from None
+
+
+@subcommand("help", "this text; with a SUBCOMMAND, its options in full", arg("subcommand", nargs="?"))
+def _help(ns: argparse.Namespace) -> None:
+    print(help_text(ns.subcommand))
+
+
+LISTED_FIRST = ("connect", "ping", "status", "disconnect")  # what a newcomer needs first
+
+
+def _listed() -> list[Subcommand]:
+    """The subcommands as help lists them: connecting first, help last, the rest as registered."""
+
+    def place(sub: Subcommand) -> tuple[int, int]:
+        first = LISTED_FIRST.index(sub.name) if sub.name in LISTED_FIRST else len(LISTED_FIRST)
+        return (sub.name == "help", first)
+
+    return sorted(SUBCOMMANDS.values(), key=place)
+
+
+def _unknown(name: str) -> CommandError:
+    return CommandError(f"unknown subcommand {name!r}; try: {', '.join(sub.name for sub in _listed())}")
+
+
+def help_text(name: str | None = None) -> str:
+    """The list of subcommands, or with `name`, that subcommand's full help."""
+    if name is not None:
+        if name not in SUBCOMMANDS:
+            raise _unknown(name)
+        return SUBCOMMANDS[name].parser.format_help().rstrip("\n")
+    lines = ["%mcp: talk to Model Context Protocol servers from this notebook.", ""]
+    for sub in _listed():
+        lines += [
+            sub.parser.usage_line(prefix="  "),
+            textwrap.fill(sub.summary, WIDTH, initial_indent=" " * 8, subsequent_indent=" " * 8),
+        ]
+    leading = ", ".join(sub.name for sub in SUBCOMMANDS.values() if sub.parser.connection == "positional")
+    notes = [
+        "Every subcommand that works on an open connection names it with -c/--conn NAME, which may be left out "
+        f"while exactly one connection is open. These take the name without the option too (the [name] in their "
+        f"usage): {leading}; given both ways, the names must agree. `%mcp connect NAME` names a new connection.",
+        "`%mcp help SUBCOMMAND` or `%mcp SUBCOMMAND --help` shows a subcommand's options in full.",
+        "Server pings are answered on a background thread at once, even while a cell is busy. The same things "
+        "from Python: mcp_notebook.connect(...), conn.ping(), conn.request(...), conn.health, conn.close().",
+    ]
+    return "\n".join(lines + [f"\n{textwrap.fill(note, WIDTH)}" for note in notes])

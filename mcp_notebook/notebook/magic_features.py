@@ -1,7 +1,8 @@
 """The feature subcommands: `%mcp tools`, `call` (and `%%mcp call`), `resources`, `read`,
-`subscribe`, `unsubscribe`, `prompts`, `prompt`, `loglevel`, `logs`, `tasks`, `cancel`, and tab
-completion of tool, prompt and template names and arguments. `subscribe` and `logs --live`
-display live panels (`live_widgets`) in Jupyter and print text elsewhere.
+`subscribe`, `unsubscribe`, `prompts`, `prompt`, `roots`, `loglevel`, `logs`, `tasks`, `cancel`,
+and tab completion of connection, tool, prompt and template names and arguments. Each works on
+one connection, named as `commands.connection` says. `subscribe` and `logs --live` display live
+panels (`live_widgets`) in Jupyter and print text elsewhere.
 
 They return result objects, so `r = %mcp call TOOL ...` keeps the result.
 """
@@ -10,17 +11,36 @@ from __future__ import annotations
 
 import json
 import shlex
+from argparse import Namespace
 from typing import Any
 
+from ..api import connect as api
 from ..api.progress import LOG_LEVELS
 from ..api.results import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.validate import parse_pairs
-from .commands import CommandError, Parser, count, pick, seconds, subcommand
+from .commands import (
+    LIVE,
+    REFRESH,
+    CommandError,
+    arg,
+    connection,
+    connection_of,
+    dispatch,
+    flag,
+    last,
+    pairs,
+    pick,
+    save,
+    seconds,
+    split,
+    subcommand,
+    timeout,
+)
 
 
-def _pairs(pairs: list[str]) -> dict[str, str]:
+def _pairs(words: list[str]) -> dict[str, str]:
     out = {}
-    for pair in pairs:
+    for pair in words:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             raise CommandError(f"arguments are key=value pairs; {pair!r} is not one")
@@ -28,37 +48,35 @@ def _pairs(pairs: list[str]) -> dict[str, str]:
     return out
 
 
-@subcommand("tools", "[NAME] [--refresh]", "the server's tools: name, title, description, arguments (* required), annotations")
-def _tools(args: list[str]) -> Listing:
-    parser = Parser("tools")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--refresh", action="store_true")
-    ns = parser.parse_args(args)
-    return pick(ns.name).list_tools(refresh=ns.refresh)
+@subcommand(
+    "tools",
+    "the server's tools: name, title, description, arguments (* required), annotations",
+    connection(positional=True),
+    REFRESH,
+)
+def _tools(ns: Namespace) -> Listing:
+    return connection_of(ns).list_tools(refresh=ns.refresh)
 
 
-CALL_USAGE = "TOOL [key=value ...] [--conn NAME] [--timeout S] [--max-total S] [--no-progress]; %%mcp call TOOL with a JSON or YAML body"
-
-
-def _call_parser() -> Parser:
-    parser = Parser("call")
-    parser.add_argument("tool")
-    parser.add_argument("pairs", nargs="*")
-    parser.add_argument("--conn", metavar="NAME")
-    parser.add_argument("--timeout", type=seconds)
-    parser.add_argument("--max-total", type=seconds)
-    parser.add_argument("--no-progress", action="store_true")
-    return parser
-
-
-@subcommand("call", CALL_USAGE, "call a tool; values are parsed by its input schema; returns the result")
-def _call(args: list[str], body: dict[str, Any] | None = None) -> ToolResult:
-    ns = _call_parser().parse_args(args)
-    conn = pick(ns.conn)
+@subcommand(
+    "call",
+    "call a tool; values are parsed by its input schema; returns the result",
+    connection(),
+    arg("tool", help="the tool's name"),
+    pairs("key=value", "the tool's arguments, each value parsed by the tool's input schema"),
+    timeout("how long to wait for the result (default: the connection's)"),
+    arg("--max-total", type=seconds, metavar="S", help="give up after this long even while progress comes"),
+    flag("--no-progress", help="show no progress bar"),
+    epilog="As a cell magic, %%mcp call TOOL [key=value ...] takes the arguments from the cell body: a JSON object "
+    "or (with PyYAML) a YAML mapping; arguments on the line are added to those.",
+)
+def _call(ns: Namespace, body: dict[str, Any] | None = None) -> ToolResult:
+    conn = connection_of(ns)
     arguments = dict(body or {})
     arguments.update(parse_pairs(ns.pairs, conn.tool(ns.tool).get("inputSchema")))
-    return conn.call_tool(ns.tool, arguments, timeout=ns.timeout, max_total=ns.max_total,
-                          progress=False if ns.no_progress else None)
+    return conn.call_tool(
+        ns.tool, arguments, timeout=ns.timeout, max_total=ns.max_total, progress=False if ns.no_progress else None
+    )
 
 
 def parse_body(cell: str) -> dict[str, Any]:
@@ -72,7 +90,9 @@ def parse_body(cell: str) -> dict[str, Any]:
         try:
             import yaml
         except ImportError:
-            raise CommandError(f"the cell body is not JSON ({json_error}); YAML bodies need PyYAML (pip install pyyaml)") from None
+            raise CommandError(
+                f"the cell body is not JSON ({json_error}); YAML bodies need PyYAML (pip install pyyaml)"
+            ) from None
         try:
             value = yaml.safe_load(text)
         except yaml.YAMLError as exc:
@@ -84,41 +104,33 @@ def parse_body(cell: str) -> dict[str, Any]:
 
 def run_cell(line: str, cell: str) -> Any:
     """`%%mcp call TOOL [key=value ...]` with the arguments in the cell body."""
-    try:
-        args = shlex.split(line)
-    except ValueError as exc:
-        raise CommandError(f"cannot parse the line: {exc}") from None
+    args = split(line)
     if not args or args[0] != "call":
         raise CommandError("as a cell magic, %%mcp only runs `call TOOL`, with the arguments in the cell body")
-    from ..base.errors import McpNotebookError
-
-    try:
-        return _call(args[1:], parse_body(cell))
-    except CommandError:
-        raise
-    except McpNotebookError as exc:
-        raise CommandError(str(exc)) from None
+    return dispatch(args, body=parse_body(cell))
 
 
-@subcommand("resources", "[NAME] [--templates] [--refresh]", "the server's resources (or resource templates)")
-def _resources(args: list[str]) -> Listing:
-    parser = Parser("resources")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--templates", action="store_true")
-    parser.add_argument("--refresh", action="store_true")
-    ns = parser.parse_args(args)
-    conn = pick(ns.name)
+@subcommand(
+    "resources",
+    "the server's resources (or resource templates)",
+    connection(positional=True),
+    flag("--templates", help="the resource templates instead"),
+    REFRESH,
+)
+def _resources(ns: Namespace) -> Listing:
+    conn = connection_of(ns)
     return conn.list_resource_templates(refresh=ns.refresh) if ns.templates else conn.list_resources(refresh=ns.refresh)
 
 
-@subcommand("read", "URI | TEMPLATE var=value ... [--conn NAME]", "read a resource, or the one a template makes from its variables")
-def _read(args: list[str]) -> ResourceResult:
-    parser = Parser("read")
-    parser.add_argument("target")
-    parser.add_argument("pairs", nargs="*")
-    parser.add_argument("--conn", metavar="NAME")
-    ns = parser.parse_args(args)
-    conn = pick(ns.conn)
+@subcommand(
+    "read",
+    "read a resource, or the one a template makes from its variables",
+    connection(),
+    arg("target", help="a resource URI, or a resource template (its URI template or name)"),
+    pairs("var=value", "a template's variables"),
+)
+def _read(ns: Namespace) -> ResourceResult:
+    conn = connection_of(ns)
     if ns.pairs or "{" in ns.target:
         return conn.read_template(ns.target, **_pairs(ns.pairs))
     return conn.read_resource(ns.target)
@@ -137,70 +149,68 @@ def _frontend() -> bool:
 
 
 @subcommand(
-    "subscribe", "[URI] [--conn NAME] [--read]",
+    "subscribe",
     "subscribe to a resource and show its updates live (--read: re-read it on each update and show the content); "
     "with no URI: every subscription of the connection, live",
+    connection(),
+    arg("uri", nargs="?", help="the resource to subscribe to"),
+    flag("--read", help="re-read the resource on each update"),
 )
-def _subscribe(args: list[str]) -> None:
-    parser = Parser("subscribe")
-    parser.add_argument("uri", nargs="?")
-    parser.add_argument("--conn", metavar="NAME")
-    parser.add_argument("--read", action="store_true", help="re-read the resource on each update")
-    ns = parser.parse_args(args)
-    conn = pick(ns.conn)
+def _subscribe(ns: Namespace) -> None:
+    conn = connection_of(ns)
     if ns.uri is not None:
         conn.subscribe(ns.uri)
     if _frontend():
         _show(conn.subscriptions_panel(ns.uri, read=ns.read))
         return
     if ns.uri is not None:
-        print(f"subscribed to {ns.uri} on {conn.name!r}; conn.resource_updates(uri) counts its updates"
-              + (" (live content needs a Jupyter widget frontend)" if ns.read else ""))
+        print(
+            f"subscribed to {ns.uri} on {conn.name!r}; conn.resource_updates(uri) counts its updates"
+            + (" (live content needs a Jupyter widget frontend)" if ns.read else "")
+        )
     else:
         from ..api.panels import subscriptions_snapshot
 
         print(subscriptions_snapshot(conn.feature_state)[0])
 
 
-@subcommand("unsubscribe", "URI [--conn NAME]", "stop a resource subscription (its live view says so and stops)")
-def _unsubscribe(args: list[str]) -> None:
-    parser = Parser("unsubscribe")
-    parser.add_argument("uri")
-    parser.add_argument("--conn", metavar="NAME")
-    ns = parser.parse_args(args)
-    conn = pick(ns.conn)
+@subcommand(
+    "unsubscribe",
+    "stop a resource subscription (its live view says so and stops)",
+    connection(),
+    arg("uri", help="the resource"),
+)
+def _unsubscribe(ns: Namespace) -> None:
+    conn = connection_of(ns)
     conn.unsubscribe(ns.uri)
     updates = conn.resource_updates(ns.uri)
     print(f"unsubscribed from {ns.uri} on {conn.name!r} after {updates} update{'s' if updates != 1 else ''}")
 
 
-@subcommand("prompts", "[NAME] [--refresh]", "the server's prompts and their arguments (* required)")
-def _prompts(args: list[str]) -> Listing:
-    parser = Parser("prompts")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--refresh", action="store_true")
-    ns = parser.parse_args(args)
-    return pick(ns.name).list_prompts(refresh=ns.refresh)
+@subcommand("prompts", "the server's prompts and their arguments (* required)", connection(positional=True), REFRESH)
+def _prompts(ns: Namespace) -> Listing:
+    return connection_of(ns).list_prompts(refresh=ns.refresh)
 
 
-@subcommand("prompt", "PROMPT [arg=value ...] [--conn NAME]", "get a prompt's messages with these arguments")
-def _prompt(args: list[str]) -> PromptResult:
-    parser = Parser("prompt")
-    parser.add_argument("prompt")
-    parser.add_argument("pairs", nargs="*")
-    parser.add_argument("--conn", metavar="NAME")
-    ns = parser.parse_args(args)
-    return pick(ns.conn).get_prompt(ns.prompt, _pairs(ns.pairs))
+@subcommand(
+    "prompt",
+    "get a prompt's messages with these arguments",
+    connection(),
+    arg("prompt", help="the prompt's name"),
+    pairs("arg=value", "the prompt's arguments"),
+)
+def _prompt(ns: Namespace) -> PromptResult:
+    return connection_of(ns).get_prompt(ns.prompt, _pairs(ns.pairs))
 
 
-@subcommand("roots", "[PATH ...] [--conn NAME]",
-            "the roots this client offers; with paths, change them and tell the server (roots/list_changed)")
-def _roots(args: list[str]) -> None:
-    parser = Parser("roots")
-    parser.add_argument("paths", nargs="*", metavar="PATH")
-    parser.add_argument("--conn", metavar="NAME")
-    ns = parser.parse_args(args)
-    conn = pick(ns.conn)
+@subcommand(
+    "roots",
+    "the roots this client offers; with paths, change them and tell the server (roots/list_changed)",
+    connection(),
+    arg("paths", nargs="*", default=[], metavar="PATH", help="the new roots"),
+)
+def _roots(ns: Namespace) -> None:
+    conn = connection_of(ns)
     if ns.paths:
         conn.set_roots(ns.paths)
     roots = conn.roots
@@ -210,39 +220,39 @@ def _roots(args: list[str]) -> None:
     print(f"{conn.name}: {len(roots)} root(s)" + "".join(f"\n  {root['uri']}" for root in roots))
 
 
-@subcommand("loglevel", "LEVEL [--conn NAME]",
-            "the least severe server log level to receive (legacy: logging/setLevel; modern: sent with each request)")
-def _loglevel(args: list[str]) -> None:
-    parser = Parser("loglevel")
-    parser.add_argument("level", choices=LOG_LEVELS)
-    parser.add_argument("--conn", metavar="NAME")
-    ns = parser.parse_args(args)
-    conn = pick(ns.conn)
+@subcommand(
+    "loglevel",
+    "the least severe server log level to receive (legacy: logging/setLevel; modern: sent with each request)",
+    connection(),
+    arg("level", choices=LOG_LEVELS, help="the least severe level to receive"),
+)
+def _loglevel(ns: Namespace) -> None:
+    conn = connection_of(ns)
     conn.set_log_level(ns.level)
     if conn.era == "modern":
-        print(f"{conn.name}: server log level {ns.level}, sent with each request as _meta "
-              "io.modelcontextprotocol/logLevel (2026-07-28 has no logging/setLevel)")
+        print(
+            f"{conn.name}: server log level {ns.level}, sent with each request as _meta "
+            "io.modelcontextprotocol/logLevel (2026-07-28 has no logging/setLevel)"
+        )
     else:
         print(f"{conn.name}: server log level {ns.level} (logging/setLevel)")
 
 
 @subcommand(
-    "logs", "[NAME] [--last N] [--level LEVEL] [--unrouted] [--live] [--save PATH]",
+    "logs",
     "the server's log messages, those shown in a waiting cell marked (--live: a widget that follows new "
     "ones; --unrouted: only those no cell showed; --save: JSON lines)",
+    connection(positional=True),
+    LIVE,
+    last("how many of the newest (default: 50; live 200; --save all kept)"),
+    arg("--level", metavar="LEVEL", choices=LOG_LEVELS, help=f"the least severe level shown: {', '.join(LOG_LEVELS)}"),
+    flag("--unrouted", help="only the messages no waiting cell showed"),
+    save("log messages"),
 )
-def _logs(args: list[str]) -> None:
+def _logs(ns: Namespace) -> None:
     from ..api.panels import LOG_ROWS, logs_snapshot, write_jsonl
 
-    parser = Parser("logs")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--last", type=count, help="how many of the newest (default: 50; live 200; --save all kept)")
-    parser.add_argument("--level", choices=LOG_LEVELS, help="the least severe level shown")
-    parser.add_argument("--unrouted", action="store_true", help="only the messages no waiting cell showed")
-    parser.add_argument("--live", action="store_true")
-    parser.add_argument("--save", metavar="PATH")
-    ns = parser.parse_args(args)
-    conn = pick(ns.name)
+    conn = connection_of(ns)
     if ns.save:
         try:
             written = write_jsonl(conn.log_records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
@@ -264,21 +274,21 @@ def _logs(args: list[str]) -> None:
     print(text)
 
 
-@subcommand("tasks", "[NAME]", "the server's tasks (tasks/list): id, status, status message, created, last updated")
-def _tasks(args: list[str]) -> Listing:
-    parser = Parser("tasks")
-    parser.add_argument("name", nargs="?")
-    ns = parser.parse_args(args)
-    return pick(ns.name).list_tasks()
+@subcommand(
+    "tasks", "the server's tasks (tasks/list): id, status, status message, created, last updated", connection(positional=True)
+)
+def _tasks(ns: Namespace) -> Listing:
+    return connection_of(ns).list_tasks()
 
 
-@subcommand("cancel", "REQUEST_ID [--conn NAME]", "cancel one of our in-flight requests (notifications/cancelled)")
-def _cancel(args: list[str]) -> None:
-    parser = Parser("cancel")
-    parser.add_argument("request_id", type=int)
-    parser.add_argument("--conn", metavar="NAME")
-    ns = parser.parse_args(args)
-    conn = pick(ns.conn)
+@subcommand(
+    "cancel",
+    "cancel one of our in-flight requests (notifications/cancelled)",
+    connection(),
+    arg("request_id", type=int, help="the request's JSON-RPC id"),
+)
+def _cancel(ns: Namespace) -> None:
+    conn = connection_of(ns)
     print(f"cancelled request {ns.request_id}" if conn.cancel(ns.request_id) else f"no request {ns.request_id} in flight")
 
 
@@ -300,44 +310,60 @@ def _completions(line: str, symbol: str) -> list[str]:
         words = line.split()
     if words and words[0].lstrip("%") == "mcp":
         words = words[1:]
-    typed = len(words) - (0 if line.endswith(" ") else 1)  # words before the one being typed
-    if not words or typed < 1:
+    done = words if line.endswith(" ") else words[:-1]  # the words before the one being typed
+    if done and done[-1] in ("-c", "--conn"):
+        return sorted(name for name in api.connections() if name.startswith(symbol))
+    done, named = _without_conn(done)
+    if not done or done[0] not in ("call", "prompt", "read"):
         return []
-    sub, conn = words[0], None
-    if "--conn" in words[:-1]:
-        conn = words[words.index("--conn") + 1]
-    if sub not in ("call", "prompt", "read"):
-        return []
-    connection = pick(conn)
-    if typed == 1:
-        source = {"call": connection.list_tools, "prompt": connection.list_prompts,
-                  "read": lambda: [*connection.list_resources(), *connection.list_resource_templates()]}[sub]()
+    sub, conn = done[0], pick(named)
+    if len(done) == 1:
+        source = {
+            "call": conn.list_tools,
+            "prompt": conn.list_prompts,
+            "read": lambda: [*conn.list_resources(), *conn.list_resource_templates()],
+        }[sub]()
         names = [item.get("name") if sub != "read" else item.get("uri") or item.get("name") for item in source]
         return [n for n in names if isinstance(n, str) and n.startswith(symbol)]
-    target = words[1]
-    given = dict(w.partition("=")[::2] for w in words[2:] if "=" in w and w != symbol)
+    target = done[1]
+    given = dict(w.partition("=")[::2] for w in done[2:] if "=" in w)
     key, has_eq, value = symbol.partition("=")
     if sub == "call":
-        props = (connection.tool(target).get("inputSchema") or {}).get("properties") or {}
+        props = (conn.tool(target).get("inputSchema") or {}).get("properties") or {}
         if not has_eq:
             return [f"{n}=" for n in props if n.startswith(key) and n not in given]
         enum = (props.get(key) or {}).get("enum") or []
         return [f"{key}={v}" for v in enum if str(v).startswith(value)]
     if sub == "prompt":
-        prompt = connection.list_prompts().get(target) or {}
+        prompt = conn.list_prompts().get(target) or {}
         names = [a.get("name") for a in prompt.get("arguments") or []]
         ref = f"prompt:{target}"
     else:
-        template = connection.template(target)
+        template = conn.template(target)
         import re
 
         names = re.findall(r"[\w.]+", " ".join(re.findall(r"\{([^}]*)\}", template["uriTemplate"])))
         ref = f"resource:{template['uriTemplate']}"
     if not has_eq:
         return [f"{n}=" for n in names if isinstance(n, str) and n.startswith(key) and n not in given]
-    return [f"{key}={v}" for v in connection.complete(ref, key, value, given or None)]
+    return [f"{key}={v}" for v in conn.complete(ref, key, value, given or None)]
+
+
+def _without_conn(words: list[str]) -> tuple[list[str], str | None]:
+    """`words` without `-c/--conn NAME`, and that NAME."""
+    rest: list[str] = []
+    conn = None
+    for word in words:
+        if rest and rest[-1] in ("-c", "--conn"):
+            conn = word
+            rest.pop()
+        elif word.startswith("--conn="):
+            conn = word.removeprefix("--conn=")
+        else:
+            rest.append(word)
+    return rest, conn
 
 
 def register_completer(ipython: Any) -> None:
-    """Offer tool, prompt and template names and arguments on Tab after `%mcp`."""
+    """Offer connection, tool, prompt and template names and arguments on Tab after `%mcp`."""
     ipython.set_hook("complete_command", lambda _self, event: completions(event.line, event.symbol), str_key="%mcp")

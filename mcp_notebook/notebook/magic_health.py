@@ -1,17 +1,34 @@
 """The health subcommands: `%mcp health`, `trace`, `dashboard`, `keepalive`.
 
+Each but `dashboard` works on one connection, named as `commands.connection` says.
+
 In a Jupyter kernel they display live widgets (or, for a trace snapshot, an HTML table
 that survives in the saved notebook); in terminal IPython or a script they print text.
 """
 
 from __future__ import annotations
 
+from argparse import Namespace
 from typing import Any
 
 from ..api import connect as api
 from ..session.trace import select
 from . import render
-from .commands import CommandError, Parser, count, pick, seconds, subcommand
+from .commands import (
+    LIVE,
+    CommandError,
+    arg,
+    connection,
+    connection_of,
+    count,
+    exclusive,
+    flag,
+    last,
+    save,
+    seconds,
+    subcommand,
+    timeout,
+)
 
 
 def _display(obj: Any) -> None:
@@ -36,13 +53,14 @@ def _frontend() -> bool:
     return has_widget_frontend()
 
 
-@subcommand("health", "[NAME] [--stderr]", "live health widget: state, round trips, pings and pongs, last frames (text outside Jupyter)")
-def _health(args: list[str]) -> None:
-    parser = Parser("health")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--stderr", action="store_true", help="show the server's stderr tail")
-    ns = parser.parse_args(args)
-    conn = pick(ns.name)
+@subcommand(
+    "health",
+    "live health widget: state, round trips, pings and pongs, last frames (text outside Jupyter)",
+    connection(positional=True),
+    flag("--stderr", help="show the server's stderr tail"),
+)
+def _health(ns: Namespace) -> None:
+    conn = connection_of(ns)
     if _frontend():
         from .widgets import health_widget
 
@@ -56,20 +74,17 @@ KINDS = ["request", "notification", "response", "error", "invalid", "batch", "ev
 
 @subcommand(
     "trace",
-    "[NAME] [--live] [--last N] [--method M] [--kind K] [--direction in|out|event] [--save PATH]",
     "frame table (--live: a widget that follows new frames; --save: write the matching entries as JSON lines)",
+    connection(positional=True),
+    LIVE,
+    last("how many of the newest matching entries (default: 50)", default=50),
+    arg("--method", metavar="M", help="only frames of this method"),
+    arg("--kind", metavar="K", choices=KINDS, help=f"only frames of this kind: {', '.join(KINDS)}"),
+    arg("--direction", choices=["in", "out", "event"], help="only frames received (in), sent (out), or events"),
+    save("matching entries"),
 )
-def _trace(args: list[str]) -> None:
-    parser = Parser("trace")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--live", action="store_true")
-    parser.add_argument("--last", type=count, default=50)
-    parser.add_argument("--method")
-    parser.add_argument("--kind", choices=KINDS)
-    parser.add_argument("--direction", choices=["in", "out", "event"])
-    parser.add_argument("--save", metavar="PATH")
-    ns = parser.parse_args(args)
-    conn = pick(ns.name)
+def _trace(ns: Namespace) -> None:
+    conn = connection_of(ns)
     kind = None if ns.kind in (None, "event") else ns.kind
     direction = "event" if ns.kind == "event" else ns.direction
     filters = {"method": ns.method, "kind": kind, "direction": direction}
@@ -96,9 +111,8 @@ def _trace(args: list[str]) -> None:
         print(text)
 
 
-@subcommand("dashboard", "", "every connection in one live widget (a text table outside Jupyter)")
-def _dashboard(args: list[str]) -> None:
-    Parser("dashboard").parse_args(args)
+@subcommand("dashboard", "every connection in one live widget (a text table outside Jupyter)")
+def _dashboard(ns: Namespace) -> None:
     if _frontend():
         from .widgets import dashboard_widget
 
@@ -109,21 +123,19 @@ def _dashboard(args: list[str]) -> None:
 
 @subcommand(
     "keepalive",
-    "[NAME] [--on | --off | --default] [--interval S] [--timeout S] [--misses N]",
     "show or set a connection's keepalive pings (defaults: %config McpNotebook)",
+    connection(positional=True),
+    exclusive(
+        arg("--on", dest="enabled", action="store_const", const=True, help="send keepalive pings"),
+        arg("--off", dest="enabled", action="store_const", const=False, help="send none"),
+        flag("--default", help="follow the McpNotebook defaults again"),
+    ),
+    arg("--interval", type=seconds, metavar="S", help="seconds between keepalive pings"),
+    timeout("how long to wait for each keepalive ping's answer"),
+    arg("--misses", type=count, metavar="N", help="missed pings before the connection counts as stale"),
 )
-def _keepalive(args: list[str]) -> Any:
-    parser = Parser("keepalive")
-    parser.add_argument("name", nargs="?")
-    switch = parser.add_mutually_exclusive_group()
-    switch.add_argument("--on", dest="enabled", action="store_const", const=True)
-    switch.add_argument("--off", dest="enabled", action="store_const", const=False)
-    switch.add_argument("--default", action="store_true", help="follow the McpNotebook defaults again")
-    parser.add_argument("--interval", type=seconds)
-    parser.add_argument("--timeout", type=seconds)
-    parser.add_argument("--misses", type=count)
-    ns = parser.parse_args(args)
-    conn = pick(ns.name)
+def _keepalive(ns: Namespace) -> Any:
+    conn = connection_of(ns)
     try:
         ka = conn.keepalive(enabled=ns.enabled, interval=ns.interval, timeout=ns.timeout, misses=ns.misses, reset=ns.default)
     except ValueError as exc:

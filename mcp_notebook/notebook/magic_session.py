@@ -1,16 +1,22 @@
-"""The session subcommands: `%mcp connect`, `ping`, `status`, `disconnect`."""
+"""The session subcommands: `%mcp connect`, `ping`, `status`, `disconnect`.
+
+`connect NAME` names a new connection; the others take the connection as every subcommand
+does (`commands.connection`), and as their first word too.
+"""
 
 from __future__ import annotations
 
 import statistics
 import time
+from argparse import Namespace
 
 from ..api import connect as api
+from ..api.connection import Connection
 from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
 from ..api.targets import is_url
 from ..base.errors import RequestTimeout
 from ..session.health import Health
-from .commands import CommandError, Parser, count, pick, seconds, subcommand
+from .commands import CommandError, after_dashes, arg, connection, connection_of, count, flag, pick, seconds, subcommand, timeout
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -23,41 +29,48 @@ def _env_pair(text: str) -> tuple[str, str]:
 _env_pair.__name__ = "K=V pair"
 
 
-CONNECT_USAGE = (
-    "NAME URL [--header 'K: V']... [--bearer-token-env VAR] [--transport auto|http|sse] [--timeout S]\n"
-    "  %mcp connect NAME [--env K=V]... [--timeout S] -- COMMAND ARGS...\n"
-    "        both: [--era auto|legacy|modern] [--protocol-version V] [--probe-timeout S]"
+def _header(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition(":")
+    if not sep or not key.strip():
+        raise ValueError(text)
+    return key.strip(), value.strip()
+
+
+_header.__name__ = "'Name: value' header"
+
+
+URL_ONLY = "for URLs, not server commands"
+
+
+@subcommand(
+    "connect",
+    "connect over HTTP, or start a server over stdio; a NAME in use is closed first",
+    arg("name", help="the new connection's name"),
+    arg("url", nargs="?", help="an http(s) URL to connect to; or give a server command after --"),
+    arg("--era", default="auto", choices=["auto", "legacy", "modern"], help="the protocol era; auto probes (default)"),
+    arg("--protocol-version", metavar="V", help="the protocol version to ask for"),
+    arg("--probe-timeout", type=seconds, metavar="S", default=DEFAULTS.probe_timeout, help="how long --era auto probes"),
+    timeout("how long each request may take; 0: no limit", default=DEFAULT_TIMEOUT),
+    arg("--env", type=_env_pair, action="append", default=[], metavar="K=V", help="server commands: an environment variable"),
+    arg("--header", type=_header, action="append", default=[], metavar="'K: V'", help=f"an HTTP header, {URL_ONLY}"),
+    arg("--bearer-token-env", metavar="VAR", help=f"send the token in $VAR as Authorization: Bearer, {URL_ONLY}"),
+    arg("--transport", choices=["auto", "http", "sse"], default="auto", help=f"the HTTP transport, {URL_ONLY}"),
+    after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
+    bare="connect needs a name and a URL or a server command: %mcp connect NAME URL, or NAME -- COMMAND",
 )
-
-
-@subcommand("connect", CONNECT_USAGE, "connect over HTTP, or start a server over stdio; a NAME in use is closed first")
-def _connect(args: list[str]) -> api.Connection:
-    if not args:
-        raise CommandError("connect needs a name and a URL or a server command: %mcp connect NAME URL, or NAME -- COMMAND")
-    options, command = (args[: args.index("--")], args[args.index("--") + 1 :]) if "--" in args else (args, [])
-    parser = Parser("connect")
-    parser.add_argument("name")
-    parser.add_argument("url", nargs="?")
-    parser.add_argument("--era", default="auto", choices=["auto", "legacy", "modern"])
-    parser.add_argument("--probe-timeout", type=seconds, default=DEFAULTS.probe_timeout)
-    parser.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT)
-    parser.add_argument("--env", type=_env_pair, action="append", default=[])
-    parser.add_argument("--protocol-version")
-    parser.add_argument("--header", type=_header, action="append", default=[])
-    parser.add_argument("--bearer-token-env", metavar="VAR")
-    parser.add_argument("--transport", choices=["auto", "http", "sse"], default="auto")
-    ns = parser.parse_args(options)
+def _connect(ns: Namespace) -> Connection:
+    command = ns.command or []
     if ns.url is not None and command:
         raise CommandError("give a URL or a server command after --, not both")
     if ns.url is not None and not is_url(ns.url):
         raise CommandError(f"{ns.url!r} is not an http(s) URL; to start a server, write its command after --")
-    if ns.url is None and "--" not in args:
+    if ns.url is None and ns.command is None:
         raise CommandError("write the server command after --, e.g. %mcp connect demo -- python server.py")
     if ns.url is None and not command:
         raise CommandError("no server command after --, e.g. %mcp connect demo -- python server.py")
     http_only = {"header": ns.header, "bearer_token_env": ns.bearer_token_env, "transport": ns.transport != "auto"}
     if ns.url is None and any(http_only.values()):
-        raise CommandError("--header, --bearer-token-env and --transport are for URLs, not server commands")
+        raise CommandError(f"--header, --bearer-token-env and --transport are {URL_ONLY}")
     if ns.url is not None and ns.env:
         raise CommandError("--env is for server commands, not URLs")
     conn = api.connect(
@@ -80,28 +93,21 @@ def _connect(args: list[str]) -> api.Connection:
     return conn
 
 
-def _header(text: str) -> tuple[str, str]:
-    key, sep, value = text.partition(":")
-    if not sep or not key.strip():
-        raise ValueError(text)
-    return key.strip(), value.strip()
-
-
-_header.__name__ = "'Name: value' header"
-
-
-@subcommand("ping", "[NAME] [-n COUNT] [-i SECONDS] [--timeout S]", "ping the server; prints each round-trip time and a summary, returns the times (s)")
-def _ping(args: list[str]) -> list[float]:
-    parser = Parser("ping")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("-n", "--count", type=count, default=1)
-    parser.add_argument("-i", "--interval", type=seconds, default=1.0)
-    parser.add_argument("--timeout", type=seconds)
-    ns = parser.parse_args(args)
-    conn = pick(ns.name)
+@subcommand(
+    "ping",
+    "ping the server; prints each round-trip time and a summary, returns the times (s)",
+    connection(positional=True),
+    arg("-n", "--count", type=count, metavar="N", default=1, help="how many pings (default: 1)"),
+    arg("-i", "--interval", type=seconds, metavar="S", default=1.0, help="seconds between pings (default: 1)"),
+    timeout("how long to wait for each answer (default: the connection's)"),
+)
+def _ping(ns: Namespace) -> list[float]:
+    conn = connection_of(ns)
     if conn.era == "modern":
-        print(f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
-              "liveness probe instead: the transport is up and a fresh server/discover came back")
+        print(
+            f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
+            "liveness probe instead: the transport is up and a fresh server/discover came back"
+        )
     rtts: list[float] = []
     failures = 0
     for n in range(ns.count):
@@ -130,15 +136,16 @@ def _summary(name: str, count: int, rtts: list[float]) -> str:
     return f"{head}; min/median/max = {min(ms):.3f}/{statistics.median(ms):.3f}/{max(ms):.3f} ms"
 
 
-@subcommand("status", "[NAME]", "state, protocol version, server, ping counters")
-def _status(args: list[str]) -> None:
-    parser = Parser("status")
-    parser.add_argument("name", nargs="?")
-    ns = parser.parse_args(args)
-    if ns.name is None and not api.connections():
+@subcommand(
+    "status",
+    "state, protocol version, server, ping counters (of every connection, if several are open)",
+    connection(positional=True),
+)
+def _status(ns: Namespace) -> None:
+    if ns.conn is None and not api.connections():
         print("no open connections; start one with %mcp connect NAME -- COMMAND")
         return
-    targets = [pick(ns.name)] if ns.name or len(api.connections()) == 1 else list(api.connections().values())
+    targets = [pick(ns.conn)] if ns.conn or len(api.connections()) == 1 else list(api.connections().values())
     print("\n\n".join(format_health(conn.health) for conn in targets))
 
 
@@ -162,17 +169,20 @@ def format_health(health: Health) -> str:
     return "\n".join(lines)
 
 
-@subcommand("disconnect", "[NAME | --all]", "close a connection and stop its server")
-def _disconnect(args: list[str]) -> None:
-    parser = Parser("disconnect")
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--all", action="store_true")
-    ns = parser.parse_args(args)
+@subcommand(
+    "disconnect",
+    "close a connection and stop its server",
+    connection(positional=True),
+    flag("--all", help="close every connection"),
+)
+def _disconnect(ns: Namespace) -> None:
+    if ns.all and ns.conn:
+        raise CommandError("give a connection or --all, not both")
     if ns.all:
         names = sorted(api.connections())
         api.close_all()
         print(f"closed {', '.join(names)}" if names else "no open connections")
         return
-    conn = pick(ns.name)
+    conn = connection_of(ns)
     conn.close()
     print(f"closed {conn.name!r}")

@@ -12,6 +12,7 @@ from test_http import everything
 
 import mcp_notebook
 from mcp_notebook.api.results import Listing, PromptResult, ResourceResult, ToolResult
+from mcp_notebook.notebook import commands as _commands
 from mcp_notebook.notebook import magic_features as _magic_features
 
 
@@ -31,7 +32,9 @@ def test_line_and_cell_magics_return_results(shell):
     assert shell.run_cell_magic("mcp", "call get-sum", '{"a": 1, "b": 2}').text.endswith("3.")
     assert shell.run_cell_magic("mcp", "call get-annotated-message", "messageType: success\nincludeImage: false\n").content
     assert shell.run_cell_magic("mcp", "call get-sum b=5", '{"a": 1}').text.endswith("6.")
-    assert isinstance(shell.run_line_magic("mcp", "read 'demo://resource/dynamic/text/{resourceId}' resourceId=4"), ResourceResult)
+    assert isinstance(
+        shell.run_line_magic("mcp", "read 'demo://resource/dynamic/text/{resourceId}' resourceId=4"), ResourceResult
+    )
     assert isinstance(shell.run_line_magic("mcp", "read 'Dynamic Text Resource' resourceId=4"), ResourceResult)
     assert "Paris" in shell.run_line_magic("mcp", "prompt args-prompt city=Paris").text
     assert isinstance(shell.run_line_magic("mcp", "prompt simple-prompt"), PromptResult)
@@ -39,16 +42,19 @@ def test_line_and_cell_magics_return_results(shell):
     assert shell.run_line_magic("mcp", "prompts").get("completable-prompt")
 
 
-@pytest.mark.parametrize("line, words", [
-    ("call nope", "unknown tool 'nope'"),
-    ("call get-sum a=x b=1", "'x' is not valid number"),
-    ("call get-sum a=1", "missing required 'b'"),
-    ("call get-sum a", "key=value"),
-    ("prompt args-prompt", "missing required argument"),
-    ("loglevel loud", "invalid choice"),
-    ("read 'Dynamic Text Resource' other=1", "has no variable"),
-    ("roots /tmp", "declared no roots capability"),
-])
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("call nope", "unknown tool 'nope'"),
+        ("call get-sum a=x b=1", "'x' is not valid number"),
+        ("call get-sum a=1", "missing required 'b'"),
+        ("call get-sum a", "key=value"),
+        ("prompt args-prompt", "missing required argument"),
+        ("loglevel loud", "invalid choice"),
+        ("read 'Dynamic Text Resource' other=1", "has no variable"),
+        ("roots /tmp", "declared no roots capability"),
+    ],
+)
 def test_mistakes_are_one_line_usage_errors(shell, line, words):
     with pytest.raises(IPythonUsageError) as info:
         shell.run_line_magic("mcp", line)
@@ -86,12 +92,64 @@ def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
     assert complete("%mcp prompt completable-prompt department=Sales name=", "name=") == ["name=David", "name=Eve", "name=Frank"]
     assert "resourceId=1" in complete("%mcp read 'Dynamic Text Resource' resourceId=1", "resourceId=1")
     assert complete("%mcp call nope ", "") == []  # never raises
+    assert complete("%mcp call -c ev get-sum ", "") == ["a=", "b="]
+    assert complete("%mcp call --conn=ev get-s", "get-s") == ["get-structured-content", "get-sum"]
+    assert complete("%mcp call --conn e", "e") == ["ev"]
+
+
+# One line per subcommand that works on a connection; disconnect goes last.
+ON_A_CONNECTION = {
+    "tools": "",
+    "call": "get-sum a=1 b=2",
+    "resources": "--templates",
+    "read": "'Dynamic Text Resource' resourceId=1",
+    "subscribe": "demo://resource/dynamic/text/1",
+    "unsubscribe": "demo://resource/dynamic/text/1",
+    "prompts": "",
+    "prompt": "simple-prompt",
+    "roots": "",
+    "loglevel": "info",
+    "logs": "--last 3",
+    "tasks": "",
+    "cancel": "999",
+    "health": "",
+    "trace": "--last 2",
+    "keepalive": "",
+    "ping": "",
+    "status": "",
+    "disconnect": "",
+}
+
+
+def test_every_subcommand_on_a_connection_takes_conn(shell, capsys):
+    """With two connections open the connection must be named, and -c/--conn names it, in every one."""
+    takes_conn = {name for name, sub in _commands.SUBCOMMANDS.items() if sub.parser.connection}
+    assert takes_conn == set(ON_A_CONNECTION)
+    assert set(_commands.SUBCOMMANDS) - takes_conn == {"connect", "dashboard", "help"}
+    mcp_notebook.demo("other", load_magics=False, keepalive=None)  # has no resources or prompts: ev must answer
+    try:
+        for n, (name, rest) in enumerate(ON_A_CONNECTION.items()):
+            if name != "status":  # which lists every connection when none is named
+                with pytest.raises(IPythonUsageError, match=r"several connections are open \(ev, other\)"):
+                    shell.run_line_magic("mcp", f"{name} {rest}")
+            with pytest.raises(IPythonUsageError, match="no connection named 'nosuch'"):
+                shell.run_line_magic("mcp", f"{name} {rest} --conn nosuch")
+            capsys.readouterr()
+            shell.run_line_magic("mcp", f"{name} {rest} {'-c' if n % 2 else '--conn'} ev")
+            out = capsys.readouterr().out
+            assert "other" not in out, (name, out)
+        assert "closed 'ev'" in out and set(mcp_notebook.connections()) == {"other"}
+    finally:
+        mcp_notebook.get_connection("other").close()
 
 
 def test_the_feature_api_over_streamable_http(port):
-    with everything(port, "streamableHttp") as base, mcp_notebook.connect(
-        base + "/mcp", name="http", era="legacy", roots=True, sampling=lambda p: "ok", elicitation=lambda p: {"number": 1}
-    ) as conn:  # (the published schema.json allows only integers in ElicitResult content: not 3.14)
+    with (
+        everything(port, "streamableHttp") as base,
+        mcp_notebook.connect(
+            base + "/mcp", name="http", era="legacy", roots=True, sampling=lambda p: "ok", elicitation=lambda p: {"number": 1}
+        ) as conn,
+    ):  # (the published schema.json allows only integers in ElicitResult content: not 3.14)
         assert conn.call_tool("echo", {"message": "hi"}).text == "Echo: hi"
         assert conn.call_tool("get-structured-content", {"location": "New York"}).structured
         seen = []

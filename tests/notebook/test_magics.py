@@ -13,6 +13,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
+from mcp_notebook.notebook import commands as _commands
 
 SERVERS = Path(__file__).parents[1] / "servers"
 RAW = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'raw_server.py'))}"
@@ -74,9 +75,41 @@ def test_help_and_bare_mcp_print_the_subcommands(shell, capsys):
             assert f"%mcp {sub}" in out
 
 
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_help_is_made_from_the_parsers(shell, capsys):
+    _, out, _ = run(shell, capsys, "%mcp help")
+    listing = one_line(out)
+    for name, sub in _commands.SUBCOMMANDS.items():
+        usage = one_line(sub.parser.format_usage()).removeprefix("usage: ")
+        assert f"{usage} {one_line(sub.summary)}" in listing, name
+        for line in (f"%mcp help {name}", f"%mcp {name} --help", f"%mcp {name} -h"):
+            result, out, _ = run(shell, capsys, line)
+            assert result.success and result.result is None
+            assert out == sub.parser.format_help().rstrip("\n") + "\n"
+    _, out, _ = run(shell, capsys, "%mcp help call")
+    assert "-c NAME, --conn NAME" in out and "%%mcp call TOOL" in out
+
+
+def test_a_new_option_shows_up_in_help(shell, capsys, monkeypatch):
+    monkeypatch.setattr(_commands, "SUBCOMMANDS", dict(_commands.SUBCOMMANDS))
+    wobble = _commands.arg("--wobble", metavar="W", help="how much")
+    _commands.subcommand("frob", "frobnicate a connection", _commands.connection(), wobble)(lambda ns: ns.wobble)
+    _, out, _ = run(shell, capsys, "%mcp help")
+    assert "  %mcp frob [-c NAME] [--wobble W]\n        frobnicate a connection\n" in out
+    _, out, _ = run(shell, capsys, "%mcp help frob")
+    assert "--wobble W" in out and "how much" in out
+    said = usage_error(shell, capsys, "%mcp frob --wobble")
+    assert said == "UsageError: argument --wobble: expected one argument; usage: %mcp frob [-c NAME] [--wobble W]"
+    assert run(shell, capsys, "%mcp frob --wobble 3")[0].result == "3"
+
+
 @pytest.mark.parametrize(
     ("line", "says"),
     [
+        ("%mcp help bogus", "unknown subcommand 'bogus'"),
         ("%mcp bogus", "unknown subcommand 'bogus'"),
         ("%mcp connect", "connect needs a name and a URL or a server command"),
         ("%mcp connect demo", "write the server command after --"),
@@ -127,6 +160,14 @@ def test_connect_ping_status_disconnect(shell, capsys):
     result, out, _ = run(shell, capsys, f"%mcp connect raw -- {RAW}")
     assert result.success
     assert "several connections are open (raw, sdk)" in usage_error(shell, capsys, "%mcp ping")
+
+    # The connection is named by -c/--conn, or by the leading NAME; given both ways, they must agree.
+    for line in ("%mcp ping --conn sdk", "%mcp ping -c sdk", "%mcp ping sdk --conn sdk", "%mcp ping --conn=sdk"):
+        result, out, _ = run(shell, capsys, line)
+        assert result.success and out.startswith("ping sdk: "), line
+    said = usage_error(shell, capsys, "%mcp ping raw --conn sdk")
+    assert said.startswith("UsageError: 'raw' and --conn 'sdk' name different connections; give one; usage: %mcp ping [-c")
+    assert "name different connections" in usage_error(shell, capsys, "%mcp status sdk -c raw")
 
     result, out, _ = run(shell, capsys, "%mcp disconnect raw")
     assert result.success and "closed 'raw'" in out
