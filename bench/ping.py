@@ -110,8 +110,7 @@ class RawClient:
     """Newline-delimited JSON-RPC over a child's pipes, stdlib only, on the caller's thread."""
 
     def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(argv, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin: BinaryIO = self.proc.stdin
         self.stdout: BinaryIO = self.proc.stdout
@@ -163,8 +162,10 @@ def bench_raw(warmup: int, count: int) -> Result:
     """Stdlib floor: write the ping line, flush, readline until the matching response."""
     raw = RawClient(ARGV)
     try:
-        init = raw.request("initialize", {"protocolVersion": LEGACY_VERSION, "capabilities": {},
-                                          "clientInfo": {"name": "bench-raw", "version": "0"}})
+        init = raw.request(
+            "initialize",
+            {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "bench-raw", "version": "0"}},
+        )
         raw.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         result = Result("raw stdlib loop", init["protocolVersion"])
         for _ in range(warmup):
@@ -186,8 +187,9 @@ def http_server() -> Iterator[str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     argv = [*ARGV[:-1], "streamableHttp"]
-    proc = subprocess.Popen(argv, cwd=REPO, env={**os.environ, "PORT": str(port)},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, cwd=REPO, env={**os.environ, "PORT": str(port)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -238,12 +240,18 @@ def main() -> None:
             "count": args.count,
             "warmup": args.warmup,
             "python": sys.version.split()[0],
-            "stdio": {r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us,
-                                 "p95_us": r.p95_us} for r in results},
-            "http": {r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us,
-                                "p95_us": r.p95_us} for r in http_results},
-            "ratios": {"stdio_notebook_over_raw": vs_raw, "stdio_notebook_over_sdk": vs_sdk,
-                       "http_notebook_over_sdk": http_vs_sdk},
+            "stdio": {
+                r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us, "p95_us": r.p95_us} for r in results
+            },
+            "http": {
+                r.client: {"protocol_version": r.protocol_version, "median_us": r.median_us, "p95_us": r.p95_us}
+                for r in http_results
+            },
+            "ratios": {
+                "stdio_notebook_over_raw": vs_raw,
+                "stdio_notebook_over_sdk": vs_sdk,
+                "http_notebook_over_sdk": http_vs_sdk,
+            },
         }
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 

@@ -122,8 +122,12 @@ def main() -> None:
     print(f"  the entry alone                       {entry_only:>7.0f} bytes")
     if args.json:
         figures = {
-            "server": label, "count": args.count, "rounds": args.rounds, "python": sys.version.split()[0],
-            "calls_per_s": {"trace_on": on, "trace_off": off}, "ratio_on_over_off": on / off,
+            "server": label,
+            "count": args.count,
+            "rounds": args.rounds,
+            "python": sys.version.split()[0],
+            "calls_per_s": {"trace_on": on, "trace_off": off},
+            "ratio_on_over_off": on / off,
             "bytes_per_frame": {"total": full, "entry_only": entry_only, "mean_raw_chars": mean_raw},
         }
         args.json.write_text(json.dumps(figures, indent=2) + "\n")

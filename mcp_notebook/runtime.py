@@ -13,7 +13,7 @@ import atexit
 import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import anyio
 import sniffio
@@ -28,7 +28,7 @@ class Interrupted(Exception):
     """The coroutine was cancelled at the caller's request."""
 
 
-class _Call:
+class _Call(Generic[T]):
     """A coroutine on the loop that another thread may cancel, even before it starts."""
 
     def __init__(self, fn: Callable[..., Awaitable[T]], args: tuple[Any, ...]) -> None:
@@ -37,7 +37,7 @@ class _Call:
         self.scope: anyio.CancelScope | None = None
         self.cancelled = False
 
-    async def run(self) -> Any:
+    async def run(self) -> T:
         with anyio.CancelScope() as scope:
             self.scope = scope
             if self.cancelled:
@@ -110,7 +110,7 @@ class Runtime:
             self._cancel_and_wait(portal, call, future)
             raise
 
-    def _cancel_and_wait(self, portal: BlockingPortal, call: _Call, future: Future[Any]) -> None:
+    def _cancel_and_wait(self, portal: BlockingPortal, call: _Call[Any], future: Future[Any]) -> None:
         try:
             portal.start_task_soon(call.cancel)
             future.exception(timeout=CANCEL_GRACE)

@@ -20,8 +20,9 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,9 +57,7 @@ def server_everything_cmd(mode: str = "stdio") -> list[str]:
     if mode not in ("stdio", "streamableHttp", "sse"):
         raise ValueError(f"unknown server-everything mode {mode!r}")
     if not SERVER_EVERYTHING_ENTRY.is_file():
-        pytest.skip(
-            f"server-everything is not installed ({SERVER_EVERYTHING_ENTRY} missing): run `make peers`"
-        )
+        pytest.skip(f"server-everything is not installed ({SERVER_EVERYTHING_ENTRY} missing): run `make peers`")
     return [node_executable(), "-r", str(LOOPBACK_PRELOAD), str(SERVER_EVERYTHING_ENTRY), mode]
 
 
@@ -99,6 +98,23 @@ def panels() -> Iterator[list]:
     yield made
     for panel in made:
         panel.close()
+
+
+@pytest.fixture
+def shown_as() -> Iterator[Callable[..., Any]]:
+    """`shown_as("ipython")`: calls show what they show in that environment ("kernel",
+    "ipython", "script"), through the front end given (the notebook's by default); the
+    front end in use before comes back after the test."""
+    from mcp_notebook.api import frontend
+    from mcp_notebook.notebook.display import NotebookFrontEnd
+
+    previous = frontend.current()
+
+    def use(where: str, front_end: Any = None) -> None:
+        frontend.use(front_end if front_end is not None else NotebookFrontEnd(where))
+
+    yield use
+    frontend.use(previous)
 
 
 @pytest.fixture
@@ -239,9 +255,12 @@ def client_frames_follow_the_schema(monkeypatch):
                 params = entry.message.get("params")
                 server_requests[entry.id] = (entry.method, isinstance(params, dict) and isinstance(params.get("task"), dict))
             elif entry.direction == "out":
-                answers, as_task = server_requests.get(entry.id, (None, False)) if entry.kind in ("response", "error") else (None, False)
-                validate_client_frame(entry.message, _sent_at(entry.message, version), answers_method=answers,
-                                      task_augmented=as_task)
+                answers, as_task = (
+                    server_requests.get(entry.id, (None, False)) if entry.kind in ("response", "error") else (None, False)
+                )
+                validate_client_frame(
+                    entry.message, _sent_at(entry.message, version), answers_method=answers, task_augmented=as_task
+                )
 
 
 def _sent_at(frame: object, negotiated: str | None) -> str | None:

@@ -213,25 +213,30 @@ def validate_client_frame(
         raise AssertionError(f'frame must have "jsonrpc": "2.0": {_short(frame)}')
 
     if "method" in frame:
-        if "result" in frame or "error" in frame:
-            raise AssertionError(f"frame mixes a request/notification with a response: {_short(frame)}")
-        method = frame["method"]
-        if not isinstance(method, str):
-            raise AssertionError(f"method must be a string: {_short(frame)}")
-        if "id" in frame:
-            kind, envelope, union = "request", "JSONRPCRequest", "ClientRequest"
-        else:
-            kind, envelope, union = "notification", "JSONRPCNotification", "ClientNotification"
-        _check(frame, version, envelope, f"client {kind}")
-        name = method_definition(version, method, union)
-        if name is None:
-            known = ", ".join(sorted(_union_members(version, union))) or "none"
-            raise AssertionError(
-                f"{method!r} is not a client-to-server {kind} in MCP {version} ({union}: {known}): {_short(frame)}"
-            )
-        _check(frame, version, name, f"client {kind} {method!r}")
-        return
+        _check_request_or_notification(frame, version)
+    else:
+        _check_response(frame, version, answers_method, task_augmented)
 
+
+def _check_request_or_notification(frame: dict[str, Any], version: str) -> None:
+    if "result" in frame or "error" in frame:
+        raise AssertionError(f"frame mixes a request/notification with a response: {_short(frame)}")
+    method = frame["method"]
+    if not isinstance(method, str):
+        raise AssertionError(f"method must be a string: {_short(frame)}")
+    if "id" in frame:
+        kind, envelope, union = "request", "JSONRPCRequest", "ClientRequest"
+    else:
+        kind, envelope, union = "notification", "JSONRPCNotification", "ClientNotification"
+    _check(frame, version, envelope, f"client {kind}")
+    name = method_definition(version, method, union)
+    if name is None:
+        known = ", ".join(sorted(_union_members(version, union))) or "none"
+        raise AssertionError(f"{method!r} is not a client-to-server {kind} in MCP {version} ({union}: {known}): {_short(frame)}")
+    _check(frame, version, name, f"client {kind} {method!r}")
+
+
+def _check_response(frame: dict[str, Any], version: str, answers_method: str | None, task_augmented: bool) -> None:
     has_result, has_error = "result" in frame, "error" in frame
     if has_result == has_error:
         raise AssertionError(
@@ -243,22 +248,22 @@ def validate_client_frame(
         # the answer to a request whose id could not be read, e.g. a ping with an object id).
         raise AssertionError(f"client response without 'id': {_short(frame)}")
     _check(frame, version, result_def if has_result else error_def, "client response")
-
-    if answers_method is not None:
-        request_def = method_definition(version, answers_method, "ServerRequest")
-        if request_def is None:
-            known = ", ".join(sorted(_union_members(version, "ServerRequest"))) or "none"
-            raise AssertionError(
-                f"{answers_method!r} is not a server-to-client request in MCP {version} (ServerRequest: {known}), "
-                f"so the client cannot be answering it: {_short(frame)}"
-            )
-        if has_result:
-            # A task-augmented request is accepted with a CreateTaskResult, or (a receiver that
-            # takes no task for it) answered as a plain one.
-            as_task = task_augmented and isinstance(frame["result"], dict) and "task" in frame["result"]
-            _check(
-                frame["result"],
-                version,
-                "CreateTaskResult" if as_task else _result_definition(version, request_def, answers_method),
-                f"result of {answers_method!r}" + (" (task-augmented)" if as_task else ""),
-            )
+    if answers_method is None:
+        return
+    request_def = method_definition(version, answers_method, "ServerRequest")
+    if request_def is None:
+        known = ", ".join(sorted(_union_members(version, "ServerRequest"))) or "none"
+        raise AssertionError(
+            f"{answers_method!r} is not a server-to-client request in MCP {version} (ServerRequest: {known}), "
+            f"so the client cannot be answering it: {_short(frame)}"
+        )
+    if has_result:
+        # A task-augmented request is accepted with a CreateTaskResult, or (a receiver that
+        # takes no task for it) answered as a plain one.
+        as_task = task_augmented and isinstance(frame["result"], dict) and "task" in frame["result"]
+        _check(
+            frame["result"],
+            version,
+            "CreateTaskResult" if as_task else _result_definition(version, request_def, answers_method),
+            f"result of {answers_method!r}" + (" (task-augmented)" if as_task else ""),
+        )

@@ -101,7 +101,7 @@ def test_no_import_cycles():
         stack.append(node)
         for target in sorted(GRAPH[node]):
             if state.get(target) == 1:
-                cycles.append(stack[stack.index(target):] + [target])
+                cycles.append(stack[stack.index(target) :] + [target])
             elif target not in state:
                 visit(target)
         stack.pop()

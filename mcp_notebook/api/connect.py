@@ -140,8 +140,9 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
     for attempt in (1, 2):
         base, session = prepare_session(target, options)
         name = options.name or _default_name(base)
-        features = install_features(session, name, roots=options.roots, sampling=options.sampling,
-                                    elicitation=options.elicitation)
+        features = install_features(
+            session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation
+        )
         failure = yield name, session
         if failure is None:
             remember_era(target, session)

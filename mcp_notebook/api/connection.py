@@ -21,7 +21,7 @@ from ..session.pending import Pending, request_timeout
 from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import features, frontend, panels
+from . import client_side, frontend, panels, prompts, resources, tools
 from .feature_state import FeatureState
 from .monitor import Monitor
 
@@ -31,11 +31,16 @@ class Connection:
 
     Composed of its session (on the runtime's loop), its feature state (caches, calls in
     progress, logs, subscriptions) and its health monitor. The feature methods below are
-    plain functions over the feature state (`api.features`), listed here by name.
+    plain functions over the feature state (`api.tools`, `api.resources`, `api.prompts`,
+    `api.client_side`), listed here by name.
     """
 
     def __init__(
-        self, name: str, session: Session, features: FeatureState, on_close: Callable[[Connection], None] = lambda conn: None,
+        self,
+        name: str,
+        session: Session,
+        features: FeatureState,
+        on_close: Callable[[Connection], None] = lambda conn: None,
     ) -> None:
         self.name = name
         self._session = session
@@ -167,7 +172,9 @@ class Connection:
         limit = session.timeout if timeout is None else timeout
         if not subscription.wait_acknowledged(limit) or subscription.ended:
             subscription.close()
-            raise ConnectionClosed(f"subscriptions/listen was not acknowledged: {subscription.ended or f'no answer within {limit:g} s'}")
+            raise ConnectionClosed(
+                f"subscriptions/listen was not acknowledged: {subscription.ended or f'no answer within {limit:g} s'}"
+            )
         return subscription
 
     def discover(self, *, refresh: bool = False) -> dict[str, Any]:
@@ -217,9 +224,11 @@ class Connection:
         thread, async ones on the session loop. Usable as a decorator.
         """
         if handler is None:
+
             def decorate(fn: Handler) -> Handler:
                 self._session.request_handlers.set(method, fn)
                 return fn
+
             return decorate
         self._session.request_handlers.set(method, handler)
         return handler
@@ -234,57 +243,59 @@ class Connection:
 
     # ----- the client features (plain functions over the feature state) -----
 
-    list_tools = features.list_tools
-    alist_tools = features.alist_tools
-    tool = features.tool
-    atool = features.atool
-    check_arguments = features.check_arguments
-    acheck_arguments = features.acheck_arguments
-    call_tool = features.call_tool
-    acall_tool = features.acall_tool
-    list_tasks = features.list_tasks
-    alist_tasks = features.alist_tasks
-    get_task = features.get_task
-    aget_task = features.aget_task
-    cancel_task = features.cancel_task
-    acancel_task = features.acancel_task
-    task_result = features.task_result
-    atask_result = features.atask_result
-    list_resources = features.list_resources
-    alist_resources = features.alist_resources
-    list_resource_templates = features.list_resource_templates
-    alist_resource_templates = features.alist_resource_templates
-    read_resource = features.read_resource
-    aread_resource = features.aread_resource
-    template = features.template
-    atemplate = features.atemplate
-    fill_template = features.fill_template
-    afill_template = features.afill_template
-    read_template = features.read_template
-    aread_template = features.aread_template
-    subscribe = features.subscribe
-    asubscribe = features.asubscribe
-    unsubscribe = features.unsubscribe
-    aunsubscribe = features.aunsubscribe
-    resource_updates = features.resource_updates
-    list_prompts = features.list_prompts
-    alist_prompts = features.alist_prompts
-    get_prompt = features.get_prompt
-    aget_prompt = features.aget_prompt
-    complete = features.complete
-    acomplete = features.acomplete
-    set_log_level = features.set_log_level
-    aset_log_level = features.aset_log_level
-    log_level = property(features.log_level)
-    logs = property(features.logs)
-    roots = property(features.roots)
-    set_roots = features.set_roots
-    aset_roots = features.aset_roots
-    cancel = features.cancel
+    list_tools = tools.list_tools
+    alist_tools = tools.alist_tools
+    tool = tools.tool
+    atool = tools.atool
+    check_arguments = tools.check_arguments
+    acheck_arguments = tools.acheck_arguments
+    call_tool = tools.call_tool
+    acall_tool = tools.acall_tool
+    list_tasks = tools.list_tasks
+    alist_tasks = tools.alist_tasks
+    get_task = tools.get_task
+    aget_task = tools.aget_task
+    cancel_task = tools.cancel_task
+    acancel_task = tools.acancel_task
+    task_result = tools.task_result
+    atask_result = tools.atask_result
+    list_resources = resources.list_resources
+    alist_resources = resources.alist_resources
+    list_resource_templates = resources.list_resource_templates
+    alist_resource_templates = resources.alist_resource_templates
+    read_resource = resources.read_resource
+    aread_resource = resources.aread_resource
+    template = resources.template
+    atemplate = resources.atemplate
+    fill_template = resources.fill_template
+    afill_template = resources.afill_template
+    read_template = resources.read_template
+    aread_template = resources.aread_template
+    subscribe = resources.subscribe
+    asubscribe = resources.asubscribe
+    unsubscribe = resources.unsubscribe
+    aunsubscribe = resources.aunsubscribe
+    resource_updates = resources.resource_updates
+    list_prompts = prompts.list_prompts
+    alist_prompts = prompts.alist_prompts
+    get_prompt = prompts.get_prompt
+    aget_prompt = prompts.aget_prompt
+    complete = prompts.complete
+    acomplete = prompts.acomplete
+    set_log_level = client_side.set_log_level
+    aset_log_level = client_side.aset_log_level
+    log_level = property(client_side.log_level)
+    logs = property(client_side.logs)
+    roots = property(client_side.roots)
+    set_roots = client_side.set_roots
+    aset_roots = client_side.aset_roots
+    cancel = tools.cancel
 
     # ----- the server's log and subscriptions: records, and live panels -----
 
-    def log_records(self, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False) -> list[dict[str, Any]]:
+    def log_records(
+        self, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False
+    ) -> list[dict[str, Any]]:
         """The server's log messages (the last 1000 kept), oldest first, as dicts: time, wall, level,
         logger, data, and in_cell (True when the cell whose call was waiting showed it)."""
         return panels.log_records(self._fx, last=last, level=level, unrouted_only=unrouted_only)

@@ -20,6 +20,7 @@ Feature methods are written once, as generators that yield the `Exchange`s they 
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -67,7 +68,7 @@ def drive(fx: FeatureState, steps: Steps[T]) -> T:
         exchange = next(steps)
         while True:
             try:
-                result = retrying(lambda: request(fx, exchange), fx.requests, fx.name, _shower(fx))
+                result = retrying(functools.partial(request, fx, exchange), fx.requests, fx.name, _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -82,7 +83,7 @@ async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
         exchange = next(steps)
         while True:
             try:
-                result = await aretrying(lambda: arequest(fx, exchange), fx.requests, fx.name, _shower(fx))
+                result = await aretrying(functools.partial(arequest, fx, exchange), fx.requests, fx.name, _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -147,8 +148,15 @@ class Flight:
     CANCEL_GRACE, before it is done (it `lingers`).
     """
 
-    def __init__(self, session: Session, fx: FeatureState, call: Call, params: dict[str, Any] | None,
-                 done: Callable[[], Any], task: bool = False) -> None:
+    def __init__(
+        self,
+        session: Session,
+        fx: FeatureState,
+        call: Call,
+        params: dict[str, Any] | None,
+        done: Callable[[], Any],
+        task: bool = False,
+    ) -> None:
         self.session = session
         self.lingers = task
         self.fx = fx
@@ -180,7 +188,8 @@ class Flight:
                         self.result = await run.run(self.call.method, self.params)
                     elif self.session.era == "modern":
                         self.result = await self.session.eras.modern_request(
-                            self.call.method, self.params, timeout=None, send=self._round)
+                            self.call.method, self.params, timeout=None, send=self._round
+                        )
                     else:
                         self.result = (await self._round(self.call.method, self.params)).outcome()
                     completed = True
@@ -270,8 +279,12 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
         failed = False
         return result
     except KeyboardInterrupt:
-        if runtime.call_sync(handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user",
-                             timeout=CANCEL_GRACE) and handle.lingers:
+        if (
+            runtime.call_sync(
+                handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user", timeout=CANCEL_GRACE
+            )
+            and handle.lingers
+        ):
             waker.acquire(timeout=CANCEL_GRACE + 1)  # until its task is cancelled
         raise
     finally:
@@ -287,8 +300,10 @@ async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
-        raise UsageError("the awaitable methods (acall_tool, ...) run on an asyncio event loop; "
-                         "use the blocking ones (call_tool, ...) elsewhere") from None
+        raise UsageError(
+            "the awaitable methods (acall_tool, ...) run on an asyncio event loop; "
+            "use the blocking ones (call_tool, ...) elsewhere"
+        ) from None
     session, runtime = fx.session, get_runtime()
     params, call = _prepare(fx, exchange)
     woken: asyncio.Future[None] = loop.create_future()
@@ -316,8 +331,12 @@ async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
         return result
     except (asyncio.CancelledError, KeyboardInterrupt):
         try:
-            if await _on_loop(runtime, flight.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user",
-                              timeout=CANCEL_GRACE) and flight.lingers:
+            if (
+                await _on_loop(
+                    runtime, flight.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user", timeout=CANCEL_GRACE
+                )
+                and flight.lingers
+            ):
                 await asyncio.wait((woken,), timeout=CANCEL_GRACE + 1)  # until its task is cancelled
         except Exception:  # noqa: BLE001 - leaving with the cancellation anyway
             pass

@@ -11,12 +11,13 @@ import contextvars
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import anyio.to_thread
 
 from ..session.session import Session
+from ..session.subscriptions import Subscription
 from .progress import Call, LogRecord
 from .results import Listing
 from .server_requests import ServerRequests
@@ -32,7 +33,6 @@ LIST_CHANGED = {
 # The call whose request this task serves: set by the request core in the task that runs a
 # request on the session loop, and so known to what that task starts (see current_call).
 _asking: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcp_notebook_asking", default=None)
-
 
 
 class FeatureState:
@@ -155,6 +155,7 @@ class FeatureState:
                 for key in LIST_CHANGED[method]:
                     self.cache.pop(key, None)
                     self.list_changes[key] = self.list_changes.get(key, 0) + 1
+
         return changed
 
 
@@ -181,3 +182,27 @@ def install(session: Session, name: str, *, roots: Any = None, sampling: Any = N
 def asking_for(call: Call) -> contextvars.Token[Call | None]:
     """From here on in this task, questions from the server go to `call`'s cell."""
     return _asking.set(call)
+
+
+class Featured(Protocol):
+    """What the feature methods use of their connection."""
+
+    name: str
+
+    @property
+    def feature_state(self) -> FeatureState: ...
+
+    def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        resource_uris: Sequence[str] = (),
+        callback: Callable[[str, dict[str, Any]], Any] | None = None,
+        timeout: float | None = None,
+    ) -> Subscription: ...
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None: ...
+
+    async def anotify(self, method: str, params: dict[str, Any] | None = None) -> None: ...

@@ -28,9 +28,11 @@ def _request_log_level(fx: FeatureState, level: str | None) -> str | None:
     if level not in LOG_LEVELS:
         raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
     if fx.session.era != "modern":
-        raise UsageError(f"{fx.name}: a log level per request needs a modern (2026-07-28) connection; "
-                         "this one is legacy: use set_log_level()")
+        raise UsageError(
+            f"{fx.name}: a log level per request needs a modern (2026-07-28) connection; this one is legacy: use set_log_level()"
+        )
     return level
+
 
 def _list(fx: FeatureState, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
     if capability not in fx.session.server_capabilities:
@@ -42,6 +44,7 @@ def _list(fx: FeatureState, method: str, key: str, refresh: bool, capability: st
     listing = Listing(key, (yield from _pages(fx, method, key)))
     fx.store(key, listing, before)
     return listing
+
 
 def _pages(fx: FeatureState, method: str, key: str) -> Steps[list[dict[str, Any]]]:
     """Every page of a paginated list (an opaque cursor seen twice ends it)."""
@@ -57,10 +60,13 @@ def _pages(fx: FeatureState, method: str, key: str) -> Steps[list[dict[str, Any]
         seen.add(cursor)
     return items
 
+
 # ----- tools -----
+
 
 def list_tools(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
     return (yield from _list(fx, "tools/list", "tools", refresh, "tools"))
+
 
 def tool(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
     tools = yield from list_tools(fx)
@@ -71,14 +77,24 @@ def tool(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
         raise ToolArgumentError(f"{fx.name}: unknown tool {name!r}{hint}")
     return found
 
+
 def check_arguments(fx: FeatureState, name: str, arguments: dict[str, Any]) -> Steps[None]:
     issues = problems(arguments, (yield from tool(fx, name)).get("inputSchema"))
     if issues:
         raise ToolArgumentError(f"{name}: {'; '.join(issues)}")
 
+
 def call_tool(
-    fx: FeatureState, name: str, arguments: dict[str, Any] | None, timeout: float | None, max_total: float | None,
-    reset_on_progress: bool, progress: Any, validate: bool, log_level: str | None, task: bool | None = None,
+    fx: FeatureState,
+    name: str,
+    arguments: dict[str, Any] | None,
+    timeout: float | None,
+    max_total: float | None,
+    reset_on_progress: bool,
+    progress: Any,
+    validate: bool,
+    log_level: str | None,
+    task: bool | None = None,
 ) -> Steps[ToolResult]:
     arguments = dict(arguments or {})
     level = _request_log_level(fx, log_level)
@@ -99,6 +115,7 @@ def call_tool(
             more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
             raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
     return result
+
 
 def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
     """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
@@ -121,7 +138,9 @@ def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
         raise UsageError(f"{name}: the tool runs only as a task (execution.taskSupport 'required'); leave task= unset")
     return task
 
+
 # ----- tasks (2025-11-25) -----
+
 
 def _tasks_offered(fx: FeatureState, operation: str | None = None) -> None:
     if fx.session.era == "modern":
@@ -132,48 +151,68 @@ def _tasks_offered(fx: FeatureState, operation: str | None = None) -> None:
     if operation is not None and operation not in tasks:
         raise UsageError(f"{fx.name}: the server does not offer tasks/{operation}")
 
+
 def list_tasks(fx: FeatureState) -> Steps[TaskList]:
     _tasks_offered(fx, "list")
     return TaskList((yield from _pages(fx, "tasks/list", "tasks")))
 
+
 def get_task(fx: FeatureState, task_id: str) -> Steps[dict[str, Any]]:
-    _tasks_offered(fx, )
+    _tasks_offered(
+        fx,
+    )
     return dict((yield Exchange("tasks/get", {"taskId": _task_id(task_id)})))
+
 
 def cancel_task(fx: FeatureState, task_id: str) -> Steps[dict[str, Any]]:
     _tasks_offered(fx, "cancel")
     return dict((yield Exchange("tasks/cancel", {"taskId": _task_id(task_id)})))
 
+
 def task_result(fx: FeatureState, task_id: str, timeout: float | None) -> Steps[ToolResult]:
     """The payload of a tool-call task (the server holds it until the task ends)."""
-    _tasks_offered(fx, )
+    _tasks_offered(
+        fx,
+    )
     raw = yield Exchange("tasks/result", {"taskId": _task_id(task_id)}, timeout)
     return ToolResult(fx.task_watch.tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
 
+
 # ----- resources -----
+
 
 def list_resources(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
     return (yield from _list(fx, "resources/list", "resources", refresh, "resources"))
 
+
 def list_resource_templates(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
     return (yield from _list(fx, "resources/templates/list", "resourceTemplates", refresh, "resources"))
 
-def read_resource(fx: FeatureState, uri: str, timeout: float | None = None, log_level: str | None = None) -> Steps[ResourceResult]:
+
+def read_resource(
+    fx: FeatureState, uri: str, timeout: float | None = None, log_level: str | None = None
+) -> Steps[ResourceResult]:
     level = _request_log_level(fx, log_level)
     return ResourceResult(uri, (yield Exchange("resources/read", {"uri": uri}, timeout, log_level=level)))
+
 
 def template(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
     templates = yield from list_resource_templates(fx)
     found = templates.get(name) or next((t for t in templates if t.get("uriTemplate") == name), None)
     if found is None:
-        raise UsageError(f"{fx.name}: unknown resource template {name!r}; the templates are: {', '.join(templates.names()) or 'none'}")
+        raise UsageError(
+            f"{fx.name}: unknown resource template {name!r}; the templates are: {', '.join(templates.names()) or 'none'}"
+        )
     return found
+
 
 def fill_template(fx: FeatureState, name: str, values: dict[str, Any]) -> Steps[str]:
     return expand_template((yield from template(fx, name))["uriTemplate"], values)
 
+
 def read_template(fx: FeatureState, name: str, values: dict[str, Any]) -> Steps[ResourceResult]:
     return (yield from read_resource(fx, (yield from fill_template(fx, name, values))))
+
 
 def subscribe(fx: FeatureState, uri: str, callback: Any = None) -> Steps[None]:
     if not (fx.session.server_capabilities.get("resources") or {}).get("subscribe"):
@@ -184,18 +223,23 @@ def subscribe(fx: FeatureState, uri: str, callback: Any = None) -> Steps[None]:
         if callback is not None:
             fx.subscriptions[uri].append(callback)
 
+
 def unsubscribe(fx: FeatureState, uri: str) -> Steps[None]:
     yield Exchange("resources/unsubscribe", {"uri": uri})
     with fx.lock:
         fx.subscriptions.pop(uri, None)
 
+
 # ----- prompts and completion -----
+
 
 def list_prompts(fx: FeatureState, refresh: bool = False) -> Steps[Listing]:
     return (yield from _list(fx, "prompts/list", "prompts", refresh, "prompts"))
 
-def get_prompt(fx: FeatureState, name: str, arguments: dict[str, Any] | None, timeout: float | None,
-                log_level: str | None) -> Steps[PromptResult]:
+
+def get_prompt(
+    fx: FeatureState, name: str, arguments: dict[str, Any] | None, timeout: float | None, log_level: str | None
+) -> Steps[PromptResult]:
     level = _request_log_level(fx, log_level)
     prompts = yield from list_prompts(fx)
     prompt = prompts.get(name)
@@ -208,8 +252,10 @@ def get_prompt(fx: FeatureState, name: str, arguments: dict[str, Any] | None, ti
     params: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
     return PromptResult(name, (yield Exchange("prompts/get", params, timeout, log_level=level)))
 
-def complete(fx: FeatureState, ref: str | dict[str, Any], argument: str, value: str,
-              context: dict[str, str] | None) -> Steps[list[str]]:
+
+def complete(
+    fx: FeatureState, ref: str | dict[str, Any], argument: str, value: str, context: dict[str, str] | None
+) -> Steps[list[str]]:
     if "completions" not in fx.session.server_capabilities:
         return []
     if isinstance(ref, str):
@@ -227,7 +273,9 @@ def complete(fx: FeatureState, ref: str | dict[str, Any], argument: str, value: 
     values = (result.get("completion") or {}).get("values") or []
     return [str(v) for v in values]
 
+
 # ----- logging -----
+
 
 def set_log_level(fx: FeatureState, level: str) -> Steps[None]:
     """Legacy: `logging/setLevel`. Modern (no such request in 2026-07-28): remembered, and sent
@@ -249,6 +297,7 @@ def _task_id(task_id: Any) -> str:
 
 def expand_template(template: str, values: dict[str, Any]) -> str:
     """RFC 6570 expansion for the common operators: {x}, {+x}, {#x}, {/x}, {?x,y}, {&x}."""
+
     def one(match: re.Match[str]) -> str:
         body = match.group(1)
         op, names = (body[0], body[1:]) if body[0] in ("+", "#", "/", "?", "&", ".") else ("", body)

@@ -102,9 +102,7 @@ class Monitor:
         """Block until the connection is in one of `states` (or closed); False on timeout."""
         wanted = (states,) if isinstance(states, str) else tuple(states)
         with self._changed:
-            return self._changed.wait_for(
-                lambda: self.session.counters.state in wanted or self.session.closed, timeout
-            )
+            return self._changed.wait_for(lambda: self.session.counters.state in wanted or self.session.closed, timeout)
 
     # ----- running (session thread) -----
 

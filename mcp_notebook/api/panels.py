@@ -24,8 +24,14 @@ MESSAGE_CLIP = 300  # characters of a message shown in a row; longer ones unfold
 DETAIL_CLIP = 20_000  # characters of a message shown unfolded
 CONTENT_CLIP = 2_000  # characters of a resource's latest content shown
 LEVEL_COLOURS = {
-    "debug": "#868e96", "info": "#1c7ed6", "notice": "#0c8599", "warning": "#e67700",
-    "error": "#e03131", "critical": "#c92a2a", "alert": "#a61e4d", "emergency": "#862e9c",
+    "debug": "#868e96",
+    "info": "#1c7ed6",
+    "notice": "#0c8599",
+    "warning": "#e67700",
+    "error": "#e03131",
+    "critical": "#c92a2a",
+    "alert": "#a61e4d",
+    "emergency": "#862e9c",
 }
 STATE_COLOURS = {"subscribed": "#2e9e44", "unsubscribed": "#868e96", "not subscribed": "#e67700"}
 
@@ -96,7 +102,11 @@ def log_key(fx: FeatureState) -> tuple[Any, ...]:
 def log_record(row: LogRow) -> dict[str, Any]:
     return {
         "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(row.wall)) + f".{int(row.wall % 1 * 1000):03d}",
-        "wall": row.wall, "level": row.level, "logger": row.logger or None, "data": row.data, "in_cell": row.in_cell,
+        "wall": row.wall,
+        "level": row.level,
+        "logger": row.logger or None,
+        "data": row.data,
+        "in_cell": row.in_cell,
     }
 
 
@@ -106,8 +116,19 @@ LOG_HEAD = ["time", "level", "logger", "message", "where"]
 def logs_text(rows: Sequence[LogRow], total: int) -> str:
     if not rows:
         return "(no server log messages)" if not total else f"(none of the {total} server log messages match)"
-    table = table_text(LOG_HEAD, [[clock(r.wall), one_line(clip(r.level, 12)), one_line(clip(r.logger, 30)), clip(one_line(r.message), 100),
-                                   "cell" if r.in_cell else "-"] for r in rows])
+    table = table_text(
+        LOG_HEAD,
+        [
+            [
+                clock(r.wall),
+                one_line(clip(r.level, 12)),
+                one_line(clip(r.logger, 30)),
+                clip(one_line(r.message), 100),
+                "cell" if r.in_cell else "-",
+            ]
+            for r in rows
+        ],
+    )
     return table + f"\n{len(rows)} of {total} messages; where: cell = shown in the cell that was waiting"
 
 
@@ -119,8 +140,10 @@ def level_badge(level: str) -> str:
 def _message_html(text: str) -> str:
     if len(text) <= MESSAGE_CLIP:
         return f'<span style="white-space:pre-wrap">{esc(text)}</span>'
-    return (f"<details><summary>{esc(clip(text, MESSAGE_CLIP))}</summary>"
-            f'<pre style="white-space:pre-wrap">{esc(clip(text, DETAIL_CLIP))}</pre></details>')
+    return (
+        f"<details><summary>{esc(clip(text, MESSAGE_CLIP))}</summary>"
+        f'<pre style="white-space:pre-wrap">{esc(clip(text, DETAIL_CLIP))}</pre></details>'
+    )
 
 
 def logs_html(rows: Sequence[LogRow], total: int) -> str:
@@ -134,7 +157,7 @@ def logs_html(rows: Sequence[LogRow], total: int) -> str:
         f'<td style="text-align:left">{esc(clip(r.logger, 40))}</td>'
         f'<td style="text-align:left">{_message_html(r.message)}</td>'
         f'<td style="text-align:left" title="shown in the cell that was waiting when it arrived">'
-        f'{"↳ cell" if r.in_cell else ""}</td></tr>'
+        f"{'↳ cell' if r.in_cell else ''}</td></tr>"
         for r in rows
     )
     head = "".join(f'<th style="text-align:left">{esc(h)}</th>' for h in LOG_HEAD)
@@ -158,7 +181,9 @@ class SubscriptionRow:
     last_update: float | None
 
 
-def subscription_rows(fx: FeatureState, uris: Iterable[str] | None = None, was_subscribed: Iterable[str] = ()) -> list[SubscriptionRow]:
+def subscription_rows(
+    fx: FeatureState, uris: Iterable[str] | None = None, was_subscribed: Iterable[str] = ()
+) -> list[SubscriptionRow]:
     """Every subscription (or just `uris`), then the resources that were subscribed (`was_subscribed`)
     or updated without a subscription, in that order."""
     with fx.lock:
@@ -170,8 +195,12 @@ def subscription_rows(fx: FeatureState, uris: Iterable[str] | None = None, was_s
     earlier, current = set(was_subscribed), set(subscribed)
     wanted = list(uris) if uris is not None else subscribed + sorted((set(counts) | earlier) - current)
     return [
-        SubscriptionRow(uri, "subscribed" if uri in current else "unsubscribed" if uri in earlier else "not subscribed",
-                        counts.get(uri, 0), last.get(uri))
+        SubscriptionRow(
+            uri,
+            "subscribed" if uri in current else "unsubscribed" if uri in earlier else "not subscribed",
+            counts.get(uri, 0),
+            last.get(uri),
+        )
         for uri in wanted
     ]
 
@@ -187,9 +216,11 @@ def subscriptions_text(rows: Sequence[SubscriptionRow], contents: dict[str, str]
     if not rows:
         return "(no resource subscriptions)"
     head = SUBSCRIPTION_HEAD + (["content"] if contents is not None else [])
-    table = [[one_line(clip(r.uri, 60)), r.state, str(r.updates), clock(r.last_update, millis=False)]
-             + ([clip(one_line((contents or {}).get(r.uri, "")), 60)] if contents is not None else [])
-             for r in rows]
+    table = [
+        [one_line(clip(r.uri, 60)), r.state, str(r.updates), clock(r.last_update, millis=False)]
+        + ([clip(one_line((contents or {}).get(r.uri, "")), 60)] if contents is not None else [])
+        for r in rows
+    ]
     return table_text(head, table)
 
 
@@ -198,21 +229,25 @@ def subscriptions_html(rows: Sequence[SubscriptionRow], contents: dict[str, str]
     if not rows:
         return "<i>(no resource subscriptions)</i>"
     now = time.time() if now is None else now
-    head = "".join(f'<th style="text-align:left">{esc(h)}</th>'
-                   for h in SUBSCRIPTION_HEAD + (["content"] if contents is not None else []))
+    head = "".join(
+        f'<th style="text-align:left">{esc(h)}</th>' for h in SUBSCRIPTION_HEAD + (["content"] if contents is not None else [])
+    )
     body = []
     for r in rows:
         ago = f" ({max(0.0, now - r.last_update):.0f} s ago)" if r.last_update is not None else ""
         cells = [
             f"<code>{esc(clip(r.uri, 120))}</code>",
             f'<span style="color:{STATE_COLOURS.get(r.state, "#495057")}">{esc(r.state)}</span>',
-            esc(r.updates), esc(clock(r.last_update, millis=False) + ago),
+            esc(r.updates),
+            esc(clock(r.last_update, millis=False) + ago),
         ]
         if contents is not None:
             text = contents.get(r.uri, "")
             cells.append(f'<pre style="max-height:12em;overflow:auto;margin:0">{esc(clip(text, CONTENT_CLIP))}</pre>')
         body.append("<tr>" + "".join(f'<td style="text-align:left;vertical-align:top">{c}</td>' for c in cells) + "</tr>")
-    return f'<table class="mcp-subscriptions" style="font-family:monospace;font-size:0.9em"><tr>{head}</tr>{"".join(body)}</table>'
+    return (
+        f'<table class="mcp-subscriptions" style="font-family:monospace;font-size:0.9em"><tr>{head}</tr>{"".join(body)}</table>'
+    )
 
 
 def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> int:
@@ -225,7 +260,9 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> int:
     return written
 
 
-def logs_snapshot(fx: FeatureState, *, last: int = LOG_ROWS, level: str | None = None, unrouted_only: bool = False) -> tuple[str, str]:
+def logs_snapshot(
+    fx: FeatureState, *, last: int = LOG_ROWS, level: str | None = None, unrouted_only: bool = False
+) -> tuple[str, str]:
     """(text, html) of the connection's newest `last` matching log messages, now."""
     rows = log_rows(fx, level=check_level(level), unrouted_only=unrouted_only)[-last:]
     return f"{fx.name}: {logs_text(rows, len(fx.logs))}", logs_html(rows, len(fx.logs))
@@ -237,8 +274,9 @@ def subscriptions_snapshot(fx: FeatureState) -> tuple[str, str]:
     return f"{fx.name}: {subscriptions_text(rows)}", subscriptions_html(rows)
 
 
-def log_records(fx: FeatureState, *, last: int | None = None, level: str | None = None,
-                unrouted_only: bool = False) -> list[dict[str, Any]]:
+def log_records(
+    fx: FeatureState, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False
+) -> list[dict[str, Any]]:
     rows = log_rows(fx, level=check_level(level), unrouted_only=unrouted_only)
     return [log_record(r) for r in (rows[-last:] if last else rows)]
 

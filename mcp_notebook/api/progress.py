@@ -57,7 +57,11 @@ class Deadline:
         now = time.monotonic()
         if self.max_total is not None and now >= self.started + self.max_total:
             return f"exceeded the maximum total time of {self.max_total:g} s"
-        return f"no response or progress within {self.timeout:g} s" if self.reset_on_progress else f"timed out after {self.timeout:g} s"
+        return (
+            f"no response or progress within {self.timeout:g} s"
+            if self.reset_on_progress
+            else f"timed out after {self.timeout:g} s"
+        )
 
 
 @dataclass

@@ -69,7 +69,11 @@ def block_html(block: Any) -> str:
     if kind == "resource_link":
         uri = str(block.get("uri", ""))
         label = esc(block.get("title") or block.get("name") or uri)
-        link = f'<a href="{esc(uri)}" target="_blank" rel="noopener">{label}</a>' if uri.startswith(("http://", "https://")) else f"<code>{label}</code>"
+        link = (
+            f'<a href="{esc(uri)}" target="_blank" rel="noopener">{label}</a>'
+            if uri.startswith(("http://", "https://"))
+            else f"<code>{label}</code>"
+        )
         desc = f" — {esc(block.get('description'))}" if block.get("description") else ""
         return f"<div>🔗 resource link: {link} <code>{esc(uri)}</code>{desc}</div>" + note
     if kind == "resource":
@@ -149,11 +153,19 @@ class ToolResult(_Rich):
         return to_dataframe(self.structured)
 
     def _html(self) -> str:
-        style = "border-left:4px solid #e03131;padding-left:6px" if self.is_error else "border-left:4px solid #2e9e44;padding-left:6px"
+        style = (
+            "border-left:4px solid #e03131;padding-left:6px"
+            if self.is_error
+            else "border-left:4px solid #2e9e44;padding-left:6px"
+        )
         head = f"<b>{esc(self.name)}</b>" + (' <span style="color:#e03131">error</span>' if self.is_error else "")
         body = "".join(block_html(b) for b in self.content)
         if self.structured is not None:
-            body += "<details><summary>structuredContent</summary>" + _pre(json.dumps(self.structured, indent=2, default=str)) + "</details>"
+            body += (
+                "<details><summary>structuredContent</summary>"
+                + _pre(json.dumps(self.structured, indent=2, default=str))
+                + "</details>"
+            )
         return f'<div class="mcp-result" style="{style}">{head}{body}</div>'
 
     def _text(self) -> str:
@@ -235,8 +247,10 @@ class PromptResult(_Rich):
         return f'<div class="mcp-prompt"><b>{esc(self.name)}</b>{desc}{rows}</div>'
 
     def _text(self) -> str:
-        return "\n".join([f"{self.name}:" + (f" {self.description}" if self.description else "")]
-                         + [f"[{m.get('role')}] {block_text(m.get('content'))}" for m in self.messages])
+        return "\n".join(
+            [f"{self.name}:" + (f" {self.description}" if self.description else "")]
+            + [f"[{m.get('role')}] {block_text(m.get('content'))}" for m in self.messages]
+        )
 
     def __repr__(self) -> str:
         return f"<PromptResult {self.name!r}: {len(self.messages)} message(s)>"
@@ -266,18 +280,34 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
     """A list of tools, resources, templates or prompts (plain dicts) that displays as a table."""
 
     COLUMNS: dict[str, Sequence[tuple[str, Any]]] = {
-        "tools": [("name", lambda t: t.get("name")), ("title", lambda t: t.get("title") or ""),
-                  ("description", lambda t: clip(t.get("description"), 70)),
-                  ("arguments (* required)", lambda t: arguments_summary(t.get("inputSchema"))),
-                  ("annotations", _annotations)],
-        "resources": [("name", lambda r: r.get("name")), ("uri", lambda r: r.get("uri")),
-                      ("mimeType", lambda r: r.get("mimeType") or ""), ("description", lambda r: clip(r.get("description"), 70))],
-        "resourceTemplates": [("name", lambda r: r.get("name")), ("uriTemplate", lambda r: r.get("uriTemplate")),
-                              ("mimeType", lambda r: r.get("mimeType") or ""), ("description", lambda r: clip(r.get("description"), 70))],
-        "prompts": [("name", lambda p: p.get("name")), ("title", lambda p: p.get("title") or ""),
-                    ("description", lambda p: clip(p.get("description"), 70)),
-                    ("arguments (* required)", lambda p: ", ".join(
-                        f"{a.get('name')}{'*' if a.get('required') else ''}" for a in p.get("arguments") or []))],
+        "tools": [
+            ("name", lambda t: t.get("name")),
+            ("title", lambda t: t.get("title") or ""),
+            ("description", lambda t: clip(t.get("description"), 70)),
+            ("arguments (* required)", lambda t: arguments_summary(t.get("inputSchema"))),
+            ("annotations", _annotations),
+        ],
+        "resources": [
+            ("name", lambda r: r.get("name")),
+            ("uri", lambda r: r.get("uri")),
+            ("mimeType", lambda r: r.get("mimeType") or ""),
+            ("description", lambda r: clip(r.get("description"), 70)),
+        ],
+        "resourceTemplates": [
+            ("name", lambda r: r.get("name")),
+            ("uriTemplate", lambda r: r.get("uriTemplate")),
+            ("mimeType", lambda r: r.get("mimeType") or ""),
+            ("description", lambda r: clip(r.get("description"), 70)),
+        ],
+        "prompts": [
+            ("name", lambda p: p.get("name")),
+            ("title", lambda p: p.get("title") or ""),
+            ("description", lambda p: clip(p.get("description"), 70)),
+            (
+                "arguments (* required)",
+                lambda p: ", ".join(f"{a.get('name')}{'*' if a.get('required') else ''}" for a in p.get("arguments") or []),
+            ),
+        ],
     }
 
     def __init__(self, kind: str, items: Iterable[dict[str, Any]]) -> None:

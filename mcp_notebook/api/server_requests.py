@@ -147,8 +147,9 @@ async def _call_user(fn: Callable[..., Any], params: dict[str, Any]) -> Any:
 class ServerRequests:
     """The configured answers to server requests, and the capabilities they imply."""
 
-    def __init__(self, *, roots: Any = None, sampling: Any = None, elicitation: Any = None,
-                 answer_timeout: float = ANSWER_TIMEOUT) -> None:
+    def __init__(
+        self, *, roots: Any = None, sampling: Any = None, elicitation: Any = None, answer_timeout: float = ANSWER_TIMEOUT
+    ) -> None:
         if sampling is not None and sampling is not True and not callable(sampling):
             raise UsageError("sampling= takes a callback fn(params) -> str | dict, or True to ask in the notebook")
         if elicitation is not None and elicitation not in (True, "defaults") and not callable(elicitation):
@@ -167,8 +168,9 @@ class ServerRequests:
         """Run sampling and elicitation as tasks when the server asks (those we answer, and not
         `taken` by a handler of the user's): declare the client `tasks` capability, serve `tasks/*`."""
         answered = self._answers()
-        methods = {method for method in ("sampling/createMessage", "elicitation/create")
-                   if method in answered and not taken(method)}
+        methods: set[str] = {
+            method for method in ("sampling/createMessage", "elicitation/create") if method in answered and not taken(method)
+        }
         self.tasks = TaskReceiver(session, methods) if methods else None
 
     def capabilities(self) -> dict[str, Any]:
@@ -217,7 +219,8 @@ class ServerRequests:
         mode = params.get("mode") or "form"
         if mode not in ("form", "url"):
             raise McpError(rpc.INVALID_PARAMS, f"elicitation mode {mode!r} is not supported by this client")
-        schema = params.get("requestedSchema") if isinstance(params.get("requestedSchema"), dict) else {}
+        requested = params.get("requestedSchema")
+        schema: dict[str, Any] = requested if isinstance(requested, dict) else {}
         if callable(self.elicitation):
             value = await _call_user(self.elicitation, params)
             if value is None:

@@ -27,8 +27,12 @@ class McpNotebook(Configurable):
     render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)
 
     @observe(
-        "keepalive", "keepalive_interval", "keepalive_timeout", "keepalive_misses",
-        "health_history_interval", "render_rate",
+        "keepalive",
+        "keepalive_interval",
+        "keepalive_timeout",
+        "keepalive_misses",
+        "health_history_interval",
+        "render_rate",
     )
     def _changed(self, change: dict[str, Any]) -> None:
         for listener in list(_listeners):

@@ -51,8 +51,14 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
         wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event)
         default_name = _command_stem(argv)
     session = Session(
-        wire, trace=trace, timeout=options.timeout, era=era, era_source=era_source,
-        protocol_version=options.protocol_version, probe_timeout=options.probe_timeout, capabilities=options.capabilities,
+        wire,
+        trace=trace,
+        timeout=options.timeout,
+        era=era,
+        era_source=era_source,
+        protocol_version=options.protocol_version,
+        probe_timeout=options.probe_timeout,
+        capabilities=options.capabilities,
     )
     for method, handler in (options.handlers or {}).items():
         session.request_handlers.set(method, handler)
@@ -138,7 +144,7 @@ def _command_stem(argv: list[str]) -> str:
     """
     scripts = [
         Path(arg).stem
-        for before, arg in zip(argv, argv[1:])
+        for before, arg in zip(argv, argv[1:], strict=False)
         if not arg.startswith("-") and not before.startswith("-") and Path(arg).suffix in SCRIPT_SUFFIXES
     ]
     return scripts[0] if scripts else Path(argv[0]).stem

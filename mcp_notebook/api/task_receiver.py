@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timezone
 from typing import Any
 
@@ -32,7 +32,7 @@ POLL_INTERVAL = 500  # ms between the server's tasks/get that we suggest
 PAGE_SIZE = 50  # tasks per tasks/list page
 MAX_TASKS = 100  # tasks kept at once; the oldest ended ones make room for new ones
 
-Method = Callable[[dict[str, Any]], Any]
+Method = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def _now() -> str:
@@ -61,8 +61,14 @@ class ReceivedTask:
 
     def state(self) -> dict[str, Any]:
         """The `Task` the protocol shows."""
-        task: dict[str, Any] = {"taskId": self.id, "status": self.status, "createdAt": self.created_at,
-                                "lastUpdatedAt": self.updated_at, "ttl": self.ttl, "pollInterval": POLL_INTERVAL}
+        task: dict[str, Any] = {
+            "taskId": self.id,
+            "status": self.status,
+            "createdAt": self.created_at,
+            "lastUpdatedAt": self.updated_at,
+            "ttl": self.ttl,
+            "pollInterval": POLL_INTERVAL,
+        }
         if self.message:
             task["statusMessage"] = self.message
         return task
@@ -97,8 +103,14 @@ class TaskReceiver:
     def handlers(self, answers: dict[str, Method]) -> dict[str, Method]:
         """`answers` with the task-capable ones accepting `params.task`, plus the `tasks/*` methods."""
         table = {method: self._accepting(method, fn) if method in self.methods else fn for method, fn in answers.items()}
-        table.update({"tasks/get": self.get_task, "tasks/result": self.task_result, "tasks/list": self.list_tasks,
-                      "tasks/cancel": self.cancel_task})
+        table.update(
+            {
+                "tasks/get": self.get_task,
+                "tasks/result": self.task_result,
+                "tasks/list": self.list_tasks,
+                "tasks/cancel": self.cancel_task,
+            }
+        )
         return table
 
     def _accepting(self, method: str, answer: Method) -> Method:
@@ -106,6 +118,7 @@ class TaskReceiver:
             if not isinstance(params.get("task"), dict):
                 return await answer(params)  # a plain request, answered as ever
             return {"task": self.create(method, answer, params).state()}
+
         return accept
 
     # ----- running a task -----
@@ -126,8 +139,9 @@ class TaskReceiver:
             return
         ended = next((task for task in self.tasks.values() if task.terminal), None)
         if ended is None:
-            raise McpError(rpc.INTERNAL_ERROR, f"this client already runs {MAX_TASKS} tasks for the server; "
-                           "it takes no more until one ends")
+            raise McpError(
+                rpc.INTERNAL_ERROR, f"this client already runs {MAX_TASKS} tasks for the server; it takes no more until one ends"
+            )
         self._forget(ended)
 
     async def _run(self, task: ReceivedTask, answer: Handler, params: dict[str, Any]) -> None:
@@ -218,4 +232,3 @@ class TaskReceiver:
             task.work.cancel()
         self._end(task, "cancelled", "The task was cancelled by request.")
         return task.state()
-

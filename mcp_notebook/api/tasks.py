@@ -38,8 +38,10 @@ POLL_DEFAULT = 1.0  # seconds between polls when the server suggests nothing
 POLL_CEILING = 30.0  # status notifications still wake us at once
 TASK_TTL = 3600.0  # seconds we ask the server to keep a task (longer when max_total is)
 REMEMBERED = 1000  # task states and tool names kept per session
-MODERN = ("tasks belong to the 2025-11-25 era; 2026-07-28 made them the io.modelcontextprotocol/tasks "
-          "extension, which this client does not implement")
+MODERN = (
+    "tasks belong to the 2025-11-25 era; 2026-07-28 made them the io.modelcontextprotocol/tasks "
+    "extension, which this client does not implement"
+)
 
 __all__ = ["RELATED_TASK", "TaskCancelled", "TaskList", "TaskRun", "task_metadata", "task_support", "takes_tool_tasks"]
 
@@ -82,11 +84,16 @@ def status_line(task: dict[str, Any]) -> str:
 class TaskList(Listing):
     """Tasks (plain Task dicts) that display as a table."""
 
-    COLUMNS = {**Listing.COLUMNS, "tasks": [
-        ("taskId", lambda t: t.get("taskId")), ("status", lambda t: t.get("status")),
-        ("statusMessage", lambda t: clip(t.get("statusMessage"), 70)),
-        ("createdAt", lambda t: t.get("createdAt")), ("lastUpdatedAt", lambda t: t.get("lastUpdatedAt")),
-    ]}
+    COLUMNS = {
+        **Listing.COLUMNS,
+        "tasks": [
+            ("taskId", lambda t: t.get("taskId")),
+            ("status", lambda t: t.get("status")),
+            ("statusMessage", lambda t: clip(t.get("statusMessage"), 70)),
+            ("createdAt", lambda t: t.get("createdAt")),
+            ("lastUpdatedAt", lambda t: t.get("lastUpdatedAt")),
+        ],
+    }
 
     def __init__(self, items: list[dict[str, Any]]) -> None:
         super().__init__("tasks", items)
@@ -159,8 +166,14 @@ class TaskRun:
     stop while it is in flight still learns the task id and cancels the task.
     """
 
-    def __init__(self, session: Any, watch: TaskWatch, call: Call,
-                 send: Callable[[str, dict[str, Any]], Awaitable[Pending]], stopped: Callable[[], bool]) -> None:
+    def __init__(
+        self,
+        session: Any,
+        watch: TaskWatch,
+        call: Call,
+        send: Callable[[str, dict[str, Any]], Awaitable[Pending]],
+        stopped: Callable[[], bool],
+    ) -> None:
         self.session = session
         self.call = call
         self.send = send
@@ -239,8 +252,11 @@ class TaskRun:
 
     def _cancelled(self) -> TaskCancelled:
         why = self.task.get("statusMessage")
-        return TaskCancelled(f"{self.call.method}: task {self.task.get('taskId')} was cancelled"
-                             + (f" ({why})" if isinstance(why, str) and why else ""), dict(self.task))
+        return TaskCancelled(
+            f"{self.call.method}: task {self.task.get('taskId')} was cancelled"
+            + (f" ({why})" if isinstance(why, str) and why else ""),
+            dict(self.task),
+        )
 
     async def _cancel(self, creating: Pending, method: str) -> None:
         """We stopped: `tasks/cancel` the task, unless none was made or it has ended."""

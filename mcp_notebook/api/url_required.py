@@ -39,8 +39,12 @@ def required_elicitations(error: McpError) -> list[dict[str, Any]] | None:
     if error.code != URL_ELICITATION_REQUIRED:
         return None
     data = error.data if isinstance(error.data, dict) else {}
-    listed = data.get("elicitations") if isinstance(data.get("elicitations"), list) else []
-    return [dict(e, mode="url") for e in listed if isinstance(e, dict) and isinstance(e.get("url"), str)]
+    listed = data.get("elicitations")
+    return [
+        dict(e, mode="url")
+        for e in (listed if isinstance(listed, list) else [])
+        if isinstance(e, dict) and isinstance(e.get("url"), str)
+    ]
 
 
 def _questions(requests: ServerRequests, elicitations: list[dict[str, Any]], connection: str) -> list[Question]:
@@ -104,8 +108,9 @@ def retrying(send: Callable[[], T], requests: ServerRequests, connection: str, s
         return send()
 
 
-async def aretrying(send: Callable[[], Awaitable[T]], requests: ServerRequests, connection: str,
-                    show: Callable[[Question], None]) -> T:
+async def aretrying(
+    send: Callable[[], Awaitable[T]], requests: ServerRequests, connection: str, show: Callable[[Question], None]
+) -> T:
     """The async twin of `retrying`: waiting for the user does not block the caller's loop."""
     from ..runtime import get_runtime
 

@@ -10,6 +10,7 @@ mistakes early with a readable message. jsonschema stays a test dependency.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from ..base.errors import McpNotebookError, UsageError
@@ -24,7 +25,11 @@ class OutputSchemaError(McpNotebookError):
 
 
 _TYPES: dict[str, Any] = {
-    "string": str, "object": dict, "array": list, "null": type(None), "boolean": bool,
+    "string": str,
+    "object": dict,
+    "array": list,
+    "null": type(None),
+    "boolean": bool,
 }
 
 
@@ -50,11 +55,27 @@ def problems(value: Any, schema: Any, where: str = "") -> list[str]:
     if not isinstance(schema, dict):
         return []
     at = where or "the value"
-    found: list[str] = []
     kinds = schema.get("type")
     kinds = [kinds] if isinstance(kinds, str) else kinds
     if isinstance(kinds, list) and kinds and not any(_is(value, k) for k in kinds):
         return [f"{at} should be {' or '.join(kinds)}, not {describe(value)} {json.dumps(value, default=str)[:40]}"]
+    found = _choice_problems(value, schema, where, at)
+    if _is(value, "number") and not isinstance(value, bool):
+        found += _bound_problems(value, schema, at)
+    if isinstance(value, str):
+        found += _length_problems(len(value), schema, at, "Length", "characters")
+    if isinstance(value, list):
+        found += _length_problems(len(value), schema, at, "Items", "items")
+        for i, item in enumerate(value):
+            found += problems(item, schema.get("items"), f"{where or 'item'}[{i}]")
+    if isinstance(value, dict):
+        found += _object_problems(value, schema, where)
+    return found
+
+
+def _choice_problems(value: Any, schema: dict[str, Any], where: str, at: str) -> list[str]:
+    """`enum`, `const`, and `anyOf` / `oneOf` (as "any branch matches")."""
+    found = []
     if "enum" in schema and isinstance(schema["enum"], list) and value not in schema["enum"]:
         found.append(f"{at} should be one of {', '.join(json.dumps(v) for v in schema['enum'])}")
     if "const" in schema and value != schema["const"]:
@@ -62,35 +83,51 @@ def problems(value: Any, schema: Any, where: str = "") -> list[str]:
     branches = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(branches, list) and branches and all(problems(value, b, where) for b in branches):
         found.append(f"{at} matches none of the allowed forms")
-    if _is(value, "number") and not isinstance(value, bool):
-        for key, test, word in (("minimum", lambda b: value < b, ">="), ("maximum", lambda b: value > b, "<="),
-                                ("exclusiveMinimum", lambda b: value <= b, ">"), ("exclusiveMaximum", lambda b: value >= b, "<")):
-            bound = schema.get(key)
-            if isinstance(bound, (int, float)) and not isinstance(bound, bool) and test(bound):
-                found.append(f"{at} should be {word} {bound:g}")
-    if isinstance(value, str):
-        if isinstance(schema.get("minLength"), int) and len(value) < schema["minLength"]:
-            found.append(f"{at} should have at least {schema['minLength']} characters")
-        if isinstance(schema.get("maxLength"), int) and len(value) > schema["maxLength"]:
-            found.append(f"{at} should have at most {schema['maxLength']} characters")
-    if isinstance(value, list):
-        if isinstance(schema.get("minItems"), int) and len(value) < schema["minItems"]:
-            found.append(f"{at} should have at least {schema['minItems']} items")
-        if isinstance(schema.get("maxItems"), int) and len(value) > schema["maxItems"]:
-            found.append(f"{at} should have at most {schema['maxItems']} items")
-        for i, item in enumerate(value):
-            found += problems(item, schema.get("items"), f"{where or 'item'}[{i}]")
-    if isinstance(value, dict):
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-        for name in schema.get("required") or []:
-            if name not in value:
-                found.append(f"missing required {_join(where, name)}")
-        for name, item in value.items():
-            if name in props:
-                found += problems(item, props[name], _join(where, name))
-            elif schema.get("additionalProperties") is False:
-                allowed = ", ".join(props) or "none"
-                found.append(f"unknown {_join(where, name)} (allowed: {allowed})")
+    return found
+
+
+_BOUNDS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
+    ("minimum", lambda value, bound: value < bound, ">="),
+    ("maximum", lambda value, bound: value > bound, "<="),
+    ("exclusiveMinimum", lambda value, bound: value <= bound, ">"),
+    ("exclusiveMaximum", lambda value, bound: value >= bound, "<"),
+)
+
+
+def _bound_problems(value: float, schema: dict[str, Any], at: str) -> list[str]:
+    found = []
+    for key, breaks, word in _BOUNDS:
+        bound = schema.get(key)
+        if isinstance(bound, (int, float)) and not isinstance(bound, bool) and breaks(value, bound):
+            found.append(f"{at} should be {word} {bound:g}")
+    return found
+
+
+def _length_problems(length: int, schema: dict[str, Any], at: str, suffix: str, unit: str) -> list[str]:
+    """`minLength`/`maxLength` of a string, `minItems`/`maxItems` of an array."""
+    found = []
+    least, most = schema.get(f"min{suffix}"), schema.get(f"max{suffix}")
+    if isinstance(least, int) and length < least:
+        found.append(f"{at} should have at least {least} {unit}")
+    if isinstance(most, int) and length > most:
+        found.append(f"{at} should have at most {most} {unit}")
+    return found
+
+
+def _object_problems(value: dict[str, Any], schema: dict[str, Any], where: str) -> list[str]:
+    """`required`, `properties` and `additionalProperties: false`."""
+    found = []
+    declared = schema.get("properties")
+    props: dict[str, Any] = declared if isinstance(declared, dict) else {}
+    for name in schema.get("required") or []:
+        if name not in value:
+            found.append(f"missing required {_join(where, name)}")
+    for name, item in value.items():
+        if name in props:
+            found += problems(item, props[name], _join(where, name))
+        elif schema.get("additionalProperties") is False:
+            allowed = ", ".join(props) or "none"
+            found.append(f"unknown {_join(where, name)} (allowed: {allowed})")
     return found
 
 
@@ -102,8 +139,9 @@ def parse_value(text: str, schema: Any) -> Any:
     """A `key=value` value as the property's schema wants it: numbers, booleans, JSON, or text."""
     kinds = (schema or {}).get("type") if isinstance(schema, dict) else None
     kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
-    if kinds == ["string"] or (not kinds and isinstance(schema, dict) and "enum" in schema
-                               and all(isinstance(v, str) for v in schema["enum"])):
+    if kinds == ["string"] or (
+        not kinds and isinstance(schema, dict) and "enum" in schema and all(isinstance(v, str) for v in schema["enum"])
+    ):
         return text
     if "boolean" in kinds and text.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
         return text.lower() in ("true", "yes", "on", "1")

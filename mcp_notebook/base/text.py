@@ -18,14 +18,14 @@ def esc(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def clip(text: Any, limit: int = FIELD_LIMIT) -> str:
-    text = "" if text is None else str(text)
+def clip(value: Any, limit: int = FIELD_LIMIT) -> str:
+    text = "" if value is None else str(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain aligned text table."""
-    widths = [max(len(str(x)) for x in column) for column in zip(head, *rows)]
-    lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths)).rstrip()]
-    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in rows]
+    widths = [max(len(str(x)) for x in column) for column in zip(head, *rows, strict=True)]
+    lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths, strict=True)).rstrip()]
+    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)).rstrip() for row in rows]
     return "\n".join(lines)

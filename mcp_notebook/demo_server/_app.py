@@ -25,8 +25,7 @@ from ._faults import Faults
 
 SERVER_INFO = {"name": "mcp-notebook-demo", "version": __version__}
 INSTRUCTIONS = (
-    "A demo server for learning MCP: echo, add, slow (progress, cancellation), image, "
-    "and faults (switch wire faults on and off)."
+    "A demo server for learning MCP: echo, add, slow (progress, cancellation), image, and faults (switch wire faults on and off)."
 )
 ERAS = ("legacy", "modern", "both")
 CRASH_EXIT_CODE = 3
@@ -106,11 +105,12 @@ class Call:
 
     @property
     def id(self) -> rpc.RequestId:
-        return self.message["id"]
+        request_id: rpc.RequestId = self.message["id"]
+        return request_id
 
     @property
     def method(self) -> str:
-        return self.message["method"]
+        return str(self.message["method"])
 
     @property
     def params(self) -> dict[str, Any]:
@@ -195,7 +195,7 @@ async def serve(app: App, call: Call, handler: Handler, in_flight: dict[Any, any
             if not scope.cancel_called:  # from outside: the HTTP client closed the connection
                 _client_left(app, call)
             raise
-        except Exception:
+        except Exception:  # noqa: BLE001 - a bug in one call never takes the server down
             log(f"error serving {call.method} id={call.id!r}:\n{traceback.format_exc()}")
             reply = rpc.error(call.id, rpc.INTERNAL_ERROR, "Internal error in the demo server (see its stderr)")
         finally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,7 +102,7 @@ class Exchange:
         self.state = "new"  # -> "sse" -> "done", or "new" -> "done"
         self._lock = anyio.Lock()
 
-    async def reply(self, status: int, body: dict[str, Any] | None = None, headers: list[tuple[str, str]] = ()) -> None:
+    async def reply(self, status: int, body: dict[str, Any] | None = None, headers: Sequence[tuple[str, str]] = ()) -> None:
         """A whole response: JSON if `body` is given, else empty."""
         data = rpc.encode(body).encode("utf-8") if body is not None else b""
         fields = [*self.headers, *headers, ("content-length", str(len(data)))]
@@ -193,7 +193,7 @@ async def _run(endpoint: Endpoint, request: Request, exchange: Exchange) -> None
         await endpoint(request, exchange)
     except GONE:
         pass  # the client went away mid-response
-    except Exception:
+    except Exception:  # noqa: BLE001 - a bug in one request never takes the server down
         log(f"error serving {request.method} {request.path}:\n{traceback.format_exc()}")
         if exchange.state == "new":
             with contextlib.suppress(*GONE):

@@ -101,7 +101,7 @@ class LineLog:
         self._thread.join(timeout)
 
 
-class DemoServerProcess(subprocess.Popen):
+class DemoServerProcess(subprocess.Popen[bytes]):
     """The demo server as a child process; its stderr lines are in `stderr_log`.
 
     `stop()` (also on leaving a `with` block) closes its stdin, which ends a server

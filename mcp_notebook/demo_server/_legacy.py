@@ -110,7 +110,8 @@ class LegacySession:
 
     def on_response(self, message: dict[str, Any]) -> None:
         """An answer to one of our pings."""
-        sent_at = self._pings.pop(message.get("id"), None)
+        ping_id = message.get("id")
+        sent_at = self._pings.pop(ping_id, None) if isinstance(ping_id, str) else None
         if sent_at is None:
             log(f"{self.label}: response to no request of ours: id={message.get('id')!r}")
             return

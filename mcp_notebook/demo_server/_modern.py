@@ -59,7 +59,8 @@ def declared_version(message: dict[str, Any]) -> Any:
 
 def http_status(reply: dict[str, Any]) -> int:
     error = reply.get("error")
-    return HTTP_STATUS.get(error.get("code"), 200) if isinstance(error, dict) else 200
+    code = error.get("code") if isinstance(error, dict) else None
+    return HTTP_STATUS.get(code, 200) if isinstance(code, int) else 200
 
 
 def reject_initialize(message: dict[str, Any]) -> dict[str, Any]:
@@ -89,20 +90,20 @@ def _check_headers(message: dict[str, Any], version: Any, headers: list[tuple[st
                 raise RpcError(HEADER_MISMATCH, f"Header mismatch: {name} given more than once")
             found[name] = value
     method = message["method"]
-    expected = {"mcp-protocol-version": version, "mcp-method": method}
+    expected: dict[str, Any] = {"mcp-protocol-version": version, "mcp-method": method}
     name_param = NAME_PARAM.get(method)
     name_value = (message.get("params") or {}).get(name_param) if name_param else None
     if name_value is not None:
         expected["mcp-name"] = name_value
     for name, body_value in expected.items():
-        value = found.get(name)
-        if value is None:
+        given = found.get(name)
+        if given is None:
             raise RpcError(HEADER_MISMATCH, f"Header mismatch: required header {name} is missing")
         if name == "mcp-name":
-            value = _decode_header(value)
-        if value != body_value:
-            message = f"Header mismatch: {name} header value {value!r} does not match body value {body_value!r}"
-            raise RpcError(HEADER_MISMATCH, message)
+            given = _decode_header(given)
+        if given != body_value:
+            mismatch = f"Header mismatch: {name} header value {given!r} does not match body value {body_value!r}"
+            raise RpcError(HEADER_MISMATCH, mismatch)
 
 
 def check(app: App, message: dict[str, Any], headers: list[tuple[str, str]] | None = None) -> str:
@@ -155,5 +156,6 @@ async def handle(app: App, call: Call) -> dict[str, Any]:
     except RpcError as exc:
         return exc.reply(call.id)
     result["resultType"] = "complete"
-    result["_meta"] = {**result.get("_meta", {}), SERVER_INFO_KEY: SERVER_INFO}
+    meta = result.get("_meta")
+    result["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: SERVER_INFO}
     return rpc.result(call.id, result)

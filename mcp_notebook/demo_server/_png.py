@@ -14,9 +14,7 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
 
 def png(width: int, height: int, pixel) -> bytes:  # type: ignore[no-untyped-def]
     """An 8-bit RGB PNG; `pixel(x, y)` gives each (r, g, b)."""
-    rows = b"".join(
-        b"\x00" + bytes(channel for x in range(width) for channel in pixel(x, y)) for y in range(height)
-    )
+    rows = b"".join(b"\x00" + bytes(channel for x in range(width) for channel in pixel(x, y)) for y in range(height))
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return SIGNATURE + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows, 9)) + _chunk(b"IEND", b"")
 

@@ -47,7 +47,7 @@ async def stdin_lines() -> AsyncIterator[bytes]:
             if pending:
                 anyio.from_thread.run(send.send, pending, token=token)
             anyio.from_thread.run(send.aclose, token=token)
-        except Exception:  # the loop is gone: the server is exiting anyway
+        except Exception:  # noqa: BLE001 - the loop is gone: the server is exiting anyway
             pass
 
     threading.Thread(target=read, name="demo-server stdin", daemon=True).start()
@@ -60,7 +60,7 @@ class StdoutLines:
     """The outbox of every stdio request: stdout, one message per line, in order."""
 
     def __init__(self, on_closed: Callable[[], None]) -> None:
-        self._file = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (lives as long as the process)
+        self._file = open(sys.stdout.fileno(), "wb", closefd=False)  # lives as long as the process
         self._lock = anyio.Lock()
         self._on_closed = on_closed
         self._closed = False

@@ -87,9 +87,7 @@ def text_result(call: Call, text: str, structured: dict[str, Any] | None = None)
     return result
 
 
-def _number(
-    args: dict[str, Any], name: str, default: float | None = None, lo: float = -1e308, hi: float = 1e308
-) -> Any:
+def _number(args: dict[str, Any], name: str, default: float | None = None, lo: float = -1e308, hi: float = 1e308) -> Any:
     value = args.get(name, default)
     if value is None:
         raise ToolError(f"missing argument {name!r}")

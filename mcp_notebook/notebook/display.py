@@ -21,7 +21,7 @@ from ..base.text import clip
 
 
 def environment() -> str:
-    """"kernel" (widgets can be drawn), "ipython" (a terminal shell) or "script"."""
+    """ "kernel" (widgets can be drawn), "ipython" (a terminal shell) or "script"."""
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython is a dependency
@@ -35,9 +35,9 @@ def environment() -> str:
 class Presenter(frontend.Presenter):
     """The display side of one waiting call, wherever the caller's cell is."""
 
-    def __init__(self, label: str, progress: Any, connection: str) -> None:
+    def __init__(self, label: str, progress: Any, connection: str, where: str | None = None) -> None:
         super().__init__(label, progress, connection)
-        self.env: str | None = None
+        self.env = where  # None: find out on first use
 
     def _where(self) -> str:
         if self.env is None:
@@ -70,16 +70,26 @@ class Presenter(frontend.Presenter):
             display(question_form(question).widget)
             self.open_questions.append(question)
         elif sys.stdin is not None and sys.stdin.isatty():
-            ask_in_terminal(question)
+            self.ask_in_terminal(question)
         else:
             question.decline()
 
+    def ask_in_terminal(self, question: Question) -> None:
+        ask_in_terminal(question)
+
 
 class NotebookFrontEnd(frontend.FrontEnd):
-    """Widgets in a Jupyter kernel; text and prompts in terminal IPython and in scripts."""
+    """Widgets in a Jupyter kernel; text and prompts in terminal IPython and in scripts.
+
+    `where` ("kernel", "ipython" or "script") fixes the environment instead of finding it out
+    at each call (tests show calls as a kernel or a terminal would).
+    """
+
+    def __init__(self, where: str | None = None) -> None:
+        self.where = where
 
     def presenter(self, label: str, progress: Any, connection: str) -> Presenter:
-        return Presenter(label, progress, connection)
+        return Presenter(label, progress, connection, self.where)
 
     def log_panel(self, connection: Any, *, level: str | None, unrouted_only: bool, rows: int) -> Any:
         from .live_widgets import log_widget
@@ -98,8 +108,8 @@ def ask_in_terminal(question: Question) -> None:
     if question.kind == "sampling":
         print(f"{who} asks for a model reply (sampling/createMessage):")
         for message in question.params.get("messages") or []:
-            content = message.get("content") or {}
-            print(f"  [{message.get('role')}] {clip(content.get('text', json.dumps(content)), 500)}")
+            said = message.get("content") or {}
+            print(f"  [{message.get('role')}] {clip(said.get('text', json.dumps(said)), 500)}")
         reply = input("your reply (empty to decline): ")
         question.reply(reply) if reply else question.decline()
         return

@@ -57,9 +57,10 @@ class ProgressBar:
 
 def _options(prop: dict[str, Any]) -> list[tuple[str, Any]] | None:
     """(label, value) choices of an enum property: enum (+enumNames), oneOf/anyOf consts."""
-    if isinstance(prop.get("enum"), list):
-        names = prop.get("enumNames") if isinstance(prop.get("enumNames"), list) else prop["enum"]
-        return [(str(label), value) for label, value in zip(names, prop["enum"])]
+    values, labels = prop.get("enum"), prop.get("enumNames")
+    if isinstance(values, list):
+        names = labels if isinstance(labels, list) else values
+        return [(str(label), value) for label, value in zip(names, values, strict=False)]
     branches = prop.get("oneOf") or prop.get("anyOf")
     if isinstance(branches, list) and all(isinstance(b, dict) and "const" in b for b in branches):
         return [(str(b.get("title", b["const"])), b["const"]) for b in branches]
@@ -80,7 +81,7 @@ def field_widget(prop: dict[str, Any]) -> widgets.Widget:
     if kind == "boolean":
         return widgets.Checkbox(value=bool(default), indent=False)
     if kind in ("integer", "number"):
-        cls = (widgets.BoundedIntText if kind == "integer" else widgets.BoundedFloatText)
+        cls = widgets.BoundedIntText if kind == "integer" else widgets.BoundedFloatText
         low, high = prop.get("minimum"), prop.get("maximum")
         if low is None and high is None:
             cls = widgets.IntText if kind == "integer" else widgets.FloatText
@@ -89,7 +90,9 @@ def field_widget(prop: dict[str, Any]) -> widgets.Widget:
         high = high if high is not None else 2**53
         return cls(value=default if default is not None else max(low, min(high, 0)), min=low, max=high)
     placeholder = {"email": "name@example.com", "uri": "https://…", "date": "YYYY-MM-DD", "date-time": "YYYY-MM-DDThh:mm:ssZ"}
-    return widgets.Text(value=default if isinstance(default, str) else "", placeholder=placeholder.get(prop.get("format", ""), ""))
+    return widgets.Text(
+        value=default if isinstance(default, str) else "", placeholder=placeholder.get(prop.get("format", ""), "")
+    )
 
 
 class ElicitationForm:
@@ -104,9 +107,15 @@ class ElicitationForm:
         rows = []
         for name, prop in self.props.items():
             title = esc(prop.get("title") or name) + (" <b style='color:#e03131'>*</b>" if name in self.required else "")
-            help_ = f"<div style='color:#868e96;font-size:0.85em'>{esc(prop.get('description'))}</div>" if prop.get("description") else ""
-            label = widgets.HTML(f"<div style='white-space:normal;line-height:1.3'>{title}{help_}</div>",
-                                 layout=widgets.Layout(width="16em", flex="0 0 16em"))  # inputs line up
+            help_ = (
+                f"<div style='color:#868e96;font-size:0.85em'>{esc(prop.get('description'))}</div>"
+                if prop.get("description")
+                else ""
+            )
+            label = widgets.HTML(
+                f"<div style='white-space:normal;line-height:1.3'>{title}{help_}</div>",
+                layout=widgets.Layout(width="16em", flex="0 0 16em"),
+            )  # inputs line up
             rows.append(widgets.HBox([label, self.fields[name]]))
         who = esc(question.connection or "the server")
         self.header = widgets.HTML(f"<b>{who} asks:</b> {esc(question.params.get('message', ''))}")
@@ -157,17 +166,28 @@ class UrlPrompt:
     def __init__(self, question: Question) -> None:
         self.question = question
         url = str(question.params.get("url", ""))
-        link = f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(url)}</a>' if url.startswith(("https://", "http://")) else f"<code>{esc(url)}</code>"
+        link = (
+            f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(url)}</a>'
+            if url.startswith(("https://", "http://"))
+            else f"<code>{esc(url)}</code>"
+        )
         who = esc(question.connection or "the server")
-        self.header = widgets.HTML(f"<b>{who} asks you to open a URL:</b> {esc(question.params.get('message', ''))}<div>{link}</div>")
+        self.header = widgets.HTML(
+            f"<b>{who} asks you to open a URL:</b> {esc(question.params.get('message', ''))}<div>{link}</div>"
+        )
         self.accept_button = widgets.Button(description="Open / accept", button_style="success")
         self.decline_button = widgets.Button(description="Decline", button_style="warning")
         self.cancel_button = widgets.Button(description="Cancel")
         self.status = widgets.HTML()
-        for button, answer, word in ((self.accept_button, question.accept, "accepted: waiting for the server to report completion"),
-                                     (self.decline_button, question.decline, "declined"), (self.cancel_button, question.cancel, "cancelled")):
+        for button, answer, word in (
+            (self.accept_button, question.accept, "accepted: waiting for the server to report completion"),
+            (self.decline_button, question.decline, "declined"),
+            (self.cancel_button, question.cancel, "cancelled"),
+        ):
             button.on_click(lambda _, a=answer, w=word: self._finish(a, w))
-        self.widget = widgets.VBox([self.header, widgets.HBox([self.accept_button, self.decline_button, self.cancel_button]), self.status])
+        self.widget = widgets.VBox(
+            [self.header, widgets.HBox([self.accept_button, self.decline_button, self.cancel_button]), self.status]
+        )
         question.when_completed(self._completed)
 
     def _finish(self, answer: Any, word: str) -> None:
@@ -196,17 +216,24 @@ class SamplingReply:
         for message in params.get("messages") or []:
             content = message.get("content") or {}
             text = content.get("text") if isinstance(content, dict) and "text" in content else json.dumps(content)
-            lines.append(f"<div><b>{esc(message.get('role'))}</b>: <pre style='white-space:pre-wrap;display:inline'>{esc(text)}</pre></div>")
+            style = "white-space:pre-wrap;display:inline"
+            lines.append(f"<div><b>{esc(message.get('role'))}</b>: <pre style='{style}'>{esc(text)}</pre></div>")
         who = esc(question.connection or "the server")
-        self.header = widgets.HTML(f"<b>{who} asks for a model reply (max {esc(params.get('maxTokens'))} tokens):</b>" + "".join(lines))
+        self.header = widgets.HTML(
+            f"<b>{who} asks for a model reply (max {esc(params.get('maxTokens'))} tokens):</b>" + "".join(lines)
+        )
         self.reply = widgets.Textarea(placeholder="type the assistant's reply", layout=widgets.Layout(width="100%"))
         self.model = widgets.Text(value="notebook-user", description="model")
         self.send_button = widgets.Button(description="Send", button_style="success")
         self.decline_button = widgets.Button(description="Decline", button_style="warning")
         self.status = widgets.HTML()
-        self.send_button.on_click(lambda _: self._finish(lambda: question.reply(self.reply.value, self.model.value or "notebook-user"), "sent"))
+        self.send_button.on_click(
+            lambda _: self._finish(lambda: question.reply(self.reply.value, self.model.value or "notebook-user"), "sent")
+        )
         self.decline_button.on_click(lambda _: self._finish(question.decline, "declined"))
-        self.widget = widgets.VBox([self.header, self.reply, self.model, widgets.HBox([self.send_button, self.decline_button]), self.status])
+        self.widget = widgets.VBox(
+            [self.header, self.reply, self.model, widgets.HBox([self.send_button, self.decline_button]), self.status]
+        )
 
     def _finish(self, answer: Any, word: str) -> None:
         if not self.question.answered:
@@ -224,8 +251,10 @@ def question_form(question: Question) -> ElicitationForm | UrlPrompt | SamplingR
     else:
         form = UrlPrompt(question) if question.mode == "url" else ElicitationForm(question)
     if not take_clicks_while_busy(form.widget):
-        form.status.value = ("<i>This kernel cannot take clicks while the cell runs (ipykernel 7.4 and newer can): "
-                             "answer with a callback instead (connect(..., elicitation=fn, sampling=fn)).</i>")
+        form.status.value = (
+            "<i>This kernel cannot take clicks while the cell runs (ipykernel 7.4 and newer can): "
+            "answer with a callback instead (connect(..., elicitation=fn, sampling=fn)).</i>"
+        )
     return form
 
 
@@ -260,7 +289,7 @@ def _supports_routing(kernel: Any) -> bool:
 def _create_subshell(connection_file: str) -> str | None:
     """Ask the kernel (ourselves) for a subshell over its control channel; its id, or None."""
     import zmq
-    from jupyter_client.blocking import BlockingKernelClient
+    from jupyter_client.blocking.client import BlockingKernelClient
 
     context = zmq.Context()
     try:
@@ -325,4 +354,3 @@ def take_clicks_while_busy(widget: Any) -> bool:
         if comm is not None:
             comm._reply_subshell_for = lambda data, default, _id=subshell_id: _id
     return True
-

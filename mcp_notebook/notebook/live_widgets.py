@@ -54,10 +54,15 @@ class LogView(View):
         self.connection = connection
         self.fx = connection.feature_state
         self.rows = max(1, rows)
-        self.level = widgets.Dropdown(options=[("all", None), *[(f"≥ {name}", name) for name in LOG_LEVELS]],
-                                      value=level, description="level")
-        self.unrouted = widgets.ToggleButton(value=unrouted_only, description="hide cell messages", icon="filter",
-                                             tooltip="hide the messages already shown in the cell that was waiting")
+        self.level = widgets.Dropdown(
+            options=[("all", None), *[(f"≥ {name}", name) for name in LOG_LEVELS]], value=level, description="level"
+        )
+        self.unrouted = widgets.ToggleButton(
+            value=unrouted_only,
+            description="hide cell messages",
+            icon="filter",
+            tooltip="hide the messages already shown in the cell that was waiting",
+        )
         self.status = widgets.Label()
         self.table = widgets.HTML()
         for control in (self.level, self.unrouted):
@@ -68,13 +73,15 @@ class LogView(View):
     def _rows(self) -> tuple[list[LogRow], list[LogRow]]:
         """(shown, matching): the newest `rows` of the messages that pass the filters."""
         matching = log_rows(self.fx, level=self.level.value, unrouted_only=self.unrouted.value)
-        return matching[-self.rows:], matching
+        return matching[-self.rows :], matching
 
     def _status(self, shown: list[LogRow], matching: list[LogRow]) -> str:
         state = "connection closed" if self.connection.closed else "live"
         in_cell = sum(r.in_cell for r in matching)
-        return (f"{state}: {len(shown)} of {len(self.fx.logs)} server log messages shown, newest at the bottom"
-                f" ({in_cell} of them were shown in the waiting cell)")
+        return (
+            f"{state}: {len(shown)} of {len(self.fx.logs)} server log messages shown, newest at the bottom"
+            f" ({in_cell} of them were shown in the waiting cell)"
+        )
 
     def key(self) -> Any:
         return log_key(self.fx), self.level.value, self.unrouted.value, self.connection.closed
@@ -216,12 +223,12 @@ class SubscriptionsView(View):
 
 def log_widget(connection: Any, **options: Any) -> LivePanel:
     """A live log panel for `connection`, updated by the pump while no cell runs."""
-    return pump.add(LogView(connection, **options)).widget  # type: ignore[return-value]
+    return pump.add(LogView(connection, **options)).widget
 
 
 def subscriptions_widget(connection: Any, uri: str | None = None, *, read: bool = False) -> LivePanel:
     """A live subscriptions panel for `connection` (or for one `uri`)."""
-    return pump.add(SubscriptionsView(connection, uri, read=read)).widget  # type: ignore[return-value]
+    return pump.add(SubscriptionsView(connection, uri, read=read)).widget
 
 
 __all__ = ["LivePanel", "LogView", "SubscriptionsView", "log_widget", "subscriptions_widget"]

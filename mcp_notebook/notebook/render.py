@@ -17,8 +17,13 @@ from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECON
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 
 STATE_COLOURS = {
-    READY: "#2e9e44", DEGRADED: "#e0a100", STALE: "#d9480f", RECONNECTING: "#1c7ed6",
-    CONNECTING: "#1c7ed6", CLOSING: "#868e96", CLOSED: "#868e96",
+    READY: "#2e9e44",
+    DEGRADED: "#e0a100",
+    STALE: "#d9480f",
+    RECONNECTING: "#1c7ed6",
+    CONNECTING: "#1c7ed6",
+    CLOSING: "#868e96",
+    CLOSED: "#868e96",
 }
 ARROWS = {IN: "←", OUT: "→", EVENT: "·"}
 SPARK_BLOCKS = "▁▂▃▄▅▆▇█"
@@ -77,18 +82,33 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
         ("transport", f"{h.transport}  {h.endpoint}"),
         ("server", server_label(h)),
         ("round trip", f"last {ms(h.last_rtt)}, min {ms(h.rtt_min)}, median {ms(h.rtt_median)}, p95 {ms(h.rtt_p95)}"),
-        ("our pings", f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)"),
+        (
+            "our pings",
+            f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)",
+        ),
         ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {h.pong_failures} pongs lost"),
         ("pong latency", f"last {ms(h.last_pong_latency)}, median {ms(h.pong_latency_median)}, max {ms(h.pong_latency_max)}"),
-        ("keepalive", (f"every {h.keepalive_interval:g} s: {h.keepalive_pings} pings, {h.keepalive_misses} missed in a row, "
-                       f"{h.keepalive_skips} skipped") if h.keepalive and h.keepalive_interval else "off"),
+        (
+            "keepalive",
+            (
+                f"every {h.keepalive_interval:g} s: {h.keepalive_pings} pings, {h.keepalive_misses} missed in a row, "
+                f"{h.keepalive_skips} skipped"
+            )
+            if h.keepalive and h.keepalive_interval
+            else "off",
+        ),
         ("last frame", f"in {ago(h.since_frame_in)}, out {ago(h.since_frame_out)}"),
         ("in flight", f"{h.requests_in_flight} requests; {h.invalid_frames} invalid frames"),
         ("trace", f"{h.trace_entries} entries, {h.trace_dropped} dropped"),
     ]
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
-        rows.append(("recovery", f"{h.http_keepalive_ticks} keep-alive ticks, {h.reconnects} reconnects, "
-                                 f"{h.session_recoveries} session recoveries"))
+        rows.append(
+            (
+                "recovery",
+                f"{h.http_keepalive_ticks} keep-alive ticks, {h.reconnects} reconnects, "
+                f"{h.session_recoveries} session recoveries",
+            )
+        )
     if h.exit_code is not None or h.closed_reason:
         rows.append(("closed", f"{h.closed_reason or '-'} (exit code {h.exit_code if h.exit_code is not None else '-'})"))
     return rows
@@ -101,7 +121,9 @@ def health_text(h: Health, stderr: bool = False) -> str:
     if h.rtt_history:
         lines.append(f"  {'rtt history':<13}{spark_text(h.rtt_history)}")
     if stderr:
-        lines.append(f"  {'stderr':<13}" + ("\n" + "\n".join(f"    {line}" for line in h.stderr_tail) if h.stderr_tail else "(none)"))
+        lines.append(
+            f"  {'stderr':<13}" + ("\n" + "\n".join(f"    {line}" for line in h.stderr_tail) if h.stderr_tail else "(none)")
+        )
     elif h.stderr_tail:
         lines.append(f"  {'stderr':<13}{clip(h.stderr_tail[-1])}  ({len(h.stderr_tail)} lines kept)")
     return "\n".join(lines)
@@ -121,7 +143,7 @@ def health_html(h: Health) -> str:
     )
     return (
         f'<div class="mcp-health">{state_light(h.state)} <b>{esc(h.name)}</b> {esc(h.state)}{reason}'
-        f'<div>round trips {spark_svg(h.rtt_history)}</div>'
+        f"<div>round trips {spark_svg(h.rtt_history)}</div>"
         f'<table style="font-family:monospace;font-size:0.9em">{rows}</table></div>'
     )
 
@@ -133,9 +155,18 @@ def stderr_html(lines: Iterable[str]) -> str:
 
 def dashboard_rows(healths: Sequence[Health]) -> list[list[str]]:
     return [
-        [h.name, h.state, f"{h.era} {h.protocol_version or '-'}", h.transport, server_label(h), ms(h.last_rtt),
-         f"{h.pings_answered}/{h.pings_sent}", f"{h.pongs_sent}/{h.server_pings}", str(h.requests_in_flight),
-         ago(h.since_frame_in)]
+        [
+            h.name,
+            h.state,
+            f"{h.era} {h.protocol_version or '-'}",
+            h.transport,
+            server_label(h),
+            ms(h.last_rtt),
+            f"{h.pings_answered}/{h.pings_sent}",
+            f"{h.pongs_sent}/{h.server_pings}",
+            str(h.requests_in_flight),
+            ago(h.since_frame_in),
+        ]
         for h in healths
     ]
 
@@ -154,9 +185,10 @@ def dashboard_html(healths: Sequence[Health]) -> str:
         return "<i>no open connections</i>"
     head = "".join(f'<th style="text-align:left">{esc(x)}</th>' for x in ["", *DASHBOARD_HEAD, "round trips"])
     body = "".join(
-        f"<tr><td>{state_light(h.state)}</td>" + "".join(f'<td style="text-align:left">{esc(clip(c, 40))}</td>' for c in row)
+        f"<tr><td>{state_light(h.state)}</td>"
+        + "".join(f'<td style="text-align:left">{esc(clip(c, 40))}</td>' for c in row)
         + f"<td>{spark_svg(h.rtt_history, 100, 20)}</td></tr>"
-        for h, row in zip(healths, dashboard_rows(healths))
+        for h, row in zip(healths, dashboard_rows(healths), strict=True)
     )
     return f'<table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em"><tr>{head}</tr>{body}</table>'
 
@@ -208,12 +240,19 @@ def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
             method = (method + " " + " ".join(f"{k}={v}" for k, v in e.detail.items())).strip()
         elif e.detail.get("via"):
             method = f"{method} ({e.detail['via']})".strip()
-        rows.append(Row(
-            seq=e.seq, time=clock, arrow=ARROWS.get(e.direction, "?"), kind=e.kind, method=clip(method, 60),
-            id="" if e.id is None else clip(json.dumps(e.id, default=str), 24),
-            size=str(e.size) if e.direction != EVENT else "", latency=ms(matched[1]) if matched else "",
-            flavour=flavour(e, request),
-        ))
+        rows.append(
+            Row(
+                seq=e.seq,
+                time=clock,
+                arrow=ARROWS.get(e.direction, "?"),
+                kind=e.kind,
+                method=clip(method, 60),
+                id="" if e.id is None else clip(json.dumps(e.id, default=str), 24),
+                size=str(e.size) if e.direction != EVENT else "",
+                latency=ms(matched[1]) if matched else "",
+                flavour=flavour(e, request),
+            )
+        )
     return rows
 
 
@@ -231,8 +270,11 @@ def trace_text(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
 
 
 ROW_STYLES = {
-    "ping": "background:#e7f5ff", "pong": "background:#ebfbee", "event": "color:#868e96",
-    "invalid": "background:#fff5f5", "error": "background:#fff4e6",
+    "ping": "background:#e7f5ff",
+    "pong": "background:#ebfbee",
+    "event": "color:#868e96",
+    "invalid": "background:#fff5f5",
+    "error": "background:#fff4e6",
 }
 
 
@@ -250,13 +292,12 @@ def trace_html(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
     rows = trace_rows(entries, context)
     head = "".join(f'<th style="text-align:left">{esc(x)}</th>' for x in [*TRACE_HEAD, "JSON"])
     body = []
-    for e, row in zip(entries, rows):
+    for e, row in zip(entries, rows, strict=True):
         cells = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in row_cells(row))
         note = f" ({esc(clip(e.note, 60))})" if e.note and e.direction != EVENT else ""
         details = f"<details><summary>show{note}</summary><pre>{esc(entry_json(e))}</pre></details>"
         body.append(f'<tr style="{ROW_STYLES.get(row.flavour, "")}">{cells}<td style="text-align:left">{details}</td></tr>')
     footer = f"<div>{len(rows)} entries" + (f", {dropped} older ones dropped" if dropped else "") + "</div>"
     return (
-        f'<table class="mcp-trace" style="font-family:monospace;font-size:0.85em"><tr>{head}</tr>{"".join(body)}</table>'
-        + footer
+        f'<table class="mcp-trace" style="font-family:monospace;font-size:0.85em"><tr>{head}</tr>{"".join(body)}</table>' + footer
     )

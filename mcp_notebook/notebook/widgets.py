@@ -20,6 +20,7 @@ import anyio
 import ipywidgets as widgets
 
 from ..api.settings import defaults
+from ..base.text import esc
 from ..runtime import get_runtime
 from ..session.health import Health
 from ..session.trace import TraceEntry, select
@@ -238,8 +239,14 @@ class TraceView(View):
     """A frame table with filters, pause/resume and the selected row's JSON."""
 
     def __init__(
-        self, trace: Any, *, live: bool = True, last: int = TRACE_ROWS, method: str | None = None,
-        kind: str | None = None, direction: str | None = None,
+        self,
+        trace: Any,
+        *,
+        live: bool = True,
+        last: int = TRACE_ROWS,
+        method: str | None = None,
+        kind: str | None = None,
+        direction: str | None = None,
     ) -> None:
         super().__init__()
         self.trace = trace
@@ -285,8 +292,10 @@ class TraceView(View):
 
     def filters(self) -> dict[str, Any]:
         return {
-            "method": self.method.value.strip() or None, "kind": self.kind.value,
-            "direction": self.direction.value, "last": self.last.value or TRACE_ROWS,
+            "method": self.method.value.strip() or None,
+            "kind": self.kind.value,
+            "direction": self.direction.value,
+            "last": self.last.value or TRACE_ROWS,
         }
 
     def key(self) -> Any:
@@ -301,7 +310,7 @@ class TraceView(View):
         self.rows.options = options
         self.rows.value = self._selected if self._selected in {seq for _, seq in options} else None
         chosen = next((e for e in shown if e.seq == self._selected), None)
-        self.detail.value = f"<pre>{render.esc(render.entry_json(chosen))}</pre>" if chosen is not None else ""
+        self.detail.value = f"<pre>{esc(render.entry_json(chosen))}</pre>" if chosen is not None else ""
         state = "live" if self.live and self._frozen is None else "paused" if self.live else "snapshot"
         dropped = f", {self.trace.dropped} dropped" if self.trace.dropped else ""
         self.status.value = f"{state}: {len(shown)} of {len(entries)} entries shown{dropped}"

@@ -70,21 +70,32 @@ def classify(message: Any) -> Frame:
     if message.get("jsonrpc") != JSONRPC:
         return Frame(INVALID, message, 'missing "jsonrpc": "2.0"')
     if "method" in message:
-        if not isinstance(message["method"], str):
-            return Frame(INVALID, message, "method is not a string")
-        if "id" not in message:
-            return Frame(NOTIFICATION, message)
-        if not is_valid_id(message["id"]):
-            return Frame(INVALID, message, "request id is not a string or an integer")
-        return Frame(REQUEST, message)
+        return _with_method(message)
     if "id" in message:
-        if "result" in message and "error" not in message:
-            return Frame(RESPONSE, message)
-        if "error" in message and "result" not in message:
-            error = message["error"]
-            if isinstance(error, dict) and isinstance(error.get("code"), int):
-                return Frame(ERROR, message)
-            return Frame(INVALID, message, "error is not an object with an integer code")
+        return _answer(message)
+    return Frame(INVALID, message, "neither a request, a notification nor a response")
+
+
+def _with_method(message: dict[str, Any]) -> Frame:
+    """A request (with an id) or a notification (without)."""
+    if not isinstance(message["method"], str):
+        return Frame(INVALID, message, "method is not a string")
+    if "id" not in message:
+        return Frame(NOTIFICATION, message)
+    if not is_valid_id(message["id"]):
+        return Frame(INVALID, message, "request id is not a string or an integer")
+    return Frame(REQUEST, message)
+
+
+def _answer(message: dict[str, Any]) -> Frame:
+    """A response: exactly one of `result` and `error`, an error being an object with a code."""
+    if "result" in message and "error" not in message:
+        return Frame(RESPONSE, message)
+    if "error" in message and "result" not in message:
+        error = message["error"]
+        if isinstance(error, dict) and isinstance(error.get("code"), int):
+            return Frame(ERROR, message)
+        return Frame(INVALID, message, "error is not an object with an integer code")
     return Frame(INVALID, message, "neither a request, a notification nor a response")
 
 

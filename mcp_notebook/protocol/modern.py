@@ -27,7 +27,9 @@ INPUT_REQUIRED = "input_required"
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 
-def with_meta(params: dict[str, Any] | None, version: str, client_info: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
+def with_meta(
+    params: dict[str, Any] | None, version: str, client_info: dict[str, Any], capabilities: dict[str, Any]
+) -> dict[str, Any]:
     """`params` with the request metadata every modern request carries (the caller's own `_meta` kept)."""
     params = dict(params or {})
     meta = dict(params.get("_meta") or {})
@@ -50,7 +52,9 @@ def header_value(value: str | int | bool) -> str:
     return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
 
 
-def request_headers(method: str, params: dict[str, Any] | None, version: str, input_schema: dict[str, Any] | None = None) -> dict[str, str]:
+def request_headers(
+    method: str, params: dict[str, Any] | None, version: str, input_schema: dict[str, Any] | None = None
+) -> dict[str, str]:
     """The Streamable HTTP headers of a modern request: version, method, name, mirrored parameters."""
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
     params = params or {}

@@ -46,7 +46,12 @@ class EraNegotiator:
     and the modern request flow. The session owns one and asks it to open the connection."""
 
     def __init__(
-        self, session: SessionPort, era: str, era_source: str | None, protocol_version: str | None, probe_timeout: float,
+        self,
+        session: SessionPort,
+        era: str,
+        era_source: str | None,
+        protocol_version: str | None,
+        probe_timeout: float,
     ) -> None:
         allowed = {"legacy": LEGACY_VERSIONS, "modern": MODERN_VERSIONS, "auto": LEGACY_VERSIONS + MODERN_VERSIONS}[era]
         if protocol_version is not None and protocol_version not in allowed:
@@ -141,7 +146,9 @@ class EraNegotiator:
     async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's DiscoverResult, from the cache while its `ttlMs` lasts."""
         ttl = (self.discovered or {}).get("ttlMs")
-        fresh = self.discovered is not None and isinstance(ttl, (int, float)) and time.monotonic() - self.discovered_at < ttl / 1000
+        fresh = (
+            self.discovered is not None and isinstance(ttl, (int, float)) and time.monotonic() - self.discovered_at < ttl / 1000
+        )
         if refresh or not fresh:
             self._remember_discovery(await self._discover(note="discover"))
         assert self.discovered is not None
@@ -163,7 +170,12 @@ class EraNegotiator:
         return pending.rtt
 
     async def modern_request(
-        self, method: str, params: dict[str, Any] | None, *, timeout: float | None, send: RoundSender | None = None,
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        send: RoundSender | None = None,
     ) -> Any:
         """A modern request to completion: version retry, then `input_required` rounds, bounded.
 
@@ -171,6 +183,7 @@ class EraNegotiator:
         `round_trip` with `timeout`); a caller that keeps its own deadline and cancels by
         abandoning the round it sees passes its own.
         """
+
         async def round_trip(method: str, params: dict[str, Any] | None) -> Pending:
             return await self.session.round_trip(method, params, timeout=timeout)
 
@@ -191,18 +204,26 @@ class EraNegotiator:
                     continue
                 if exc.code == modern.MISSING_CLIENT_CAPABILITY:
                     wanted = (exc.data or {}).get("requiredCapabilities") if isinstance(exc.data, dict) else None
-                    raise McpError(exc.code, f"the server needs client capabilities {wanted}; connect with "
-                                   "capabilities=... (and a handler for them)", exc.data, method=method) from None
+                    raise McpError(
+                        exc.code,
+                        f"the server needs client capabilities {wanted}; connect with capabilities=... (and a handler for them)",
+                        exc.data,
+                        method=method,
+                    ) from None
                 raise
             kind = modern.result_type(result)
             if kind == modern.COMPLETE:
                 if method == "tools/list":
-                    self.tool_schemas.update({t["name"]: t.get("inputSchema") or {} for t in result.get("tools", []) if "name" in t})
+                    self.tool_schemas.update(
+                        {t["name"]: t.get("inputSchema") or {} for t in result.get("tools", []) if "name" in t}
+                    )
                 return result
             if kind == modern.INPUT_REQUIRED:
                 params = await self._with_input(method, params, result)
                 continue
-            raise ProtocolViolation(f"{method}: the server answered with resultType {result.get('resultType')!r}, which is not defined")
+            raise ProtocolViolation(
+                f"{method}: the server answered with resultType {result.get('resultType')!r}, which is not defined"
+            )
         raise ProtocolViolation(f"{method}: still asking for input after {MAX_INPUT_ROUNDS} rounds; gave up")
 
     async def _with_input(self, method: str, params: dict[str, Any] | None, result: dict[str, Any]) -> dict[str, Any]:
@@ -212,8 +233,12 @@ class EraNegotiator:
             wanted = request.get("method") if isinstance(request, dict) else None
             handler = self.session.request_handlers.get(wanted) if isinstance(wanted, str) else None
             if handler is None:
-                raise McpError(rpc.METHOD_NOT_FOUND, f"the server needs input ({wanted}) that no handler provides; "
-                               f"register one with conn.on_request({wanted!r}, ...)", method=method)
+                raise McpError(
+                    rpc.METHOD_NOT_FOUND,
+                    f"the server needs input ({wanted}) that no handler provides; "
+                    f"register one with conn.on_request({wanted!r}, ...)",
+                    method=method,
+                )
             value = await call_handler(handler, request.get("params") or {})
             responses[key] = {} if value is None else value
         retry = {k: v for k, v in (params or {}).items() if k not in ("inputResponses", "requestState")}

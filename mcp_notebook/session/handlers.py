@@ -69,8 +69,8 @@ async def reply_from_handler(handler: Handler, request: dict[str, Any]) -> tuple
             raise TypeError(f"a handler must return a dict, not {type(value).__name__}")
         related = _related_task(request.get("params"))
         if related is not None:  # a task's question: its answer says so too (the tasks spec's MUST)
-            meta = value.get("_meta") if isinstance(value.get("_meta"), dict) else {}
-            value = {**value, "_meta": {**meta, RELATED_TASK: related}}
+            meta = value.get("_meta")
+            value = {**value, "_meta": {**(meta if isinstance(meta, dict) else {}), RELATED_TASK: related}}
         return rpc.result(request_id, value), None
     except McpError as exc:
         return rpc.error(request_id, exc.code, exc.message, exc.data), None

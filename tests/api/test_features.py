@@ -14,7 +14,6 @@ from conftest import fastmcp_server_cmd, server_everything_cmd
 import mcp_notebook
 from mcp_notebook.api.feature_steps import expand_template
 from mcp_notebook.api.validate import OutputSchemaError, ToolArgumentError, parse_pairs
-from mcp_notebook.notebook import display as _display
 from mcp_notebook.runtime import get_runtime
 
 
@@ -38,7 +37,9 @@ def ctrl_c_on_first_report():
 
 
 def sent(conn, method=None, kind=None):
-    return [e.message for e in conn.trace.frames("out") if (method is None or e.method == method) and (kind is None or e.kind == kind)]
+    return [
+        e.message for e in conn.trace.frames("out") if (method is None or e.method == method) and (kind is None or e.kind == kind)
+    ]
 
 
 def test_tools_are_listed_with_their_schemas_and_cached(conn):
@@ -96,7 +97,9 @@ def test_a_result_that_violates_the_output_schema_is_a_clear_error(conn):
     conn.list_tools()
     schema = conn.tool("get-structured-content")["outputSchema"]
     schema["properties"]["temperature"]["type"] = "string"  # as if the server broke its promise
-    with pytest.raises(OutputSchemaError, match=r"violates the tool's outputSchema: structuredContent.temperature should be string"):
+    with pytest.raises(
+        OutputSchemaError, match=r"violates the tool's outputSchema: structuredContent.temperature should be string"
+    ):
         conn.call_tool("get-structured-content", {"location": "Chicago"})
 
 
@@ -115,7 +118,10 @@ def test_resources_templates_blobs_prompts_and_completions(conn):
     doc = conn.read_resource(resources.get("architecture.md")["uri"])
     assert doc.text and doc.contents[0]["mimeType"] == "text/markdown"
     templates = conn.list_resource_templates()
-    assert expand_template(templates.get("Dynamic Text Resource")["uriTemplate"], {"resourceId": 7}) == "demo://resource/dynamic/text/7"
+    assert (
+        expand_template(templates.get("Dynamic Text Resource")["uriTemplate"], {"resourceId": 7})
+        == "demo://resource/dynamic/text/7"
+    )
     assert "Resource 7" in conn.read_template("Dynamic Text Resource", resourceId=7).text
     assert conn.read_template("Dynamic Blob Resource", resourceId=3).blobs[0].startswith(b"Resource 3")
     assert conn.list_prompts().get("args-prompt")["arguments"][0]["name"] == "city"
@@ -143,8 +149,12 @@ def test_list_changed_drops_the_cache(conn):
 
 def test_progress_resets_the_timeout_and_the_maximum_total_holds(conn):
     seen = []
-    result = conn.call_tool("trigger-long-running-operation", {"duration": 2, "steps": 4}, timeout=0.9,
-                            progress=lambda p, total, message: seen.append((p, total)))
+    result = conn.call_tool(
+        "trigger-long-running-operation",
+        {"duration": 2, "steps": 4},
+        timeout=0.9,
+        progress=lambda p, total, message: seen.append((p, total)),
+    )
     assert "completed" in result.text and seen == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]  # each one
     token = sent(conn, "tools/call")[-1]["params"]["_meta"]["progressToken"]
     assert isinstance(token, str)
@@ -157,13 +167,14 @@ def test_progress_resets_the_timeout_and_the_maximum_total_holds(conn):
 
 def test_a_progress_callback_gets_every_report_of_a_burst(conn):
     seen = []
-    conn.call_tool("trigger-long-running-operation", {"duration": 0.01, "steps": 5},
-                   progress=lambda p, total, message: seen.append(p))
+    conn.call_tool(
+        "trigger-long-running-operation", {"duration": 0.01, "steps": 5}, progress=lambda p, total, message: seen.append(p)
+    )
     assert seen == [1.0, 2.0, 3.0, 4.0, 5.0]  # reports milliseconds apart are not merged
 
 
-def test_text_progress_in_a_terminal(conn, monkeypatch, capsys):
-    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+def test_text_progress_in_a_terminal(shown_as, conn, capsys):
+    shown_as("ipython")
     conn.call_tool("trigger-long-running-operation", {"duration": 0.4, "steps": 2})
     err = capsys.readouterr().err
     assert "[###############################" not in err and "2/2" in err and "tools/call" in err
@@ -196,8 +207,8 @@ def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
     assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
 
 
-def test_logging_goes_to_the_waiting_cell_and_to_the_log(conn, monkeypatch, capsys):
-    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+def test_logging_goes_to_the_waiting_cell_and_to_the_log(shown_as, conn, capsys):
+    shown_as("ipython")
     conn.set_log_level("debug")
     conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
     try:
@@ -235,12 +246,21 @@ def test_roots_sampling_and_elicitation_callbacks(tmp_path):
         asked.append(params)
         return "a sampled reply"
 
-    with mcp_notebook.connect(server_everything_cmd(), name="caps", era="legacy", roots=[tmp_path], sampling=sample,
-                              elicitation=lambda params: {"name": "Ada", "number": 7}) as conn:
+    with mcp_notebook.connect(
+        server_everything_cmd(),
+        name="caps",
+        era="legacy",
+        roots=[tmp_path],
+        sampling=sample,
+        elicitation=lambda params: {"name": "Ada", "number": 7},
+    ) as conn:
         caps = sent(conn, "initialize")[0]["params"]["capabilities"]
-        assert caps == {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {"form": {}, "url": {}},
-                        "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}},
-                                  "list": {}, "cancel": {}}}
+        assert caps == {
+            "roots": {"listChanged": True},
+            "sampling": {},
+            "elicitation": {"form": {}, "url": {}},
+            "tasks": {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}, "list": {}, "cancel": {}},
+        }
         assert tmp_path.name in conn.call_tool("get-roots-list").text
         assert "a sampled reply" in conn.call_tool("trigger-sampling-request", {"prompt": "hello"}).text
         assert "hello" in asked[0]["messages"][0]["content"]["text"]
@@ -263,8 +283,8 @@ def test_without_a_capability_a_server_request_gets_method_not_found():
         assert error["id"] == 0 and error["error"]["code"] == -32601
 
 
-def test_without_a_cell_or_terminal_questions_are_declined(monkeypatch):
-    monkeypatch.setattr(_display, "environment", lambda: "script")
+def test_without_a_cell_or_terminal_questions_are_declined(shown_as, monkeypatch):
+    shown_as("script")
     monkeypatch.setattr("sys.stdin", None)
     with mcp_notebook.connect(server_everything_cmd(), name="ask", era="legacy", sampling=True, elicitation=True) as conn:
         assert "declined" in conn.call_tool("trigger-elicitation-request").text
@@ -290,8 +310,9 @@ def test_a_url_elicitation_required_error_is_answered_then_retried():
         assert len(calls) == 2 and calls[0]["params"]["arguments"] == calls[1]["params"]["arguments"]
 
 
-@pytest.mark.parametrize("answer, words", [(lambda params: None, "decline by the user"),
-                                           ("defaults", 'elicitation="defaults" does not open URLs')])
+@pytest.mark.parametrize(
+    "answer, words", [(lambda params: None, "decline by the user"), ("defaults", 'elicitation="defaults" does not open URLs')]
+)
 def test_a_url_elicitation_required_error_not_accepted_names_the_url(answer, words):
     with mcp_notebook.connect(server_everything_cmd(), name="urls", era="legacy", elicitation=answer) as conn:
         with pytest.raises(mcp_notebook.UrlElicitationRequired) as info:

@@ -27,9 +27,24 @@ def sdk(era, **options):
 
 
 def test_every_feature_method_that_sends_a_request_has_a_twin():
-    for name in ("list_tools", "tool", "check_arguments", "call_tool", "list_resources", "list_resource_templates",
-                 "read_resource", "template", "fill_template", "read_template", "subscribe", "unsubscribe",
-                 "list_prompts", "get_prompt", "complete", "set_log_level"):
+    for name in (
+        "list_tools",
+        "tool",
+        "check_arguments",
+        "call_tool",
+        "list_resources",
+        "list_resource_templates",
+        "read_resource",
+        "template",
+        "fill_template",
+        "read_template",
+        "subscribe",
+        "unsubscribe",
+        "list_prompts",
+        "get_prompt",
+        "complete",
+        "set_log_level",
+    ):
         assert asyncio.iscoroutinefunction(getattr(Connection, "a" + name)), name
 
 
@@ -70,8 +85,9 @@ def test_the_loop_runs_while_a_call_waits_and_progress_is_shown_from_the_corouti
             events.append("tick")
 
         tick = asyncio.get_running_loop().create_task(ticker())
-        result = await conn.acall_tool("steps", {"count": 3, "seconds": 0.6},
-                                       progress=lambda p, total, message: seen.append((threading.current_thread(), p)))
+        result = await conn.acall_tool(
+            "steps", {"count": 3, "seconds": 0.6}, progress=lambda p, total, message: seen.append((threading.current_thread(), p))
+        )
         events.append("result")
         await tick
         return result
@@ -82,14 +98,21 @@ def test_the_loop_runs_while_a_call_waits_and_progress_is_shown_from_the_corouti
     assert [p for _, p in seen][-1] == 3.0 and {t for t, _ in seen} == {threading.current_thread()}
 
 
-def test_two_concurrent_calls_on_one_loop_each_get_their_own_progress_and_logs(port, monkeypatch, capsys):
+def test_two_concurrent_calls_on_one_loop_each_get_their_own_progress_and_logs(port, shown_as, capsys):
     """Over HTTP a request's log lines come on its own response stream, so each goes to its own call."""
-    monkeypatch.setattr(_display, "environment", lambda: "ipython")
     first, second = [], []
     shown: dict = {}
-    log = _display.Presenter.log
-    monkeypatch.setattr(_display.Presenter, "log", lambda self, record: (
-        shown.setdefault(id(self), []).append(record.data), log(self, record)))
+
+    class Recording(_display.Presenter):
+        def log(self, record):
+            shown.setdefault(id(self), []).append(record.data)
+            super().log(record)
+
+    class RecordingFrontEnd(_display.NotebookFrontEnd):
+        def presenter(self, label, progress, connection):
+            return Recording(label, progress, connection, where="ipython")
+
+    shown_as("ipython", RecordingFrontEnd())
 
     async def both(conn):
         return await asyncio.gather(
@@ -140,16 +163,16 @@ def test_an_awaited_call_times_out_and_cancels_on_the_server(era):
         assert cancel["params"]["requestId"] == sent(conn, "tools/call")[-1]["id"]
 
 
-def test_an_awaited_modern_call_asks_the_user_from_the_coroutine(monkeypatch):
-    user = Terminal(monkeypatch, lambda question: question.accept({"name": "Grace"}))
+def test_an_awaited_modern_call_asks_the_user_from_the_coroutine(monkeypatch, shown_as):
+    user = Terminal(monkeypatch, shown_as, lambda question: question.accept({"name": "Grace"}))
     with sdk("modern", elicitation=True) as conn:
         assert asyncio.run(conn.acall_tool("ask_name")).text == "hello Grace"
         [(thread, question)] = user.asked
         assert thread is threading.current_thread() and question.kind == "elicitation"
 
 
-def test_cancelling_while_a_question_waits_for_the_user_sends_no_further_round(monkeypatch):
-    monkeypatch.setattr(_display, "environment", lambda: "kernel")
+def test_cancelling_while_a_question_waits_for_the_user_sends_no_further_round(monkeypatch, shown_as):
+    shown_as("kernel")
     shown = []
     monkeypatch.setattr("IPython.display.display", shown.append)
 
@@ -183,33 +206,49 @@ def test_in_an_async_cell_the_progress_bar_and_the_question_form_work(tmp_path):
     kernel = test_kernel._start_kernel(tmp_path)
     try:
         command = json.dumps(sdk_server_cmd())
-        out = test_kernel.ok(kernel.run(
-            f"import json, mcp_notebook\n"
-            f"conn = mcp_notebook.connect({command}, name='m', era='modern', elicitation=True)\n"
-            "print('PID', conn.session.transport.pid)"))
+        out = test_kernel.ok(
+            kernel.run(
+                f"import json, mcp_notebook\n"
+                f"conn = mcp_notebook.connect({command}, name='m', era='modern', elicitation=True)\n"
+                "print('PID', conn.session.transport.pid)"
+            )
+        )
         kernel.server_pids.add(int(test_kernel.json_line(out, "PID")))
 
-        cell = test_kernel.Cell(kernel.kc, "r = await conn.acall_tool('steps', {'count': 2, 'seconds': 0.4})\n"
-                                           "print('RESULT', json.dumps(r.text))")
+        cell = test_kernel.Cell(
+            kernel.kc, "r = await conn.acall_tool('steps', {'count': 2, 'seconds': 0.4})\nprint('RESULT', json.dumps(r.text))"
+        )
         assert test_kernel.json_line(test_kernel.ok(cell.finish(60)), "RESULT") == "done after 2 steps"
-        bars = [m["content"]["data"]["state"] for m in cell.messages if m["msg_type"] == "comm_open"
-                and m["content"]["data"]["state"].get("_model_name") == "FloatProgressModel"]
-        assert len(bars) == 1 and any(WIDGET_MIME in m["content"]["data"] for m in cell.messages
-                                      if m["msg_type"] == "display_data")
+        bars = [
+            m["content"]["data"]["state"]
+            for m in cell.messages
+            if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("_model_name") == "FloatProgressModel"
+        ]
+        assert len(bars) == 1 and any(
+            WIDGET_MIME in m["content"]["data"] for m in cell.messages if m["msg_type"] == "display_data"
+        )
 
         cell = test_kernel.Cell(kernel.kc, "r = await conn.acall_tool('ask_name')\nprint('RESULT', json.dumps(r.text))")
-        shown = lambda: any(m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"]  # noqa: E731
-                            for m in cell.messages)
+
+        def shown() -> bool:
+            return any(m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"] for m in cell.messages)
+
         cell.pump(time.monotonic() + 60, stop=shown)
         assert shown(), cell._result("timeout").describe()
         models = {m["content"]["comm_id"]: m["content"]["data"]["state"] for m in cell.messages if m["msg_type"] == "comm_open"}
         [text] = [cid for cid, s in models.items() if s.get("_model_name") == "TextModel"]
-        [accept] = [cid for cid, s in models.items() if s.get("_model_name") == "ButtonModel" and s.get("description") == "Accept"]
+        [accept] = [
+            cid for cid, s in models.items() if s.get("_model_name") == "ButtonModel" and s.get("description") == "Accept"
+        ]
         kc = kernel.kc
-        kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": text, "data": {
-            "method": "update", "state": {"value": "Ada"}, "buffer_paths": []}}))
-        kc.shell_channel.send(kc.session.msg("comm_msg", {"comm_id": accept, "data": {
-            "method": "custom", "content": {"event": "click"}}}))
+        kc.shell_channel.send(
+            kc.session.msg(
+                "comm_msg", {"comm_id": text, "data": {"method": "update", "state": {"value": "Ada"}, "buffer_paths": []}}
+            )
+        )
+        kc.shell_channel.send(
+            kc.session.msg("comm_msg", {"comm_id": accept, "data": {"method": "custom", "content": {"event": "click"}}})
+        )
         assert test_kernel.json_line(test_kernel.ok(cell.finish(60)), "RESULT") == "hello Ada"
         test_kernel.ok(kernel.run("conn.close()"))
     finally:

@@ -42,12 +42,21 @@ def meta_of(frame):
 class Terminal:
     """A terminal user: stdin is a tty, and each question is answered by `answer(question)`."""
 
-    def __init__(self, monkeypatch, answer):
+    def __init__(self, monkeypatch, shown_as, answer):
         self.asked = []
         self.answer = answer
-        monkeypatch.setattr(_display, "environment", lambda: "script")
+        user = self
+
+        class AtTheTerminal(_display.Presenter):
+            def ask_in_terminal(self, question):
+                user.ask(question)
+
+        class TerminalFrontEnd(_display.NotebookFrontEnd):
+            def presenter(self, label, progress, connection):
+                return AtTheTerminal(label, progress, connection, where="script")
+
+        shown_as("script", TerminalFrontEnd())
         monkeypatch.setattr("sys.stdin", self)
-        monkeypatch.setattr(_display, "ask_in_terminal", self.ask)
 
     def isatty(self):
         return True
@@ -59,8 +68,9 @@ class Terminal:
 
 def test_progress_reaches_a_callback_and_resets_the_timeout(conn):
     seen = []
-    result = conn.call_tool("steps", {"count": 4, "seconds": 1.6}, timeout=1.2,
-                            progress=lambda p, total, message: seen.append((p, total, message)))
+    result = conn.call_tool(
+        "steps", {"count": 4, "seconds": 1.6}, timeout=1.2, progress=lambda p, total, message: seen.append((p, total, message))
+    )
     assert result.text == "done after 4 steps"
     assert seen[-1] == (4.0, 4.0, "step 4/4") and len(seen) >= 2
     [call] = sent(conn, "tools/call")
@@ -69,15 +79,15 @@ def test_progress_reaches_a_callback_and_resets_the_timeout(conn):
     assert not conn.logs
 
 
-def test_text_progress_bar_in_a_terminal(conn, monkeypatch, capsys):
-    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+def test_text_progress_bar_in_a_terminal(shown_as, conn, capsys):
+    shown_as("ipython")
     conn.call_tool("steps", {"count": 2, "seconds": 0.2})
     err = capsys.readouterr().err
     assert "modern tools/call" in err and "2/2" in err
 
 
-def test_request_scoped_log_lines_reach_the_calling_cell(conn, monkeypatch, capsys):
-    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+def test_request_scoped_log_lines_reach_the_calling_cell(shown_as, conn, capsys):
+    shown_as("ipython")
     result = conn.call_tool("steps", {"count": 2, "seconds": 0.2}, log_level="info")
     assert result.text == "done after 2 steps"
     out = capsys.readouterr().out
@@ -151,8 +161,8 @@ def test_percent_mcp_loglevel_says_how_the_level_travels(era, capsys):
         conn.close()
 
 
-def test_a_question_from_an_input_required_round_is_asked_in_the_calling_cell(conn, monkeypatch):
-    user = Terminal(monkeypatch, lambda question: question.accept({"name": "Ada"}))
+def test_a_question_from_an_input_required_round_is_asked_in_the_calling_cell(conn, monkeypatch, shown_as):
+    user = Terminal(monkeypatch, shown_as, lambda question: question.accept({"name": "Ada"}))
     assert conn.call_tool("ask_name").text == "hello Ada"
     [(thread, question)] = user.asked
     assert thread is threading.current_thread()  # asked where the caller waits, not on the session thread
@@ -163,8 +173,8 @@ def test_a_question_from_an_input_required_round_is_asked_in_the_calling_cell(co
     assert meta_of(retry)["progressToken"] == meta_of(first)["progressToken"]  # one call, one progress token
 
 
-def test_without_a_cell_or_terminal_the_question_is_declined(conn, monkeypatch):
-    monkeypatch.setattr(_display, "environment", lambda: "script")
+def test_without_a_cell_or_terminal_the_question_is_declined(shown_as, conn, monkeypatch):
+    shown_as("script")
     monkeypatch.setattr("sys.stdin", None)
     assert conn.call_tool("ask_name").text == "decline"
 
@@ -200,8 +210,8 @@ def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(conn):
     assert not conn._fx.pendings and not conn.cancel(request_id)
 
 
-def test_over_http_progress_logs_and_a_timeout_that_closes_the_stream(port, monkeypatch, capsys):
-    monkeypatch.setattr(_display, "environment", lambda: "ipython")
+def test_over_http_progress_logs_and_a_timeout_that_closes_the_stream(shown_as, port, capsys):
+    shown_as("ipython")
     with contextlib.ExitStack() as stack:
         base = stack.enter_context(sdk_http(port))
         conn = stack.enter_context(mcp_notebook.connect(base + "/mcp", name="web", era="modern"))

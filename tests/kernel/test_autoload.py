@@ -70,7 +70,9 @@ class _Spec(KernelSpecManager):
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:  # type: ignore[override]
         return KernelSpec(
             argv=[self.python, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            display_name="fresh venv", language="python", interrupt_mode="signal",
+            display_name="fresh venv",
+            language="python",
+            interrupt_mode="signal",
         )
 
 

@@ -131,7 +131,10 @@ class CellResult:
 
     def describe(self) -> str:
         tb = "\n".join(_ANSI.sub("", line) for line in self.traceback)
-        return f"status={self.status} error={self.error_name}\n--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}\n--- traceback\n{tb}"
+        return (
+            f"status={self.status} error={self.error_name}\n--- stdout\n{self.stdout}\n"
+            f"--- stderr\n{self.stderr}\n--- traceback\n{tb}"
+        )
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

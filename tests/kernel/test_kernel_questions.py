@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from conftest import server_everything_cmd
 from test_kernel import Cell, Kernel, json_line, ok
-from test_kernel import kernel as kernel  # noqa: F401 - the `kernel` fixture, for this module too
+from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
 
 pytestmark = [pytest.mark.kernel]
 
@@ -30,29 +30,39 @@ class Frontend:
 
     def models(self) -> dict[str, dict[str, Any]]:
         """comm id -> widget state, from the cell's comm_open messages so far."""
-        return {m["content"]["comm_id"]: m["content"]["data"]["state"]
-                for m in self.cell.messages if m["msg_type"] == "comm_open"}
+        return {
+            m["content"]["comm_id"]: m["content"]["data"]["state"] for m in self.cell.messages if m["msg_type"] == "comm_open"
+        }
 
     def wait_for_display(self, timeout: float = 30.0) -> None:
         """Read the cell's output until a widget is displayed (the question form)."""
-        shown = lambda: any(m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"]  # noqa: E731
-                            for m in self.cell.messages)
+
+        def shown() -> bool:
+            return any(m["msg_type"] == "display_data" and WIDGET_MIME in m["content"]["data"] for m in self.cell.messages)
+
         self.cell.pump(time.monotonic() + timeout, stop=shown)
         assert shown(), f"no widget displayed; cell output so far:\n{''.join(self.cell.stdout + self.cell.stderr)}"
 
     def find(self, model: str, **state: Any) -> str:
         """The comm id of the one widget of this model whose state has these values."""
-        found = [cid for cid, s in self.models().items()
-                 if s.get("_model_name") == model and all(s.get(k) == v for k, v in state.items())]
+        found = [
+            cid
+            for cid, s in self.models().items()
+            if s.get("_model_name") == model and all(s.get(k) == v for k, v in state.items())
+        ]
         assert len(found) == 1, f"{model} {state}: {found}"
         return found[0]
 
     def field_after(self, label: str) -> str:
         """The input widget beside the HTML label matching the `label` regex (a form row)."""
         models = self.models()
-        labels = [cid for cid, s in models.items() if s.get("_model_name") == "HTMLModel" and re.search(label, s.get("value", ""))]
+        labels = [
+            cid for cid, s in models.items() if s.get("_model_name") == "HTMLModel" and re.search(label, s.get("value", ""))
+        ]
         assert len(labels) == 1, labels
-        row = next(s for s in models.values() if s.get("_model_name") == "HBoxModel" and s["children"][0] == f"IPY_MODEL_{labels[0]}")
+        row = next(
+            s for s in models.values() if s.get("_model_name") == "HBoxModel" and s["children"][0] == f"IPY_MODEL_{labels[0]}"
+        )
         return row["children"][1].removeprefix("IPY_MODEL_")
 
     def send(self, comm_id: str, data: dict[str, Any]) -> None:
@@ -69,8 +79,12 @@ class Frontend:
 @pytest.mark.timeout(180)
 def test_forms_take_clicks_while_their_cell_waits(kernel: Kernel) -> None:
     command = json.dumps(server_everything_cmd())
-    ok(kernel.run(f"import json, mcp_notebook\n"
-                  f"conn = mcp_notebook.connect({command}, name='asks', era='legacy', elicitation=True, sampling=True)"))
+    ok(
+        kernel.run(
+            f"import json, mcp_notebook\n"
+            f"conn = mcp_notebook.connect({command}, name='asks', era='legacy', elicitation=True, sampling=True)"
+        )
+    )
 
     cell = Cell(kernel.kc, "r = conn.call_tool('trigger-elicitation-request')\nprint('RESULT', json.dumps(r.text))")
     frontend = Frontend(kernel, cell)
@@ -81,8 +95,10 @@ def test_forms_take_clicks_while_their_cell_waits(kernel: Kernel) -> None:
     assert "Name: Ada" in text
     assert frontend.find("ButtonModel", description="Accept")  # the same form, now answered
 
-    cell = Cell(kernel.kc, "r = conn.call_tool('trigger-sampling-request', {'prompt': 'six times seven?'})\n"
-                           "print('RESULT', json.dumps(r.text))")
+    cell = Cell(
+        kernel.kc,
+        "r = conn.call_tool('trigger-sampling-request', {'prompt': 'six times seven?'})\nprint('RESULT', json.dumps(r.text))",
+    )
     frontend = Frontend(kernel, cell)
     frontend.wait_for_display()
     frontend.type_into(frontend.find("TextareaModel"), "forty-two")

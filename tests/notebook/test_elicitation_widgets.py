@@ -12,14 +12,13 @@ from conftest import sdk_server_cmd, server_everything_cmd
 import mcp_notebook
 from mcp_notebook.api.progress import ProgressState
 from mcp_notebook.api.server_requests import Question
-from mcp_notebook.notebook import display as _display
 from mcp_notebook.notebook import interaction_widgets as iw
 
-XSS = '<script>alert(1)</script>'
+XSS = "<script>alert(1)</script>"
 
 
 @pytest.fixture
-def kernel_cell(monkeypatch):
+def kernel_cell(monkeypatch, shown_as):
     """Pretend the caller is a Jupyter cell: collect what it displays and the forms it builds."""
     shown, forms = [], []
 
@@ -30,7 +29,7 @@ def kernel_cell(monkeypatch):
         forms.append(form)
         return form
 
-    monkeypatch.setattr(_display, "environment", lambda: "kernel")
+    shown_as("kernel")
     monkeypatch.setattr("IPython.display.display", shown.append)
     monkeypatch.setattr(iw, "question_form", form_of)
     return shown, forms
@@ -151,8 +150,9 @@ def test_url_mode_shows_when_the_server_reports_completion(kernel_cell):
 def test_a_url_the_server_requires_first_is_shown_and_the_call_retried(kernel_cell):
     _, forms = kernel_cell
     with mcp_notebook.connect(server_everything_cmd(), name="url", era="legacy", elicitation=True) as conn:
-        thread, box = in_background(conn.call_tool, "trigger-url-elicitation",
-                                    {"url": "https://example.com/files", "errorPath": True})
+        thread, box = in_background(
+            conn.call_tool, "trigger-url-elicitation", {"url": "https://example.com/files", "errorPath": True}
+        )
         wait_for(lambda: forms)
         assert "https://modelcontextprotocol.io" in forms[0].header.value  # from the -32042 error
         forms[0].accept_button.click()

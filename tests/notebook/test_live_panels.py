@@ -74,11 +74,15 @@ def test_the_panels_follow_the_server_while_no_cell_runs(conn, panels):
     conn.call_tool("toggle-simulated-logging")  # one message at once, then one every 5 s
     try:
         # No call of ours waits from here on: what arrives now is no cell's.
-        wait_until(lambda: conn.resource_updates(URI) >= 2 and any(not r["in_cell"] for r in conn.log_records()),
-                   "a second resource update and a log message no cell was waiting for")
+        wait_until(
+            lambda: conn.resource_updates(URI) >= 2 and any(not r["in_cell"] for r in conn.log_records()),
+            "a second resource update and a log message no cell was waiting for",
+        )
         late = next(r for r in conn.log_records() if not r["in_cell"])
-        wait_until(lambda: esc(late["data"]) in log_view.table.value and (shown_updates(sub_view.table.value, URI) or 0) >= 2,
-                   "the pump to render both panels")
+        wait_until(
+            lambda: esc(late["data"]) in log_view.table.value and (shown_updates(sub_view.table.value, URI) or 0) >= 2,
+            "the pump to render both panels",
+        )
     finally:
         conn.call_tool("toggle-simulated-logging")
         conn.call_tool("toggle-subscriber-updates")
@@ -86,7 +90,9 @@ def test_the_panels_follow_the_server_while_no_cell_runs(conn, panels):
     assert log_view.status.value.startswith("live:") and "newest at the bottom" in log_view.status.value
     assert sub_view.status.value.startswith("live: 1 subscription,")
     # the newest row is the last one
-    assert log_view.table.value.rindex(esc(clock(conn.log_records()[-1]["wall"]))) > log_view.table.value.rindex(esc(clock(ack["wall"])))
+    assert log_view.table.value.rindex(esc(clock(conn.log_records()[-1]["wall"]))) > log_view.table.value.rindex(
+        esc(clock(ack["wall"]))
+    )
     records = conn.subscription_records()
     assert records[0]["uri"] == URI and records[0]["subscribed"] and records[0]["updates"] == conn.resource_updates(URI)
 
@@ -105,15 +111,18 @@ def test_a_subscription_view_re_reads_on_each_update_and_stops_at_unsubscribe(co
     assert reads_sent(conn) == 1 and shown_updates(view.table.value, URI) == 0
     conn.call_tool("toggle-subscriber-updates")  # one update at once
     try:
-        wait_until(lambda: view.reading[URI].reads == 2 and shown_updates(view.table.value, URI) == 1,
-                   "a re-read after the update")
+        wait_until(
+            lambda: view.reading[URI].reads == 2 and shown_updates(view.table.value, URI) == 1, "a re-read after the update"
+        )
     finally:
         conn.call_tool("toggle-subscriber-updates")
     # The reads were requests of their own, answered while nothing of ours waited on them.
     answered = {e.id for e in conn.trace.frames("in") if e.kind == "response"}
     reads = [e for e in conn.trace.frames("out") if e.method == "resources/read"]
     assert len(reads) == view.reading[URI].reads and all(e.id in answered for e in reads)
-    assert view.status.value == f"live: subscribed, {conn.resource_updates(URI)} update" + ("s" if conn.resource_updates(URI) != 1 else "")
+    assert view.status.value == f"live: subscribed, {conn.resource_updates(URI)} update" + (
+        "s" if conn.resource_updates(URI) != 1 else ""
+    )
 
     conn.unsubscribe(URI)
     wait_until(lambda: view.closed and view not in _widgets.pump.views, "the view to stop")
@@ -135,12 +144,19 @@ def test_server_text_stays_inert_in_both_panels_and_their_exports(conn, panels):
     logs, subs = conn.log_panel(), conn.subscriptions_panel(read=True)
     panels += [logs, subs]
     log_view, sub_view = _widgets.views_of(logs), _widgets.views_of(subs)
-    wait_until(lambda: hostile in sub_view.reading and sub_view.reading[hostile].reads == 1
-               and "read failed" in sub_view.table.value, "the read of the hostile URI to be shown")
+    wait_until(
+        lambda: hostile in sub_view.reading and sub_view.reading[hostile].reads == 1 and "read failed" in sub_view.table.value,
+        "the read of the hostile URI to be shown",
+    )
     assert "&lt;script&gt;" in log_view.table.value and "<details>" in log_view.table.value
     rendered = [
-        log_view.table.value, log_view.html(), logs._repr_mimebundle_()["text/html"], logs_snapshot(conn.feature_state)[1],
-        sub_view.table.value, sub_view.html(), subs._repr_mimebundle_()["text/html"],
+        log_view.table.value,
+        log_view.html(),
+        logs._repr_mimebundle_()["text/html"],
+        logs_snapshot(conn.feature_state)[1],
+        sub_view.table.value,
+        sub_view.html(),
+        subs._repr_mimebundle_()["text/html"],
     ]
     for markup in rendered:
         assert_inert(markup)
@@ -156,7 +172,9 @@ def test_text_fallbacks_and_records(conn, panels):
     for text in (repr(logs), pretty(logs), logs._repr_mimebundle_()["text/plain"]):
         assert text.startswith("everything: live: 1 of 1 server log messages shown")
         assert re.search(r"^time\s+level\s+logger\s+message\s+where$", text, re.MULTILINE)
-        assert re.search(r"^\d\d:\d\d:\d\d\.\d{3}\s+info\s+Received Subscribe Resource request for URI: \S+\s+cell$", text, re.MULTILINE)
+        assert re.search(
+            r"^\d\d:\d\d:\d\d\.\d{3}\s+info\s+Received Subscribe Resource request for URI: \S+\s+cell$", text, re.MULTILINE
+        )
     for text in (repr(subs), pretty(subs), subs._repr_mimebundle_()["text/plain"]):
         assert re.search(rf"^{re.escape(URI)}\s+subscribed\s+0\s+-$", text, re.MULTILINE)
     assert "none of the 1 server log messages match" in repr(conn.log_panel(level="error", unrouted_only=True))
@@ -194,8 +212,11 @@ def test_the_magics_print_text_without_a_widget_frontend(shell, capsys, tmp_path
     assert saved[0]["level"] == "info" and saved[0]["in_cell"] is True and URI in saved[0]["data"]
     shell.run_line_magic("mcp", f"unsubscribe {URI}")
     assert f"unsubscribed from {URI} on 'ev' after 0 updates" in capsys.readouterr().out
-    for line, words in [("logs --level loud", "invalid choice"), ("unsubscribe", "required: uri"),
-                        ("logs --save /nonexistent/dir/x.jsonl", "cannot write")]:
+    for line, words in [
+        ("logs --level loud", "invalid choice"),
+        ("unsubscribe", "required: uri"),
+        ("logs --save /nonexistent/dir/x.jsonl", "cannot write"),
+    ]:
         with pytest.raises(IPythonUsageError) as info:
             shell.run_line_magic("mcp", line)
         assert words in str(info.value) and "\n" not in str(info.value)

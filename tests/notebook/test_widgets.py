@@ -83,8 +83,13 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
         assert XSS in str(caught.value)
         conn.trace.event("stderr", line=XSS)
         health = dataclasses.replace(
-            conn.health, name=XSS, state_reason=XSS, endpoint=XSS, closed_reason=XSS,
-            server_info={"name": XSS, "version": XSS}, stderr_tail=(XSS,),
+            conn.health,
+            name=XSS,
+            state_reason=XSS,
+            endpoint=XSS,
+            closed_reason=XSS,
+            server_info={"name": XSS, "version": XSS},
+            stderr_tail=(XSS,),
         )
         view = _widgets.TraceView(conn.trace, live=False)  # not handed to the pump: driven here
         panels.append(view.widget)
@@ -97,10 +102,16 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
         panels += [health_panel, dashboard]
 
         rendered = [
-            view.detail.value, view.html(), _render.health_html(health), _render.stderr_html(health.stderr_tail),
-            _render.dashboard_html([health]), _render.trace_html(conn.trace.entries()),
-            _widgets.views_of(health_panel).html(), _widgets.views_of(dashboard).html(),
-            health_panel._repr_mimebundle_()["text/html"], view.widget._repr_mimebundle_()["text/html"],
+            view.detail.value,
+            view.html(),
+            _render.health_html(health),
+            _render.stderr_html(health.stderr_tail),
+            _render.dashboard_html([health]),
+            _render.trace_html(conn.trace.entries()),
+            _widgets.views_of(health_panel).html(),
+            _widgets.views_of(dashboard).html(),
+            health_panel._repr_mimebundle_()["text/html"],
+            view.widget._repr_mimebundle_()["text/html"],
         ]
     for markup in rendered:
         assert_inert(markup)
@@ -127,7 +138,7 @@ def test_pause_freezes_the_live_table_and_resume_catches_up(sdk, panels):
     ping = sdk.trace.filter(method="ping", direction="out")[-1]
     view.rows.value = ping.seq
     view.tick(time.monotonic())
-    assert view.detail.value.startswith("<pre>{\n  ") and '&quot;method&quot;: &quot;ping&quot;' in view.detail.value
+    assert view.detail.value.startswith("<pre>{\n  ") and "&quot;method&quot;: &quot;ping&quot;" in view.detail.value
     kinds = {label.split()[3] for label in view.rows._options_labels}
     assert kinds == {"request", "response"}
     assert all(("♡" in label) != ("♥" in label) for label in view.rows._options_labels)

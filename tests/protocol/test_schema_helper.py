@@ -166,9 +166,7 @@ def test_modern_era_rejects_handshake_and_ping():
 
 
 def test_modern_era_requests_need_the_meta_envelope():
-    validate_client_frame(
-        {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}}, MODERN
-    )
+    validate_client_frame({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN_META}}, MODERN)
     validate_client_frame({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": MODERN_META}}, MODERN)
     with pytest.raises(AssertionError, match="'_meta' is a required property"):
         validate_client_frame({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "x"}}, MODERN)

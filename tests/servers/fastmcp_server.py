@@ -28,9 +28,9 @@ os.environ.setdefault("FASTMCP_SHOW_SERVER_BANNER", "false")
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 
-from fastmcp import FastMCP  # noqa: E402
-from fastmcp.server.middleware import PingMiddleware  # noqa: E402
-from fastmcp.utilities.types import Audio  # noqa: E402
+from fastmcp import FastMCP
+from fastmcp.server.middleware import PingMiddleware
+from fastmcp.utilities.types import Audio
 
 HOST = "127.0.0.1"
 

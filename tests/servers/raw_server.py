@@ -15,8 +15,9 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
-ignores every request until `initialize` (a legacy server that leaves an era probe unanswered). With `--linger` it outlives the end
-of its stdin (until a signal ends it), like a server that ignores the spec's first step.
+ignores every request until `initialize` (a legacy server that leaves an era probe
+unanswered). With `--linger` it outlives the end of its stdin (until a signal ends it),
+like a server that ignores the spec's first step.
 """
 
 from __future__ import annotations
@@ -57,7 +58,16 @@ def scenario(name: str, request_id: object) -> None:
         send({"jsonrpc": "2.0", "id": "good", "method": "ping"})
         answer(request_id, {"first_reply": read()})
     elif name == "garbage":
-        for line in ("not json", "{", "[]", "42", '"text"', '{"jsonrpc":"2.0"}', '{"id":7}', '{"jsonrpc":"1.0","id":1,"result":{}}'):
+        for line in (
+            "not json",
+            "{",
+            "[]",
+            "42",
+            '"text"',
+            '{"jsonrpc":"2.0"}',
+            '{"id":7}',
+            '{"jsonrpc":"1.0","id":1,"result":{}}',
+        ):
             send(line)
         sys.stdout.buffer.write(b"\xff\xfe{oops}\n")
         sys.stdout.flush()
@@ -68,7 +78,12 @@ def scenario(name: str, request_id: object) -> None:
         answer(request_id, "answered")
         sys.exit(0)
     elif name == "batch":
-        send([{"jsonrpc": "2.0", "id": "in-batch", "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}}])
+        send(
+            [
+                {"jsonrpc": "2.0", "id": "in-batch", "method": "ping"},
+                {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}},
+            ]
+        )
         answer(request_id, {"reply": read()})
     elif name == "received":
         answer(request_id, received)
@@ -97,9 +112,17 @@ def main() -> None:
                 pong = read()
                 print(f"handshake pong: {json.dumps(pong)}", file=sys.stderr, flush=True)
             version = args.version or message["params"]["protocolVersion"]
-            send({"jsonrpc": "2.0", "id": request_id, "result": {
-                "protocolVersion": version, "capabilities": {"tools": {}},
-                "serverInfo": {"name": "raw-test-server", "version": "0"}}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "result": {
+                        "protocolVersion": version,
+                        "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "raw-test-server", "version": "0"},
+                    },
+                }
+            )
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})
         elif method == "tools/call":

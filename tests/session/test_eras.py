@@ -59,8 +59,9 @@ def exercise_modern(conn: mcp_notebook.Connection) -> None:
 
 
 def test_auto_lands_on_modern_with_the_sdk_server_over_stdio():
-    with mcp_notebook.connect(sdk_server_cmd(), name="m", capabilities={"roots": {}},
-                              handlers={"roots/list": lambda p: ROOTS}) as conn:
+    with mcp_notebook.connect(
+        sdk_server_cmd(), name="m", capabilities={"roots": {}}, handlers={"roots/list": lambda p: ROOTS}
+    ) as conn:
         exercise_modern(conn)
         assert conn.health.era == "modern" and conn.health.era_source == "probe: server/discover answered"
         probe = sent(conn, "server/discover")[0]
@@ -68,8 +69,9 @@ def test_auto_lands_on_modern_with_the_sdk_server_over_stdio():
 
 
 def test_legacy_is_still_there_when_asked_for_over_stdio():
-    with mcp_notebook.connect(sdk_server_cmd(), name="l", era="legacy", capabilities={"roots": {}},
-                              handlers={"roots/list": lambda p: ROOTS}) as conn:
+    with mcp_notebook.connect(
+        sdk_server_cmd(), name="l", era="legacy", capabilities={"roots": {}}, handlers={"roots/list": lambda p: ROOTS}
+    ) as conn:
         assert conn.era == "legacy" and conn.protocol_version == "2025-11-25"
         assert conn.health.era_source == "pinned"
         assert text_of(conn.request("tools/call", {"name": "count_roots", "arguments": {}})) == "2"
@@ -77,8 +79,12 @@ def test_legacy_is_still_there_when_asked_for_over_stdio():
 
 
 def test_auto_lands_on_modern_with_the_sdk_server_over_http(port):
-    with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="m", capabilities={"roots": {}},
-                                                      handlers={"roots/list": lambda p: ROOTS}) as conn:
+    with (
+        sdk_http(port) as base,
+        mcp_notebook.connect(
+            base + "/mcp", name="m", capabilities={"roots": {}}, handlers={"roots/list": lambda p: ROOTS}
+        ) as conn,
+    ):
         exercise_modern(conn)
         assert conn.session.transport.session_id is None  # stateless: no session, no GET stream
         methods = [e.detail["method"] for e in conn.trace.entries() if e.kind == "http"]
@@ -89,7 +95,9 @@ def test_auto_lands_on_modern_with_the_sdk_server_over_http(port):
 
 def test_modern_http_requests_carry_the_standard_headers():
     headers = _modern.request_headers(
-        "tools/call", {"name": "wëather", "arguments": {"region": " padded ", "n": 7}}, "2026-07-28",
+        "tools/call",
+        {"name": "wëather", "arguments": {"region": " padded ", "n": 7}},
+        "2026-07-28",
         {"properties": {"region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer", "x-mcp-header": "N"}}},
     )
     assert headers == {

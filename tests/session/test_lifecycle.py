@@ -45,7 +45,11 @@ print(json.dumps([a.session.transport.pid, b.session.transport.pid]), flush=True
 # no close(): the interpreter exits with both open
 """
     done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO,
         env={**__import__("os").environ, "PYTHONPATH": str(REPO)},
     )
     assert done.returncode == 0, done.stderr
