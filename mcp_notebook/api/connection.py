@@ -75,15 +75,15 @@ class Connection:
 
     @property
     def server_info(self) -> dict[str, Any] | None:
-        return self._session.server_info
+        return self._session.server.info
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
-        return self._session.server_capabilities
+        return self._session.server.capabilities
 
     @property
     def instructions(self) -> str | None:
-        return self._session.instructions
+        return self._session.server.instructions
 
     @property
     def trace(self) -> Trace:
@@ -371,7 +371,7 @@ def _start_listening(session: Session, subscription: Subscription) -> None:
 
 
 async def _discover(session: Session, refresh: bool) -> dict[str, Any]:
-    return await session.discover(refresh=refresh)
+    return await session.eras.discover(refresh=refresh)
 
 
 async def _request(session: Session, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:

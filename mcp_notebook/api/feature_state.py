@@ -169,10 +169,10 @@ def install(session: Session, name: str, *, roots: Any = None, sampling: Any = N
     if session.era != "modern":  # 2026-07-28 has no server requests (nor a client tasks capability)
         requests.receive_tasks(session, taken=lambda method: session.request_handlers.get(method) is not None)
     state = FeatureState(session, name, requests)
-    capabilities = dict(session.capabilities or {})
+    capabilities = dict(session.client.capabilities or {})
     for capability, value in requests.capabilities().items():
         capabilities.setdefault(capability, value)
-    session.capabilities = capabilities
+    session.client.capabilities = capabilities
     for method, handler in requests.handlers().items():
         if session.request_handlers.get(method) is None:
             session.request_handlers.set(method, handler)

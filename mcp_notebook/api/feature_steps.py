@@ -35,7 +35,7 @@ def _request_log_level(fx: FeatureState, level: str | None) -> str | None:
 
 
 def _list(fx: FeatureState, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
-    if capability not in fx.session.server_capabilities:
+    if capability not in fx.session.server.capabilities:
         raise UsageError(f"{fx.name}: the server offers no {capability}")
     cached = None if refresh else fx.cached(key)
     if cached is not None:
@@ -124,7 +124,7 @@ def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
         if task:
             raise UsageError(f"{fx.name}: {MODERN}")
         return False
-    if not takes_tool_tasks(fx.session.server_capabilities):
+    if not takes_tool_tasks(fx.session.server.capabilities):
         if task:
             raise UsageError(f"{fx.name}: the server takes no task-augmented tool calls (no tasks.requests.tools.call)")
         return False
@@ -145,7 +145,7 @@ def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
 def _tasks_offered(fx: FeatureState, operation: str | None = None) -> None:
     if fx.session.era == "modern":
         raise UsageError(f"{fx.name}: {MODERN}")
-    tasks = fx.session.server_capabilities.get("tasks")
+    tasks = fx.session.server.capabilities.get("tasks")
     if not isinstance(tasks, dict):
         raise UsageError(f"{fx.name}: the server offers no tasks")
     if operation is not None and operation not in tasks:
@@ -215,7 +215,7 @@ def read_template(fx: FeatureState, name: str, values: dict[str, Any]) -> Steps[
 
 
 def subscribe(fx: FeatureState, uri: str, callback: Any = None) -> Steps[None]:
-    if not (fx.session.server_capabilities.get("resources") or {}).get("subscribe"):
+    if not (fx.session.server.capabilities.get("resources") or {}).get("subscribe"):
         raise UsageError(f"{fx.name}: the server does not support resource subscriptions")
     yield Exchange("resources/subscribe", {"uri": uri})
     with fx.lock:
@@ -256,7 +256,7 @@ def get_prompt(
 def complete(
     fx: FeatureState, ref: str | dict[str, Any], argument: str, value: str, context: dict[str, str] | None
 ) -> Steps[list[str]]:
-    if "completions" not in fx.session.server_capabilities:
+    if "completions" not in fx.session.server.capabilities:
         return []
     if isinstance(ref, str):
         kind, _, target = ref.partition(":")
@@ -282,7 +282,7 @@ def set_log_level(fx: FeatureState, level: str) -> Steps[None]:
     as `_meta` `io.modelcontextprotocol/logLevel` on each later feature request."""
     if level not in LOG_LEVELS:
         raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
-    if "logging" not in fx.session.server_capabilities:
+    if "logging" not in fx.session.server.capabilities:
         raise UsageError(f"{fx.name}: the server does not offer logging")
     if fx.session.era != "modern":
         yield Exchange("logging/setLevel", {"level": level})

@@ -141,7 +141,7 @@ class Monitor:
                     await wake.wait()
                 if wake.is_set() or self.session.closed:
                     continue  # settings changed: start a fresh wait with the new ones
-                if self.session.in_flight:
+                if len(self.session.requests):
                     self.session.counters.keepalive_skips += 1  # the request in flight will tell
                     continue
                 await self._probe(ka)

@@ -33,6 +33,7 @@ from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .handlers import call_handler
 from .pending import Pending
 from .port import SessionPort
+from .sides import ServerSide
 
 RoundSender = Callable[[str, "dict[str, Any] | None"], Awaitable[Pending]]
 
@@ -139,9 +140,8 @@ class EraNegotiator:
         self.discovered, self.discovered_at = discovered, time.monotonic()
         meta = discovered.get("_meta") or {}
         session = self.session
-        session.server_info = meta.get(modern.META_SERVER_INFO) or session.server_info
-        session.server_capabilities = discovered.get("capabilities") or {}
-        session.instructions = discovered.get("instructions")
+        info = meta.get(modern.META_SERVER_INFO) or session.server.info
+        session.server = ServerSide(info, discovered.get("capabilities") or {}, discovered.get("instructions"))
 
     async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's DiscoverResult, from the cache while its `ttlMs` lasts."""
@@ -166,7 +166,7 @@ class EraNegotiator:
         )
         self._remember_discovery(pending.outcome())
         self.session.counters.last_rtt = pending.rtt
-        self.session.rtts.append(pending.rtt)
+        self.session.counters.rtts.append(pending.rtt)
         return pending.rtt
 
     async def modern_request(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ STATES = (CONNECTING, READY, DEGRADED, STALE, RECONNECTING, CLOSING, CLOSED)
 LIVE_STATES = (READY, DEGRADED, STALE)  # the monitor moves only between these
 
 SPARK_POINTS = 120  # round trips kept in a snapshot, for sparklines
+RTT_HISTORY = 1000  # round trips (and pong latencies) the counters keep
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,8 @@ class HealthCounters:
     keepalive_misses: int = 0  # consecutive
     keepalive_skips: int = 0
     session_recoveries: int = 0  # sessions renewed after the server forgot ours
+    rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # our pings' round trips
+    pong_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # read to pong written
 
 
 def percentile(ordered: Sequence[float], fraction: float) -> float:
@@ -136,8 +140,8 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
     """Build a Health snapshot of `session` now (any thread: reads are copies of plain values)."""
     c = session.counters
     transport = session.transport
-    rtts = tuple(session.rtts)
-    pongs = tuple(session.pong_latencies)
+    rtts = tuple(c.rtts)
+    pongs = tuple(c.pong_latencies)
     rtt_min, rtt_median, rtt_p95, _ = _stats(rtts)
     _, pong_median, _, pong_max = _stats(pongs)
     now = time.monotonic()
@@ -150,14 +154,14 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         protocol_version=session.protocol_version,
         transport=transport.kind,
         endpoint=transport.describe(),
-        server_info=session.server_info,
+        server_info=session.server.info,
         server_pings=c.server_pings,
         pongs_sent=c.pongs_sent,
         pong_failures=c.pong_failures,
         pings_sent=c.pings_sent,
         ping_failures=c.ping_failures,
         last_rtt=c.last_rtt,
-        requests_in_flight=session.in_flight,
+        requests_in_flight=len(session.requests),
         invalid_frames=c.invalid_frames,
         last_frame_in=c.last_frame_in,
         last_frame_out=c.last_frame_out,

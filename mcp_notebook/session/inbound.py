@@ -91,7 +91,7 @@ class Inbound:
                 },
             }
             try:
-                self.session.send(reply, rpc.ERROR, note="reply to an invalid request")
+                self.session.outbox.send(reply, rpc.ERROR, note="reply to an invalid request")
             except TransportClosed:
                 pass
 
@@ -110,9 +110,9 @@ class Inbound:
         if handler is not None and self.session.running:
             self.session.spawn(self._serve_with_handler, handler, request, self._read_at)
         elif method == "ping":
-            self.session.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=self._read_at)
+            self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=self._read_at)
         else:
-            self.session.send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
+            self.session.outbox.send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
 
     async def _serve_with_handler(self, handler: Handler, request: dict[str, Any], read_at: float) -> None:
         request_id = request["id"]
@@ -124,7 +124,7 @@ class Inbound:
                 self._handler_scopes.pop(request_id, None)
             if problem:
                 self.session.trace.event("handler-error", note=problem, method=request["method"])
-            self.session.send_reply(reply, request, note="from user handler", read_at=read_at)
+            self.session.outbox.send_reply(reply, request, note="from user handler", read_at=read_at)
         if scope.cancelled_caught:
             self.session.trace.event("handler-cancelled", id=request_id, method=request["method"])
 
@@ -219,7 +219,7 @@ class Inbound:
             pending.resent = True
             count += 1
             try:
-                self.session.send(
+                self.session.outbox.send(
                     rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session"
                 )
             except TransportClosed as exc:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from _thread import LockType
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from typing import Any
 
 import anyio
@@ -69,9 +69,8 @@ class InFlight:
     """The requests on the wire by id, the ids we gave up on (their late answers are noted,
     not mistaken for others), and the ping statistics a settled ping adds to."""
 
-    def __init__(self, counters: HealthCounters, rtts: deque[float]) -> None:
+    def __init__(self, counters: HealthCounters) -> None:
         self.counters = counters
-        self.rtts = rtts
         self._ids = itertools.count(1)
         self._pending: dict[int, Pending] = {}
         self._cancelled: OrderedDict[int, str] = OrderedDict()
@@ -120,7 +119,7 @@ class InFlight:
             if response is not None and "result" in response:
                 counters.last_rtt = pending.rtt
                 counters.pings_answered += 1
-                self.rtts.append(pending.rtt)
+                counters.rtts.append(pending.rtt)
             else:
                 counters.ping_failures += 1
                 if isinstance(failure, RequestTimeout):

@@ -8,7 +8,6 @@ part can be read without the others.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -16,7 +15,9 @@ from ..base.errors import ConnectionClosed
 from ..transports.base import Transport
 from .handlers import Handlers
 from .health import HealthCounters
+from .outbox import Outbox
 from .pending import InFlight, Pending
+from .sides import ServerSide
 from .subscriptions import Subscription
 from .trace import Trace
 
@@ -27,16 +28,14 @@ class SessionPort(Protocol):
     transport: Transport
     trace: Trace
     counters: HealthCounters
-    rtts: deque[float]
     requests: InFlight
+    outbox: Outbox
     request_handlers: Handlers
     notification_handlers: Handlers
     subscriptions: set[Subscription]
     timeout: float | None
     protocol_version: str | None
-    server_info: dict[str, Any] | None
-    server_capabilities: dict[str, Any]
-    instructions: str | None
+    server: ServerSide
 
     @property
     def era(self) -> str: ...
@@ -60,24 +59,7 @@ class SessionPort(Protocol):
         note: str | None = None,
     ) -> Pending: ...
 
-    def send(
-        self,
-        message: dict[str, Any],
-        kind: str,
-        note: str | None = None,
-        headers: dict[str, str] | None = None,
-        opens: bool = False,
-    ) -> None: ...
-
     def send_request(self, pending: Pending, note: str | None = None) -> None: ...
-
-    def send_reply(
-        self,
-        reply: dict[str, Any],
-        request: dict[str, Any],
-        note: str | None = None,
-        read_at: float | None = None,
-    ) -> None: ...
 
     def set_state(self, state: str, reason: str) -> None: ...
 

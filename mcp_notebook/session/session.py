@@ -1,8 +1,9 @@
 """An MCP session in either era: requests and responses, the handshake, and closing.
 
 The session is composed of parts it owns: the table of requests in flight (`pending`),
-the dispatcher of what comes in (`inbound`, the transport's sink) and the era negotiator
-(`eras`); they see the session only as a `SessionPort`. Frames are dispatched the moment
+the writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport's sink)
+and the era negotiator (`eras`), which see the session only as a `SessionPort`; what each
+side said of itself is in `client` and `server` (`sides`). Frames are dispatched the moment
 the transport reads them, synchronously, so a server `ping` is answered inside the same
 read callback whatever the caller is doing. The session knows nothing of IPython or
 threads: the runtime runs it on its event loop.
@@ -13,7 +14,6 @@ from __future__ import annotations
 import sys
 import time
 from _thread import LockType
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -37,14 +37,15 @@ from .eras import PROBE_TIMEOUT, EraNegotiator, _tool_name
 from .handlers import Handlers
 from .health import CLOSED, CLOSING, READY, HealthCounters
 from .inbound import Inbound
+from .outbox import Outbox
 from .pending import InFlight, Pending, request_timeout
+from .sides import ClientSide, ServerSide
 from .subscriptions import Subscription
-from .trace import OUT, Trace
+from .trace import Trace
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup
 
-RTT_HISTORY = 1000
 
 __all__ = ["PROBE_TIMEOUT", "Pending", "Session", "request_timeout"]
 
@@ -74,19 +75,18 @@ class Session:
         self.transport = transport
         self.trace = trace
         self.timeout = timeout
-        self.requested_version = protocol_version if protocol_version in LEGACY_VERSIONS else LATEST_LEGACY
-        self.client_info = client_info or {"name": CLIENT_NAME, "version": __version__}
-        self.capabilities = capabilities or {}
+        self.client = ClientSide(
+            info=client_info or {"name": CLIENT_NAME, "version": __version__},
+            capabilities=capabilities or {},
+            requested_version=protocol_version if protocol_version in LEGACY_VERSIONS else LATEST_LEGACY,
+        )
+        self.server = ServerSide()
         self.protocol_version: str | None = None
-        self.server_info: dict[str, Any] | None = None
-        self.server_capabilities: dict[str, Any] = {}
-        self.instructions: str | None = None
         self.counters = HealthCounters()
-        self.rtts: deque[float] = deque(maxlen=RTT_HISTORY)
-        self.pong_latencies: deque[float] = deque(maxlen=RTT_HISTORY)
         self.request_handlers = Handlers()
         self.notification_handlers = Handlers()
-        self.requests = InFlight(self.counters, self.rtts)
+        self.requests = InFlight(self.counters)
+        self.outbox = Outbox(transport, trace, self.counters)
         self.inbound = Inbound(self)
         self._task_group: anyio.abc.TaskGroup | None = None
         self._ready = anyio.Event()
@@ -107,12 +107,6 @@ class Session:
     def era_source(self) -> str | None:
         """How the era was chosen: pinned, cached, or what the probe saw."""
         return self.eras.source
-
-    async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
-        return await self.eras.discover(refresh=refresh)
-
-    async def liveness(self, *, timeout: float | None = None) -> float:
-        return await self.eras.liveness(timeout=timeout)
 
     # ----- lifecycle -------------------------------------------------------------
 
@@ -169,16 +163,12 @@ class Session:
     def running(self) -> bool:
         return self._task_group is not None
 
-    @property
-    def in_flight(self) -> int:
-        return len(self.requests)
-
     async def handshake(self) -> None:
         """The legacy `initialize` handshake (again, when an HTTP session is renewed)."""
         params = {
-            "protocolVersion": self.requested_version,
-            "capabilities": self.capabilities,
-            "clientInfo": self.client_info,
+            "protocolVersion": self.client.requested_version,
+            "capabilities": self.client.capabilities,
+            "clientInfo": self.client.info,
         }
         result = await self.request("initialize", params)
         version = result.get("protocolVersion") if isinstance(result, dict) else None
@@ -188,9 +178,7 @@ class Session:
                 f"(it speaks {', '.join(LEGACY_VERSIONS)}); disconnected"
             )
         self.protocol_version = version
-        self.server_info = result.get("serverInfo")
-        self.server_capabilities = result.get("capabilities") or {}
-        self.instructions = result.get("instructions")
+        self.server = ServerSide(result.get("serverInfo"), result.get("capabilities") or {}, result.get("instructions"))
         self.notify("notifications/initialized")
         self.transport.initialized(version)
         await self.transport.listening()
@@ -219,10 +207,10 @@ class Session:
         params, headers = pending.params, None
         if self.era == "modern" or pending.method == "server/discover":
             version = self.protocol_version if self.era == "modern" and self.protocol_version else self.eras.modern_version
-            params = modern.with_meta(params, version, self.client_info, self.capabilities)
+            params = modern.with_meta(params, version, self.client.info, self.client.capabilities)
             headers = modern.request_headers(pending.method, params, version, self.eras.tool_schemas.get(_tool_name(params)))
         try:
-            self.send(
+            self.outbox.send(
                 rpc.request(pending.id, pending.method, params),
                 rpc.REQUEST,
                 note or pending.note,
@@ -243,7 +231,7 @@ class Session:
             self.transport.cancel(pending.id)  # 2026-07-28 HTTP: closing the response stream cancels
         elif pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
             try:
-                self.send(
+                self.outbox.send(
                     rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION
                 )
             except TransportClosed:
@@ -301,44 +289,9 @@ class Session:
         if self.closed:
             raise self.closed_error()
         try:
-            self.send(rpc.notification(method, params), rpc.NOTIFICATION)
+            self.outbox.send(rpc.notification(method, params), rpc.NOTIFICATION)
         except TransportClosed as exc:
             raise self.closed_error(str(exc)) from None
-
-    def send(
-        self,
-        message: dict[str, Any],
-        kind: str,
-        note: str | None = None,
-        headers: dict[str, str] | None = None,
-        opens: bool = False,
-    ) -> None:
-        text = rpc.encode(message)
-        entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
-        self.counters.last_frame_out = entry.monotonic
-        self.transport.send(text, message["id"] if kind == rpc.REQUEST else None, headers=headers, opens=opens)
-
-    def send_reply(
-        self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None
-    ) -> None:
-        """Write a reply to a server request; one that cannot be written is dropped, never raised.
-
-        `read_at` (perf_counter) is when the request was read, for the pong latency.
-        """
-        is_pong = request["method"] == "ping" and "result" in reply
-        try:
-            self.send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
-        except TransportClosed as exc:
-            if is_pong:
-                self.counters.pong_failures += 1
-            self.trace.event("reply-dropped", note=str(exc), id=reply["id"], method=request["method"])
-            return
-        if is_pong:
-            self.counters.pongs_sent += 1
-            if read_at is not None:
-                latency = time.perf_counter() - read_at
-                self.counters.last_pong_latency = latency
-                self.pong_latencies.append(latency)
 
     # ----- helpers ---------------------------------------------------------------
 
