@@ -265,8 +265,12 @@ def client_frames_follow_the_schema(monkeypatch):
 
 def _sent_at(frame: object, negotiated: str | None) -> str | None:
     """The version a frame was sent under: its own `_meta` says so for modern frames (an era
-    probe that preceded a legacy handshake included), else the negotiated version."""
+    probe that preceded a legacy handshake included), `initialize` names the version it offers
+    (one offered beside a slow probe, on a connection that then went modern, included), else
+    the negotiated version."""
     params = frame.get("params") if isinstance(frame, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     version = meta.get("io.modelcontextprotocol/protocolVersion") if isinstance(meta, dict) else None
+    if isinstance(frame, dict) and frame.get("method") == "initialize" and isinstance(params, dict):
+        version = params.get("protocolVersion")
     return version if isinstance(version, str) else negotiated

@@ -19,6 +19,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import anyio
+
 from ..base.errors import (
     ConnectionClosed,
     HandshakeError,
@@ -75,9 +77,23 @@ class EraNegotiator:
             await self._negotiate()
 
     async def _negotiate(self) -> None:
-        """Probe with server/discover; modern on a modern answer, else the legacy handshake."""
+        """Probe with server/discover; modern on a modern answer, else the legacy handshake.
+
+        A server slow to answer the probe (one still starting up) is offered the handshake too,
+        on the same connection, and the first answer decides: a modern server answers the probe
+        first (and then refuses initialize), a legacy one answers initialize.
+        """
+        session = self.session
+        probe = session.new_request("server/discover", None)
+        answered = probe.event = anyio.Event()
+        probe.note = "era probe"
+        session.launch(probe)
+        with anyio.move_on_after(self.probe_timeout):
+            await answered.wait()
+        if not probe.settled and await self._handshake_answers_first(probe, answered):
+            return
         try:
-            result = await self._discover(timeout=self.probe_timeout, note="era probe")
+            result = await self._discover(note="era probe", first=probe)
         except RequestTimeout:
             return await self._fall_back(f"no answer to server/discover within {self.probe_timeout:g} s")
         except McpError as exc:
@@ -97,15 +113,57 @@ class EraNegotiator:
         self.source = "probe: server/discover answered"
         await self._start_modern(result)
 
+    async def _handshake_answers_first(self, probe: Pending, answered: anyio.Event) -> bool:
+        """Offer the handshake beside an unanswered probe. True once the session is legacy (initialize
+        answered first, or the probe was refused); False once the probe says the server is modern."""
+        session = self.session
+        why = f"no answer to server/discover within {self.probe_timeout:g} s"
+        session.trace.event("era", note=f"{why}; offering the legacy handshake beside it")
+        shaken = anyio.Event()
+        failures: list[BaseException] = []
+
+        async def shake() -> None:
+            try:
+                await session.handshake()
+            except Exception as exc:  # noqa: BLE001 - raised below, if the handshake is the verdict
+                failures.append(exc)
+            finally:
+                shaken.set()
+
+        async with anyio.create_task_group() as handshake:
+            handshake.start_soon(shake)
+            await _first_of(answered, shaken)
+            if not shaken.is_set() or failures:  # no verdict from the handshake yet, or a refusal
+                if not answered.is_set():
+                    with anyio.move_on_after(self.probe_timeout):
+                        await answered.wait()
+                if answered.is_set() and _speaks_modern(probe):
+                    handshake.cancel_scope.cancel()  # initialize is never cancelled on the wire, only forgotten
+                    return False
+                await shaken.wait()
+        if not probe.settled:
+            session.abandon(probe, ConnectionClosed("the legacy handshake answered first"), "the handshake answered first")
+        if failures:
+            raise failures[0]
+        self.era, self.source = "legacy", f"probe: {why}"
+        session.trace.event("era", note=f"legacy ({self.source})", era="legacy")
+        return True
+
     async def _fall_back(self, why: str) -> None:
         self.era, self.source = "legacy", f"probe: {why}"
         self.session.trace.event("era", note=f"legacy ({why})", era="legacy")
         await self.session.handshake()
 
-    async def _discover(self, *, timeout: float | None = None, note: str | None = None) -> dict[str, Any]:
-        """One server/discover round trip; a -32022 with a mutual version is retried at that version."""
-        for _ in range(2):
-            pending = await self.session.round_trip("server/discover", timeout=timeout, note=note)
+    async def _discover(
+        self, *, timeout: float | None = None, note: str | None = None, first: Pending | None = None
+    ) -> dict[str, Any]:
+        """One server/discover round trip (or `first`, one already answered); a -32022 with a mutual
+        version is retried at that version."""
+        for attempt in range(2):
+            if attempt == 0 and first is not None:
+                pending = first
+            else:
+                pending = await self.session.round_trip("server/discover", timeout=timeout, note=note)
             try:
                 result = pending.outcome()
             except McpError as exc:
@@ -251,3 +309,24 @@ class EraNegotiator:
 
 def _tool_name(params: dict[str, Any] | None) -> str:
     return params.get("name", "") if isinstance(params, dict) and isinstance(params.get("name"), str) else ""
+
+
+async def _first_of(*events: anyio.Event) -> None:
+    """Wait until any of `events` is set."""
+    async with anyio.create_task_group() as waiting:
+
+        async def wait(event: anyio.Event) -> None:
+            await event.wait()
+            waiting.cancel_scope.cancel()
+
+        for event in events:
+            waiting.start_soon(wait, event)
+
+
+def _speaks_modern(probe: Pending) -> bool:
+    """Whether an answered probe says the server is modern: a discover result, or a modern error."""
+    response = probe.response or {}
+    if "result" in response:
+        return True
+    error = response.get("error")
+    return isinstance(error, dict) and error.get("code") in modern.MODERN_ERRORS

@@ -25,6 +25,7 @@ We did not write its protocol handling: the SDK does. Tools:
 Usage::
 
     python sdk_server.py                                  # stdio (default)
+    python sdk_server.py --slow-start 1.5                 # reads nothing for 1.5 s, as a slow starter does
     python sdk_server.py --transport streamable-http --port 8123 [--json-response] [--stateless]
     python sdk_server.py --transport sse --port 8123
 
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import warnings
 from typing import Annotated
 
@@ -182,7 +184,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json-response", action="store_true", help="streamable-http: answer POSTs with plain JSON")
     parser.add_argument("--stateless", action="store_true", help="streamable-http: stateless mode (no session id)")
     parser.add_argument("--resumable", action="store_true", help="streamable-http: keep events so streams can resume")
+    parser.add_argument("--slow-start", type=float, default=0.0, help="seconds to wait before serving (a server still starting)")
     args = parser.parse_args(argv)
+    time.sleep(args.slow_start)
 
     if args.transport == "stdio":
         mcp.run("stdio")

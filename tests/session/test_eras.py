@@ -59,8 +59,10 @@ def exercise_modern(conn: mcp_notebook.Connection) -> None:
 
 
 def test_auto_lands_on_modern_with_the_sdk_server_over_stdio():
+    # A probe that waits as long as the server takes to start: no handshake is offered beside it
+    # (test_a_modern_server_slow_to_start_is_found_modern is about that).
     with mcp_notebook.connect(
-        sdk_server_cmd(), name="m", capabilities={"roots": {}}, handlers={"roots/list": lambda p: ROOTS}
+        sdk_server_cmd(), name="m", capabilities={"roots": {}}, handlers={"roots/list": lambda p: ROOTS}, probe_timeout=60
     ) as conn:
         exercise_modern(conn)
         assert conn.health.era == "modern" and conn.health.era_source == "probe: server/discover answered"
@@ -162,6 +164,18 @@ def test_percent_mcp_ping_on_a_modern_connection_sends_no_ping_and_says_so(capsy
     ip.run_cell("%mcp status m")
     assert "modern 2026-07-28 over stdio (probe: server/discover answered)" in capsys.readouterr().out
     ip.run_cell("%mcp disconnect m")
+
+
+def test_a_modern_server_slow_to_start_is_found_modern():
+    """The probe outlives its timeout while the server starts; the handshake is offered beside it,
+    and the server's first answer, to the probe, decides. (Before, initialize followed alone and
+    the SDK, serving 2026-07-28 once probed, refused it: mcp-server-git did that on every connect.)"""
+    with mcp_notebook.connect(sdk_server_cmd("--slow-start", "1.5"), name="slow", probe_timeout=0.3) as conn:
+        assert conn.era == "modern" and conn.protocol_version == "2026-07-28"
+        assert conn.health.era_source == "probe: server/discover answered"
+        assert conn.request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})["content"][0]["text"] == "hi"
+        notes = [e.note or "" for e in conn.trace.entries() if e.kind == "era"]
+        assert any("offering the legacy handshake beside it" in note for note in notes)
 
 
 def test_modern_connections_never_answer_server_requests():
