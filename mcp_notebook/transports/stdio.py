@@ -5,6 +5,8 @@ nothing of MCP. Frames are read in the event loop's fd-readiness callback and wr
 with non-blocking writes, so a frame is handed on (and a pong written) without a task
 switch: this is what keeps a round trip close to a raw blocking loop. The child's
 stderr goes to a bounded buffer, never to our stderr (that would land in a random cell).
+Each child leads a process group of its own, which the reaper stops should this process
+die without closing it.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import anyio.to_thread
 from ..base.errors import TransportClosed
 from ..protocol.jsonrpc import RequestId
 from .base import Sink
+from .reaper import Reaper
 
 EventSink = Callable[..., Any]
 
@@ -35,6 +38,10 @@ MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
 STDERR_LINES = 200
 EXIT_GRACE = 2.0
 TERM_GRACE = 2.0
+KILL_WAIT = 5.0
+
+# Kills the servers' process groups if this process dies without closing them.
+_REAPER = Reaper(EXIT_GRACE, TERM_GRACE, KILL_WAIT)
 
 
 def _no_events(name: str, note: str | None = None, **detail: Any) -> None:
@@ -99,6 +106,7 @@ class StdioTransport:
         self._hung_up = False
         self.stderr_tail: deque[str] = deque(maxlen=STDERR_LINES)
         self.exit_code: int | None = None
+        self._unwatched: str | None = None
 
     @property
     def pid(self) -> int | None:
@@ -118,6 +126,8 @@ class StdioTransport:
         self._loop = asyncio.get_running_loop()
         self._process = process = await anyio.to_thread.run_sync(self._spawn, executable)
         self._events("spawn", pid=process.pid, command=self.command)
+        if self._unwatched is not None:
+            self._events("unwatched", note=self._unwatched)
         assert process.stdin and process.stdout and process.stderr
         for stream in (process.stdin, process.stdout, process.stderr):
             os.set_blocking(stream.fileno(), False)
@@ -126,7 +136,8 @@ class StdioTransport:
         self._watch_exit(task_group)
 
     def _spawn(self, executable: str) -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
+        """Start the server, and have the reaper kill its group should we die without closing it."""
+        process = subprocess.Popen(
             [executable, *self.command[1:]],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -136,6 +147,11 @@ class StdioTransport:
             bufsize=0,
             start_new_session=True,
         )
+        try:
+            _REAPER.watch(process.pid)  # its group: start_new_session made it the leader
+        except (OSError, subprocess.SubprocessError) as exc:
+            self._unwatched = f"no watchdog, so the server may outlive this process if it is killed: {exc}"
+        return process
 
     def _watch_exit(self, task_group: anyio.abc.TaskGroup) -> None:
         """Learn of the child's exit from a pidfd where Linux has one, else from a thread."""
@@ -162,6 +178,7 @@ class StdioTransport:
         """The child exited: read what it left in the pipes, then report the hang-up once."""
         assert self._process is not None
         self.exit_code = self._process.wait()
+        _REAPER.forget(self._process.pid)
         self._drain(self._process.stdout, self._read_stdout)
         self._drain(self._process.stderr, self._read_stderr)
         self._exited.set()
@@ -322,7 +339,7 @@ class StdioTransport:
                     self._loop.remove_writer(process.stdin.fileno())
                 process.stdin.close()
             exit_grace = self._exit_grace if grace is None else grace
-            for sig, wait in ((None, exit_grace), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, 5.0)):
+            for sig, wait in ((None, exit_grace), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, KILL_WAIT)):
                 if sig is not None:
                     self._signal_group(sig)
                 with anyio.move_on_after(wait):

@@ -17,7 +17,10 @@ With `--ping-during-handshake` it pings the client before answering `initialize`
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
 ignores every request until `initialize` (a legacy server that leaves an era probe
 unanswered). With `--linger` it outlives the end of its stdin (until a signal ends it),
-like a server that ignores the spec's first step.
+like a server that ignores the spec's first step. With `--child` it first starts a child
+process (command line ending `raw-server-child`) in its process group, sharing its
+stdio, that only a signal ends: what `npx`, `uvx` and shell wrappers leave behind if only
+the process we spawned is stopped.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import argparse
 import json
 import os
 import signal
+import subprocess
 import sys
 
 received: list[str] = []
@@ -98,7 +102,10 @@ def main() -> None:
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--linger", action="store_true")
     parser.add_argument("--mute-before-initialize", action="store_true")
+    parser.add_argument("--child", action="store_true")
     args = parser.parse_args()
+    if args.child:
+        subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()", "raw-server-child"])
     while (message := read()) is not None:
         if args.silent or "method" not in message or "id" not in message:
             continue
