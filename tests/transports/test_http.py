@@ -211,6 +211,29 @@ def test_session_expiry_is_recovered_transparently(port):
         conn.close()
 
 
+def test_a_404_on_the_listening_stream_alone_renews_the_session(port):
+    """The server forgot our session and says so only on the GET that resumes the listening
+    stream (no request of ours is in flight to meet a 404): the client shakes hands anew."""
+    with (
+        serving([*RAW_HTTP, str(port)], port) as base,
+        mcp_notebook.connect(base + "/forgetful", era="legacy", name="forgetful") as conn,
+    ):
+        first = conn.session.transport.session_id
+        assert text_of(conn.request("tools/call", {"name": "forget-session"})) == "forgotten"
+        deadline = time.monotonic() + 20
+        while not (conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2):
+            assert time.monotonic() < deadline, f"no new session after the GET stream's 404: {http_events(conn)}"
+            time.sleep(0.02)
+        assert conn.session.transport.session_id not in (None, first)
+        assert [method for method, status in http_events(conn) if status == 404] == ["GET"]
+        assert len([e for e in conn.trace.frames("out") if e.method == "initialize"]) == 2
+        assert conn.ping() > 0  # in the new session
+
+
+def listening_streams(conn: mcp_notebook.Connection) -> int:
+    return sum(e.kind == "stream-open" and e.detail.get("stream") == "GET stream" for e in conn.trace.entries())
+
+
 def test_a_dropped_response_stream_is_resumed_with_last_event_id(port):
     with sdk_http(port, "--resumable") as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         result = conn.request("tools/call", {"name": "drop_stream", "arguments": {"seconds": 0.3}}, timeout=30)
