@@ -195,15 +195,19 @@ def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
     while not conn._fx.pendings and time.monotonic() < deadline:
         time.sleep(0.01)
     request_id = next(iter(conn._fx.pendings))
-    assert conn.cancel(request_id)
+    assert conn.cancel(request_id, reason="stopped by id")
     worker.join(10)
     assert isinstance(outcome[0], mcp_notebook.ConnectionClosed)
-    assert sent(conn, "notifications/cancelled")[-1]["params"]["requestId"] == request_id
+    [by_id] = sent(conn, "notifications/cancelled")
+    assert by_id["params"] == {"requestId": request_id, "reason": "stopped by id"}
     assert not conn.cancel(request_id)
 
     with pytest.raises(KeyboardInterrupt):
         conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5}, progress=ctrl_c_on_first_report())
-    assert sent(conn, "notifications/cancelled")[-1]["params"]["reason"] == "cancelled by the user"
+    [_, by_ctrl_c] = sent(conn, "notifications/cancelled")  # one more, for the interrupted call
+    interrupted = sent(conn, "tools/call")[-1]["id"]
+    assert interrupted != request_id
+    assert by_ctrl_c["params"] == {"requestId": interrupted, "reason": "cancelled by the user"}
     assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
 
 

@@ -20,10 +20,20 @@ from mcp_notebook import Connection
 from mcp_notebook.notebook import display as _display
 
 ERAS = ["legacy", "modern"]
+WAIT = 20.0  # seconds a poll may take before the test fails: a hang guard, not a timing claim
 
 
 def sdk(era, **options):
     return mcp_notebook.connect(sdk_server_cmd(), name=f"sdk-{era}", era=era, **options)
+
+
+async def until(condition, what, timeout=WAIT):
+    """Poll `condition` while the caller's loop runs; fail after `timeout` s (a hang guard)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
+        await asyncio.sleep(0.01)
 
 
 def test_every_feature_method_that_sends_a_request_has_a_twin():
@@ -137,8 +147,7 @@ def test_cancelling_the_awaiting_task_cancels_the_request(era):
     async def main(conn):
         await conn.alist_tools()  # so the one request in flight is the call
         task = asyncio.get_running_loop().create_task(conn.acall_tool("slow", {"seconds": 30}))
-        while not conn._fx.pendings:
-            await asyncio.sleep(0.01)
+        await until(lambda: conn._fx.pendings, "the call to be in flight")
         [request_id] = conn._fx.pendings
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -178,8 +187,7 @@ def test_cancelling_while_a_question_waits_for_the_user_sends_no_further_round(m
 
     async def main(conn):
         task = asyncio.get_running_loop().create_task(conn.acall_tool("ask_name"))
-        while not shown:  # the question widget is up; nobody answers it
-            await asyncio.sleep(0.01)
+        await until(lambda: shown, "the question widget")  # it is up; nobody answers it
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task

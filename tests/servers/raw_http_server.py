@@ -13,6 +13,12 @@ for (a slow proxy, a busy server), and its `ping-via-listener` tool sends a `pin
 stream, as servers do with requests tied to no POST, or, as the TypeScript SDK does, drops
 it when no listening stream is open yet; the tool says which.
 
+On /forgetful each `initialize` starts a new session, and the GET listening stream stays
+open while its session is known. The `forget-session` tool answers, then forgets the
+session and ends the stream: the server says so only on the GET the client sends to
+resume it (404), as no request of the client's is in flight. Requests with an unknown
+session get 404 too.
+
 Other paths: /html serves an HTML page; /auth answers 401 with a JSON-RPC error without
 an id; /broken answers 500 with a JSON-RPC error without an id.
 
@@ -21,6 +27,7 @@ Usage: python raw_http_server.py PORT   (binds 127.0.0.1 only)
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import threading
@@ -30,6 +37,8 @@ HOST = "127.0.0.1"
 posted: list[dict] = []
 posted_changed = threading.Condition()
 listener: list = []  # the open GET stream's writer, on /late
+sessions: set[str] = set()  # the sessions /forgetful knows
+session_numbers = itertools.count(1)
 LISTENER_DELAY = 1.0
 
 
@@ -57,6 +66,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, b"<!doctype html><title>Not MCP</title><p>hello</p>", "text/html; charset=utf-8")
         elif self.path == "/late":
             self._listen_late()
+        elif self.path == "/forgetful":
+            self._listen_while_known(self.headers.get("Mcp-Session-Id"))
         else:
             self._send(405)
 
@@ -73,8 +84,24 @@ class Handler(BaseHTTPRequestHandler):
             posted_changed.wait_for(lambda: self not in listener)  # until the session is deleted
         self.close_connection = True
 
+    def _listen_while_known(self, session: str | None) -> None:
+        with posted_changed:
+            known = session in sessions
+        if not known:
+            self._send(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        self.wfile.write(b"retry: 100\n\n")  # resume soon after it ends
+        self.wfile.flush()
+        with posted_changed:
+            posted_changed.wait_for(lambda: session not in sessions)
+        self.close_connection = True
+
     def do_DELETE(self) -> None:
         with posted_changed:
+            sessions.discard(self.headers.get("Mcp-Session-Id"))
             listener.clear()
             posted_changed.notify_all()
         self._send(200)
@@ -94,6 +121,10 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/html":
             self._send(200, b"<!doctype html><p>not here</p>", "text/html")
             return
+        session = self.headers.get("Mcp-Session-Id")
+        if self.path == "/forgetful" and body.get("method") != "initialize" and session not in sessions:
+            self._send(404)
+            return
         with posted_changed:
             posted.append(body)
             posted_changed.notify_all()
@@ -104,20 +135,37 @@ class Handler(BaseHTTPRequestHandler):
             self._send(202)
             return
         if body["method"] == "initialize":
-            result = {
-                "protocolVersion": body["params"]["protocolVersion"],
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "raw-http-test-server", "version": "0"},
-            }
-            self._json({"jsonrpc": "2.0", "id": body["id"], "result": result}, headers={"Mcp-Session-Id": "raw-session"})
+            self._initialize(body)
         elif body["method"] == "ping":
             self._json({"jsonrpc": "2.0", "id": body["id"], "result": {}})
         elif body["method"] == "tools/call" and body["params"]["name"] == "bad-ids":
             self._bad_ids(body["id"])
         elif body["method"] == "tools/call" and body["params"]["name"] == "ping-via-listener":
             self._ping_via_listener(body["id"])
+        elif body["method"] == "tools/call" and body["params"]["name"] == "forget-session":
+            self._forget(body["id"], session)
         else:
             self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+    def _initialize(self, body: dict) -> None:
+        result = {
+            "protocolVersion": body["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "raw-http-test-server", "version": "0"},
+        }
+        session = "raw-session"
+        if self.path == "/forgetful":
+            with posted_changed:
+                session = f"forgetful-{next(session_numbers)}"
+                sessions.add(session)
+        self._json({"jsonrpc": "2.0", "id": body["id"], "result": result}, headers={"Mcp-Session-Id": session})
+
+    def _forget(self, request_id: object, session: str | None) -> None:
+        """Answer, then forget the session: its GET stream ends, and the next one gets 404."""
+        self._json({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": "forgotten"}]}})
+        with posted_changed:
+            sessions.discard(session)
+            posted_changed.notify_all()
 
     def _bad_ids(self, request_id: object) -> None:
         with posted_changed:

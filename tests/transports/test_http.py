@@ -211,6 +211,29 @@ def test_session_expiry_is_recovered_transparently(port):
         conn.close()
 
 
+def test_a_404_on_the_listening_stream_alone_renews_the_session(port):
+    """The server forgot our session and says so only on the GET that resumes the listening
+    stream (no request of ours is in flight to meet a 404): the client shakes hands anew."""
+    with (
+        serving([*RAW_HTTP, str(port)], port) as base,
+        mcp_notebook.connect(base + "/forgetful", era="legacy", name="forgetful") as conn,
+    ):
+        first = conn.session.transport.session_id
+        assert text_of(conn.request("tools/call", {"name": "forget-session"})) == "forgotten"
+        deadline = time.monotonic() + 20
+        while not (conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2):
+            assert time.monotonic() < deadline, f"no new session after the GET stream's 404: {http_events(conn)}"
+            time.sleep(0.02)
+        assert conn.session.transport.session_id not in (None, first)
+        assert [method for method, status in http_events(conn) if status == 404] == ["GET"]
+        assert len([e for e in conn.trace.frames("out") if e.method == "initialize"]) == 2
+        assert conn.ping() > 0  # in the new session
+
+
+def listening_streams(conn: mcp_notebook.Connection) -> int:
+    return sum(e.kind == "stream-open" and e.detail.get("stream") == "GET stream" for e in conn.trace.entries())
+
+
 def test_a_dropped_response_stream_is_resumed_with_last_event_id(port):
     with sdk_http(port, "--resumable") as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         result = conn.request("tools/call", {"name": "drop_stream", "arguments": {"seconds": 0.3}}, timeout=30)
@@ -221,26 +244,28 @@ def test_a_dropped_response_stream_is_resumed_with_last_event_id(port):
         assert conn.session.transport.stream_resumes >= 1
 
 
-def test_bearer_tokens_never_reach_the_trace_status_or_errors(port, capsys):
-    token = "tok-" + "s3cr3t" * 4
-    os.environ["MCP_TEST_TOKEN"] = token
-    try:
-        with (
-            sdk_http(port) as base,
-            mcp_notebook.connect(
-                base + "/mcp?access_token=" + token,
-                name="secret",
-                bearer_token_env="MCP_TEST_TOKEN",
-            ) as conn,
-        ):
-            conn.ping()
-            conn.request("tools/call", {"name": "echo", "arguments": {"text": token}})
-            dumped = json.dumps(conn.trace.to_records(), default=str)
-            assert token not in dumped and "[redacted]" in dumped
-            assert token not in repr(conn) and token not in str(conn.health)
-    finally:
-        del os.environ["MCP_TEST_TOKEN"]
-    assert token not in capsys.readouterr().out
+TOKEN = "tok-" + "s3cr3t" * 4
+CREDENTIAL_ROUTES = {  # each route alone: one that also took another would hide a broken one
+    "authorization header": {"headers": {"Authorization": f"Bearer {TOKEN}"}},
+    "api key header": {"headers": {"X-Api-Key": TOKEN}},
+    "bearer token env": {"bearer_token_env": "MCP_TEST_TOKEN"},
+    "query": {"path": "/mcp?access_token=" + TOKEN},
+    "secrets=": {"secrets": [TOKEN]},
+}
+
+
+@pytest.mark.parametrize("route", list(CREDENTIAL_ROUTES))
+def test_a_credential_never_reaches_the_trace_status_or_output(route, port, capsys, monkeypatch):
+    """The server echoes the credential back; whichever one route brought it, it is redacted."""
+    monkeypatch.setenv("MCP_TEST_TOKEN", TOKEN)
+    options = dict(CREDENTIAL_ROUTES[route])
+    path = options.pop("path", "/mcp")
+    with sdk_http(port) as base, mcp_notebook.connect(base + path, name="secret", era="legacy", **options) as conn:
+        assert text_of(conn.request("tools/call", {"name": "echo", "arguments": {"text": TOKEN}})) == TOKEN
+        dumped = json.dumps(conn.trace.to_records(), default=str)
+        assert TOKEN not in dumped and "[redacted]" in dumped
+        assert TOKEN not in repr(conn) and TOKEN not in str(conn.health)
+    assert TOKEN not in capsys.readouterr().out
 
 
 def test_pings_with_ids_we_cannot_echo_get_method_not_found_over_http(port):

@@ -1,0 +1,382 @@
+"""Every HTML renderer in the package is fed markup a server controls, and nothing it shows
+can run: result, listing, prompt and resource displays, errors, the question forms and
+the progress bar, the health, trace and dashboard views, the live log and subscription
+panels, and the magics' static HTML.
+
+The renderers are not listed here: they are found by reading the package's modules (any
+function that is named like one, writes a tag, builds an HTML widget, escapes text or
+calls another renderer), and the test fails if one of them never ran on hostile input.
+Everything they return, and every HTML widget of the object they render, is parsed while
+the test runs, on whichever thread renders it: no tag that runs script, no event-handler attribute, no
+link or source that is not http(s) or an image or audio data URI.
+
+The markup comes from a real server (tests/servers/hostile_server.py, on the official
+SDK) wherever a server is where it comes from; a task list and a `javascript:` URL
+prompt are built directly.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from html.parser import HTMLParser
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+import ipywidgets as widgets
+import pytest
+from conftest import SERVERS_DIR
+from IPython.core.interactiveshell import InteractiveShell
+from test_elicitation_widgets import in_background, kernel_cell, wait_for  # noqa: F401 - kernel_cell is a fixture
+
+import mcp_notebook
+from mcp_notebook import TaskList
+from mcp_notebook.api.panels import subscriptions_snapshot
+from mcp_notebook.api.server_requests import Question
+from mcp_notebook.notebook import interaction_widgets as iw
+from mcp_notebook.notebook import magic_health as _magic_health
+from mcp_notebook.notebook import widgets as _widgets
+from mcp_notebook.runtime import get_runtime
+
+PACKAGE = Path(mcp_notebook.__file__).parent
+# Closes an attribute (either quote), opens an element with an event handler, and a script.
+MARKUP = "'\"><img src=x onerror=alert(1)><script>alert(2)</script>"
+SHOWN = "<img src=x onerror=alert(1)>"  # what a renderer must show as text (it survives clipping)
+WAIT = 20.0  # a hang guard, not a timing claim
+
+# ----- what runs: the parse of a piece of markup -----
+
+RUNS_SCRIPT = {"script", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "meta", "link", "form"}
+URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "poster", "background", "srcdoc", "data"}
+
+
+class _Reader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.hazards: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in RUNS_SCRIPT:
+            self.hazards.append(f"a <{tag}> element")
+        for name, value in attrs:
+            if name.startswith("on"):
+                self.hazards.append(f"an {name}= handler on <{tag}>")
+            elif name in URL_ATTRIBUTES and not _safe_url(name, (value or "").strip().lower()):
+                self.hazards.append(f"<{tag} {name}={value!r}>")
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def _safe_url(attribute: str, url: str) -> bool:
+    if attribute == "href":
+        return url.startswith(("https://", "http://"))
+    return attribute == "src" and re.fullmatch(r"data:(image|audio)/[\w.+-]+;base64,[a-z0-9+/=\s]*", url) is not None
+
+
+def hazards(markup: str) -> list[str]:
+    reader = _Reader()
+    reader.feed(markup)
+    reader.close()
+    return reader.hazards
+
+
+def text_of(markup: str) -> str:
+    reader = _Reader()
+    reader.feed(markup)
+    reader.close()
+    return "".join(reader.text)
+
+
+# ----- which functions render: read from the package's source -----
+
+RENDER_NAMES = {"_repr_html_", "_repr_mimebundle_", "html", "_html"}
+TAG = re.compile(r"<\s*/?[a-zA-Z][\w-]*[\s/>]")
+
+
+def _body(fn: ast.FunctionDef) -> list[ast.stmt]:
+    return fn.body[1:] if ast.get_docstring(fn) is not None else fn.body
+
+
+def _renders(fn: ast.FunctionDef) -> bool:
+    """Named like a renderer, or writes a tag, builds an HTML widget, escapes or calls a renderer."""
+    if fn.name == "__repr__":
+        return False  # `<Connection 'x' ready>` is text
+    if fn.name in RENDER_NAMES or fn.name.endswith("_html"):
+        return True
+    for node in (n for statement in _body(fn) for n in ast.walk(statement)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and TAG.search(node.value):
+            return True
+        if isinstance(node, ast.Call):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in ("HTML", "esc") or called.endswith("_html"):
+                return True
+    return False
+
+
+def _abstract(fn: ast.FunctionDef) -> bool:
+    body = _body(fn)
+    return len(body) == 1 and isinstance(body[0], ast.Raise) and "NotImplementedError" in ast.unparse(body[0])
+
+
+def _codes(cls: type) -> set[CodeType]:
+    """The code of each method `cls` has, its own or inherited (as attribute lookup finds them)."""
+    methods: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        methods |= vars(klass)
+    return {fn.__code__ for fn in methods.values() if hasattr(fn, "__code__")}
+
+
+def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
+    """(renderer code -> its name, abstract renderers, the concrete classes that render)."""
+    renderers: dict[CodeType, str] = {}
+    abstract: set[CodeType] = set()
+    modules = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        module = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+        modules.append(module)
+        for top in ast.parse(path.read_text()).body:
+            if isinstance(top, ast.FunctionDef):
+                found = [(top.name, top, vars(module))]
+            elif isinstance(top, ast.ClassDef):
+                owner = vars(vars(module)[top.name])
+                found = [(f"{top.name}.{f.name}", f, owner) for f in top.body if isinstance(f, ast.FunctionDef)]
+            else:
+                continue
+            for name, node, namespace in found:
+                if not _renders(node):
+                    continue
+                fn = namespace[node.name]
+                code = (getattr(fn, "fget", None) or getattr(fn, "__func__", fn)).__code__  # properties, static methods
+                if _abstract(node):
+                    abstract.add(code)
+                else:
+                    renderers[code] = f"{module.__name__}.{name}"
+    classes: dict[int, type] = {}
+    for module in modules:
+        for value in vars(module).values():
+            if isinstance(value, type) and value.__module__.startswith("mcp_notebook"):
+                if _codes(value) & renderers.keys() and not _codes(value) & abstract:
+                    classes[id(value)] = value
+    return renderers, abstract, sorted(classes.values(), key=lambda c: c.__qualname__)
+
+
+# ----- watching them run -----
+
+
+def markup_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [value["text/html"]] if isinstance(value.get("text/html"), str) else []
+    if isinstance(value, tuple) and len(value) == 2 and all(isinstance(part, str) for part in value):
+        return [value[1]]  # a (text, html) snapshot: the text is text, shown raw on purpose
+    return []
+
+
+def html_widgets(root: Any) -> list[widgets.HTML]:
+    """Every HTML widget `root` holds: itself, its attributes, their children, once each."""
+    found: dict[int, widgets.HTML] = {}
+    todo = [root, *(vars(root).values() if hasattr(root, "__dict__") and not isinstance(root, widgets.Widget) else [])]
+    seen: set[int] = set()
+    while todo:
+        item = todo.pop()
+        if not isinstance(item, widgets.Widget) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, widgets.HTML):
+            found[id(item)] = item
+        todo.extend(getattr(item, "children", ()))
+    return list(found.values())
+
+
+class Watch:
+    """A profile hook: which renderers ran, on which classes, and all the markup they left."""
+
+    def __init__(self, renderers: dict[CodeType, str]) -> None:
+        self.renderers = renderers
+        self.ran: set[CodeType] = set()
+        self.classes: set[type] = set()
+        self.markup: list[tuple[str, str]] = []  # (renderer, markup), appended from any thread
+
+    def hook(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event != "return" or frame.f_code not in self.renderers:
+            return
+        name = self.renderers[frame.f_code]
+        self.ran.add(frame.f_code)
+        me = frame.f_locals.get("self")
+        if me is not None:
+            self.classes.add(type(me))
+        self.markup += [(name, m) for m in markup_in(arg)]
+        self.markup += [(f"{name} (its widgets)", w.value) for w in html_widgets(me)] if me is not None else []
+
+    def add(self, where: str, markup: str) -> None:
+        self.markup.append((where, markup))
+
+
+@contextmanager
+def watching(watch: Watch) -> Iterator[Watch]:
+    """The hook on this thread, on threads started from now on, and on the runtime's loop thread."""
+    runtime = get_runtime()
+    sys.setprofile(watch.hook)
+    threading.setprofile(watch.hook)
+    runtime.call_sync(sys.setprofile, watch.hook)
+    try:
+        yield watch
+    finally:
+        threading.setprofile(None)
+        if runtime.running:  # (unloading the extension stops it)
+            runtime.call_sync(sys.setprofile, None)
+        sys.setprofile(None)
+
+
+# ----- feeding them -----
+
+
+def hostile_server(era: str, name: str, **options: Any) -> mcp_notebook.Connection:
+    argv = [sys.executable, str(SERVERS_DIR / "hostile_server.py"), "--markup", MARKUP]
+    return mcp_notebook.connect(argv, name=name, era=era, **options)
+
+
+def wait_until(condition: Callable[[], object], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {WAIT:g} s waiting for {what}")
+        time.sleep(0.02)
+
+
+def results_and_listings(conn: mcp_notebook.Connection) -> dict[str, str]:
+    """What the server listed and answered, displayed; a JSON-RPC error lands in the trace."""
+    shown = {
+        kind: listing._repr_mimebundle_()["text/html"]
+        for kind, listing in [
+            ("tools", conn.list_tools()),
+            ("resources", conn.list_resources()),
+            ("templates", conn.list_resource_templates()),
+            ("prompts", conn.list_prompts()),
+        ]
+    }
+    shown["tool result"] = conn.call_tool(MARKUP)._repr_mimebundle_()["text/html"]
+    failed = conn.call_tool("fails")
+    assert failed.is_error
+    shown["tool error"] = failed._repr_mimebundle_()["text/html"]
+    with pytest.raises(mcp_notebook.McpError):
+        conn.call_tool("refuses")
+    shown["resource"] = conn.read_resource(conn.list_resources()[0]["uri"])._repr_mimebundle_()["text/html"]
+    shown["prompt"] = conn.get_prompt(MARKUP)._repr_mimebundle_()["text/html"]
+    task = {"taskId": MARKUP, "status": "working", "statusMessage": MARKUP, "createdAt": MARKUP, "lastUpdatedAt": MARKUP}
+    shown["tasks"] = TaskList([task])._repr_mimebundle_()["text/html"]
+    conn.call_tool("shout")  # a log line, and a progress bar in the (kernel) cell
+    return shown
+
+
+def questions(conn: mcp_notebook.Connection, forms: list[Any]) -> dict[str, str]:
+    """The server's form and URL elicitations and its sampling request, answered in their forms."""
+    thread, box = in_background(conn.call_tool, "ask")
+    wait_for(lambda: forms)
+    form = forms[-1]
+    assert not form.accept(), "the required field is empty"
+    shown = {"form": form.header.value, "form status": form.status.value}  # the status names the field
+    form.fields[MARKUP].value = "filled"
+    form.accept_button.click()
+    thread.join(WAIT)
+    assert not thread.is_alive() and box["result"].text == "accept"
+
+    thread, box = in_background(conn.call_tool, "open_link", {"url": "https://example.com/" + MARKUP})
+    wait_for(lambda: len(forms) == 2)
+    forms[-1].accept_button.click()
+    thread.join(WAIT)
+    assert not thread.is_alive() and box["result"].text == "accept"
+    wait_until(lambda: forms[-1].question.completed.is_set(), "the server to report the URL elicitation done")
+    shown["url prompt"] = forms[-1].header.value
+
+    thread, box = in_background(conn.call_tool, "sample")
+    wait_for(lambda: len(forms) == 3)
+    forms[-1].reply.value = "a reply"
+    forms[-1].send_button.click()
+    thread.join(WAIT)
+    assert not thread.is_alive() and box["result"].text == "a reply"
+    shown["sampling"] = forms[-1].header.value
+
+    scripted = Question("elicitation", {"mode": "url", "url": "javascript:alert(1)", "message": MARKUP, "elicitationId": "x"})
+    shown["javascript url prompt"] = iw.UrlPrompt(scripted).header.value
+    return shown
+
+
+def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels: list[Any]) -> dict[str, str]:
+    """Health (with stderr), trace (an error row open), dashboard, log and subscription panels."""
+    uri = modern.list_resources()[0]["uri"]
+    modern.subscribe(uri)
+    modern.call_tool("touch", {"uri": uri})
+    health = _widgets.health_widget(conn, show_stderr=True)
+    dashboard = _widgets.dashboard_widget(mcp_notebook.connections)
+    logs = conn.log_panel()
+    subscriptions = modern.subscriptions_panel(read=True)
+    trace = _widgets.TraceView(conn.trace, live=False)  # driven here, not by the pump
+    panels += [health, dashboard, logs, subscriptions, trace.widget]
+    trace.rows.value = conn.trace.filter(kind="error")[0].seq
+    trace.tick(time.monotonic())
+    reading = _widgets.views_of(subscriptions)
+    wait_until(lambda: uri in reading.reading and reading.reading[uri].reads >= 1, "the subscribed resource to be read")
+    shown = {name: panel._repr_mimebundle_()["text/html"] for name, panel in [("health", health), ("logs", logs)]}
+    shown |= {"dashboard": dashboard._repr_mimebundle_()["text/html"], "trace": trace.widget._repr_mimebundle_()["text/html"]}
+    shown |= {"trace row": trace.detail.value, "subscriptions": subscriptions._repr_mimebundle_()["text/html"]}
+    shown["subscriptions snapshot"] = subscriptions_snapshot(modern.feature_state)[1]
+    return shown
+
+
+def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """`%mcp trace` and `%mcp logs` as a notebook shows them: static HTML that is saved with it.
+    Last: unloading the extension closes every connection and stops the runtime."""
+    displayed: list[Any] = []
+    monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
+    monkeypatch.setattr(_magic_health, "_display", displayed.append)
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
+    try:
+        shell.run_line_magic("mcp", "trace --conn hostile")
+        shell.run_line_magic("mcp", "logs --conn hostile")
+    finally:
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+        InteractiveShell.clear_instance()
+    return {
+        f"%mcp {name}": shown._repr_mimebundle_()["text/html"] for name, shown in zip(["trace", "logs"], displayed, strict=True)
+    }
+
+
+def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch):  # noqa: F811 - the fixture
+    displayed, forms = kernel_cell
+    renderers, _, classes = discover()
+    assert len(renderers) >= 30 and len(classes) >= 15, "the discovery found the package's renderers"
+    watch = Watch(renderers)
+    with watching(watch):
+        with (
+            hostile_server("legacy", "hostile", elicitation=True, sampling=True) as conn,
+            hostile_server("modern", "hostile-modern") as modern,
+        ):
+            wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
+            shown = results_and_listings(conn) | questions(conn, forms) | views(conn, modern, panels) | magics(monkeypatch)
+    for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
+        for html in html_widgets(widget):
+            watch.add("displayed in the cell", html.value)
+
+    found = [f"{where}: {hazard}" for where, markup in watch.markup for hazard in hazards(markup)]
+    found += [f"{where}: {hazard}" for where, markup in shown.items() for hazard in hazards(markup)]
+    assert not found, "server markup that would run:\n" + "\n".join(sorted(set(found)))
+    unfed = sorted(name for code, name in renderers.items() if code not in watch.ran)
+    assert not unfed, f"renderers never fed server text here: {unfed}"
+    unshown = sorted(cls.__qualname__ for cls in classes if cls not in watch.classes)
+    assert not unshown, f"classes that render but were never rendered here: {unshown}"
+    blank = sorted(where for where, markup in shown.items() if SHOWN not in text_of(markup).replace("%20", " "))
+    assert not blank, f"these never showed the server's text (as text), so they were not fed it: {blank}"
+    assert any(SHOWN in text_of(html.value) for widget in displayed for html in html_widgets(widget))
