@@ -107,9 +107,17 @@ def _validator(spec: str, version: str, name: str) -> Any:
     # so "root + $ref" is exactly the definition, with internal refs resolvable.
     schema = dict(root)
     schema["$ref"] = f"#/{_defs_key(root)}/{name}"
+    return _validator_class(spec, version)(schema)
+
+
+@functools.lru_cache(maxsize=None)
+def _validator_class(spec: str, version: str) -> Any:
+    """The validator class of the file's own draft, the whole file checked against it once
+    (checking it again for each definition cost about a second apiece)."""
+    root = load_schema(version)
     cls = jsonschema.validators.validator_for(root, default=jsonschema.Draft202012Validator)
-    cls.check_schema(schema)
-    return cls(schema)
+    cls.check_schema(root)
+    return cls
 
 
 def _method_const(defn: dict[str, Any]) -> str | None:
