@@ -110,7 +110,7 @@ class Connection:
     @property
     def stderr(self) -> list[str]:
         """The server's recent stderr lines (bounded)."""
-        return list(self._session.transport.stderr_tail)
+        return list(self._session.stderr_lines())
 
     # ----- requests -----
 
@@ -347,7 +347,7 @@ class Connection:
 
     def __repr__(self) -> str:
         version = self.protocol_version or "?"
-        return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.transport.describe()!r}>"
+        return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.describe()!r}>"
 
 
 async def _ping(session: Session, timeout: float | None) -> float:
