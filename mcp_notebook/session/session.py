@@ -7,6 +7,10 @@ side said of itself is in `client` and `server` (`sides`). Frames are dispatched
 the transport reads them, synchronously, so a server `ping` is answered inside the same
 read callback whatever the caller is doing. The session knows nothing of IPython or
 threads: the runtime runs it on its event loop.
+
+No known secret reaches a caller: what the server or the transport said passes the trace's
+Redactor where it becomes an error (error responses, failed sends, the end, a failed start)
+or is shown (`describe`, `stderr_lines`).
 """
 
 from __future__ import annotations

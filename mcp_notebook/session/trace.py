@@ -3,7 +3,8 @@
 A bounded ring buffer: it never holds more than `capacity` entries; the oldest fall out
 and are counted as dropped. Recording is O(1) (one small object, one append) so the
 trace can stay on for round-trip benchmarks. Registered secrets are replaced by
-"[redacted]" as an entry is recorded, so no view or export can show them.
+"[redacted]" as an entry is recorded, so no view or export can show them; the session uses
+the same `Redactor` on errors and text it hands to people.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""One-line explanations of HTTP failures that say what to do, and URL redaction.
+"""One-line explanations of HTTP failures that say what to do, URL redaction, and the
+refusal of redirects to another origin.
 
-Nothing here may echo a credential: URLs are redacted, header values never quoted.
+Nothing here may echo a credential: URLs are redacted, header values never quoted, and no
+request follows a redirect off the origin the user named (it would carry our headers there).
 """
 
 from __future__ import annotations
