@@ -24,6 +24,7 @@ from ..session.trace import Trace
 from . import client_side, frontend, panels, prompts, resources, tools
 from .feature_state import FeatureState
 from .monitor import Monitor
+from .options import check_timeout
 
 
 class Connection:
@@ -110,7 +111,7 @@ class Connection:
     @property
     def stderr(self) -> list[str]:
         """The server's recent stderr lines (bounded)."""
-        return list(self._session.transport.stderr_tail)
+        return list(self._session.stderr_lines())
 
     # ----- requests -----
 
@@ -120,6 +121,7 @@ class Connection:
         On a modern (2026-07-28) connection, where ping was removed, this sends no ping:
         it checks the transport and times a fresh `server/discover` instead.
         """
+        check_timeout(timeout)
         if self._session.era == "modern":
             return get_runtime().call(_ping, self._session, timeout)
         pending = self._round_trip("ping", None, timeout)
@@ -127,6 +129,7 @@ class Connection:
         return pending.rtt
 
     async def aping(self, *, timeout: float | None = None) -> float:
+        check_timeout(timeout)
         return await get_runtime().acall(_ping, self._session, timeout)
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
@@ -135,6 +138,7 @@ class Connection:
         Modern requests carry their `_meta` and may take several rounds (input_required),
         so they run on the session loop; legacy ones take the one-hop fast path.
         """
+        check_timeout(timeout)
         if self._session.era == "modern":
             return get_runtime().call(_request, self._session, method, params, timeout)
         return self._round_trip(method, params, timeout).outcome()
@@ -155,6 +159,7 @@ class Connection:
         are also kept on `subscription.received`. An abrupt drop re-listens by itself;
         `subscription.close()` ends it. On legacy connections use resources/subscribe.
         """
+        check_timeout(timeout)
         if self._session.era != "modern":
             raise UsageError("subscriptions/listen belongs to the modern era (2026-07-28); this connection is legacy")
         wanted: dict[str, Any] = {}
@@ -184,6 +189,7 @@ class Connection:
         return get_runtime().call(_discover, self._session, refresh)
 
     async def arequest(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        check_timeout(timeout)
         return await get_runtime().acall(_request, self._session, method, params, timeout)
 
     def _round_trip(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> Pending:
@@ -347,7 +353,7 @@ class Connection:
 
     def __repr__(self) -> str:
         version = self.protocol_version or "?"
-        return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.transport.describe()!r}>"
+        return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.describe()!r}>"
 
 
 async def _ping(session: Session, timeout: float | None) -> float:

@@ -34,6 +34,7 @@ from ..session.pending import Pending
 from ..session.session import Session
 from . import frontend
 from .feature_state import FeatureState, asking_for
+from .options import check_timeout
 from .progress import Call, Deadline, new_token
 from .server_requests import Question
 from .tasks import TaskRun
@@ -57,6 +58,10 @@ class Exchange:
     progress: Any = False  # None: a bar if the server reports progress; a callable; False: no token
     log_level: str | None = None  # modern: this request's log level (None: the connection's)
     task: bool = False  # task-augmented (params carry `task`): the result is the task's payload
+
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)
+        check_timeout(self.max_total, "max_total")
 
 
 Steps = Generator[Exchange, Any, T]

@@ -126,12 +126,14 @@ class FeatureState:
     # ----- session thread -----
 
     def _on_progress(self, params: dict[str, Any]) -> None:
+        params = self.session.trace.redactor.value(params)  # its message is shown: no known secret in it
         with self.lock:
             call = self.calls.get(params.get("progressToken"))  # type: ignore[arg-type]
         if call is not None:
             call.on_progress(params)
 
     def _on_log(self, params: dict[str, Any]) -> None:
+        params = self.session.trace.redactor.value(params)  # shown and kept: no known secret in it
         record = LogRecord(str(params.get("level", "info")), params.get("data"), params.get("logger"))
         self.logs.append(record)
         call = self.current_call(for_logs=True)

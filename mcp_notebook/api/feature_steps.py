@@ -16,7 +16,7 @@ from .feature_state import FeatureState
 from .progress import LOG_LEVELS
 from .results import Listing, PromptResult, ResourceResult, ToolResult
 from .tasks import MODERN, TaskList, takes_tool_tasks, task_metadata, task_support
-from .validate import OutputSchemaError, ToolArgumentError, problems
+from .validate import OutputSchemaError, ToolArgumentError, mapping, problems
 
 MAX_PAGES = 1000
 
@@ -96,7 +96,7 @@ def call_tool(
     log_level: str | None,
     task: bool | None = None,
 ) -> Steps[ToolResult]:
-    arguments = dict(arguments or {})
+    arguments = dict(mapping(arguments, f"{name}: the arguments"))
     level = _request_log_level(fx, log_level)
     if validate:
         yield from check_arguments(fx, name, arguments)
@@ -245,7 +245,7 @@ def get_prompt(
     prompt = prompts.get(name)
     if prompt is None:
         raise UsageError(f"{fx.name}: unknown prompt {name!r}; the prompts are: {', '.join(prompts.names()) or 'none'}")
-    arguments = {k: v if isinstance(v, str) else str(v) for k, v in (arguments or {}).items()}
+    arguments = {k: v if isinstance(v, str) else str(v) for k, v in mapping(arguments, f"{name}: the arguments").items()}
     missing = [a["name"] for a in prompt.get("arguments") or [] if a.get("required") and a.get("name") not in arguments]
     if missing:
         raise UsageError(f"{name}: missing required argument(s) {', '.join(missing)}")

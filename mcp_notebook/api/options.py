@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..base.errors import UsageError
 from ..session.eras import PROBE_TIMEOUT
 from ..session.handlers import Handler
 
@@ -39,8 +40,21 @@ class ConnectOptions:
     sampling: Any = None
     elicitation: Any = None
 
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)
+        check_timeout(self.probe_timeout, "probe_timeout", optional=False)
+
     def replace(self, **changes: Any) -> ConnectOptions:
         return dataclasses.replace(self, **changes)
+
+
+def check_timeout(value: Any, what: str = "timeout", *, optional: bool = True) -> None:
+    """A timeout is a positive number of seconds (or None: no limit, where that is allowed)."""
+    if value is None and optional:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        allowed = ", or None for no limit" if optional else ""
+        raise UsageError(f"{what} must be a positive number of seconds{allowed}; got {value!r}")
 
 
 def option_names() -> tuple[str, ...]:

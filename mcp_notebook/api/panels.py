@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import UsageError
-from ..base.text import clip, esc, table_text
+from ..base.text import clip, esc, one_line, table_text
 from .feature_state import FeatureState
 from .progress import LOG_LEVELS
 
@@ -67,11 +67,6 @@ class LogRow:
 
 def message_text(data: Any) -> str:
     return data if isinstance(data, str) else json.dumps(data, default=str, ensure_ascii=False)
-
-
-def one_line(text: str) -> str:
-    """For a text table: whitespace runs become one space, control characters (terminal escapes) a "?"."""
-    return "".join(c if c.isprintable() else "?" for c in " ".join(text.split()))
 
 
 def _at_least(level: str, minimum: str | None) -> bool:

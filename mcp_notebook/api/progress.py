@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import clip
+from ..base.text import clip, one_line, plain
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
@@ -80,13 +80,13 @@ class ProgressState:
         """`[#######.......] 3/5 message` as one text line."""
         frac = self.fraction()
         if frac is None and not self.progress and self.message:
-            return clip(self.message, 90)  # status words only (a task's status), no count to show
+            return clip(one_line(self.message), 90)  # status words only (a task's status), no count to show
         if frac is None:
             bar = f"{self.progress:g} done"
         else:
             filled = int(frac * width)
             bar = "[" + "#" * filled + "." * (width - filled) + f"] {self.progress:g}/{self.total:g}"
-        return bar + (f" {clip(self.message, 60)}" if self.message else "")
+        return bar + (f" {clip(one_line(self.message), 60)}" if self.message else "")
 
 
 @dataclass
@@ -100,9 +100,9 @@ class LogRecord:
 
     def line(self, connection: str = "") -> str:
         where = f"{connection} " if connection else ""
-        source = f" {self.logger}" if self.logger else ""
+        source = f" {one_line(self.logger)}" if self.logger else ""
         text = self.data if isinstance(self.data, str) else repr(self.data)
-        return f"[{where}{self.level}{source}] {clip(text, 500)}"
+        return f"[{where}{one_line(self.level)}{source}] {clip(plain(text), 500)}"
 
 
 class Call:

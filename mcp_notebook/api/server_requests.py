@@ -7,19 +7,24 @@ callback, or True to ask the user), `elicitation=` (a callback, True to ask the 
 `Question` to the cell whose call is waiting; that cell's thread shows it (a widget in
 Jupyter, prompts in a terminal). No answer in time: sampling is refused, elicitation
 cancelled. In the handshake era, sampling and elicitation also run as tasks when the server
-asks (`params.task`, 2025-11-25): see `task_receiver`.
+asks (`params.task`, 2025-11-25): see `task_receiver`. A URL a server asks a person to open
+is checked first (`check_url`): only https, or http to this machine, can be accepted; its
+host is shown apart, and a punycode host flagged.
 """
 
 from __future__ import annotations
 
 import inspect
+import ipaddress
 import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import anyio.to_thread
@@ -33,6 +38,63 @@ from .validate import problems
 ANSWER_TIMEOUT = 300.0  # seconds a question waits for the user
 MAX_AWAITED = 100  # URL elicitations whose completion notice we still listen for
 USER_REJECTED = -1  # the sampling spec's code for "User rejected sampling request"
+
+
+@dataclass(frozen=True)
+class UrlCheck:
+    """What a person should know before opening a URL a server asks them to open (URL-mode
+    elicitation): the host to show prominently, why the URL is refused (None: it may be offered),
+    and warnings (a punycode host that may imitate another name, a user name before the host)."""
+
+    url: str
+    host: str
+    refused: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def check_url(url: Any) -> UrlCheck:
+    """Only https URLs, or http to this machine (local development), are offered to open."""
+    text = url if isinstance(url, str) else ""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        return UrlCheck(text, "", "it is not a valid URL")
+    host, scheme = parts.hostname or "", parts.scheme.lower()
+    refused = None
+    if scheme not in ("https", "http"):
+        refused = f"only https URLs are opened, not {scheme + ':' if scheme else 'one without a scheme'}"
+    elif not host:
+        refused = "it names no host"
+    elif scheme == "http" and not _is_loopback(host):
+        refused = "only https URLs are opened (http only to this machine)"
+    warnings = []
+    shown = _unicode_host(host)
+    if shown != host or not host.isascii():
+        warnings.append(f"the host is an international (punycode) name, shown as {shown}: it may imitate another name")
+    if "@" in parts.netloc:
+        warnings.append(f"the URL has a user name before the host: it goes to {host}")
+    return UrlCheck(text, host, refused, tuple(warnings))
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _unicode_host(host: str) -> str:
+    """The host as a browser may show it: punycode labels (xn--...) decoded."""
+    labels = []
+    for label in host.split("."):
+        try:
+            labels.append(label.encode("ascii").decode("idna") if label.startswith("xn--") else label)
+        except UnicodeError:
+            labels.append(label)
+    return ".".join(labels)
 
 
 class Question:
@@ -54,6 +116,11 @@ class Question:
     def schema(self) -> dict[str, Any]:
         schema = self.params.get("requestedSchema")
         return schema if isinstance(schema, dict) else {}
+
+    @property
+    def url_check(self) -> UrlCheck:
+        """URL mode: the URL's host, warnings, and why it is refused, if it is."""
+        return check_url(self.params.get("url"))
 
     @property
     def elicitation_id(self) -> str | None:
@@ -84,6 +151,9 @@ class Question:
     def accept(self, content: dict[str, Any] | None = None) -> None:
         """Elicitation: accept with `content` (checked against the schema); URL mode: no content."""
         if self.mode == "url":
+            refused = self.url_check.refused
+            if refused is not None:
+                raise UsageError(f"this URL cannot be accepted: {refused}")
             self._settle({"action": "accept"})
             return
         content = with_defaults(self.schema, content or {})

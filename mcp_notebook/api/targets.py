@@ -8,7 +8,9 @@ or transport, or remembered from an earlier probe of the same server.
 from __future__ import annotations
 
 import os
+import re
 import shlex
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,7 +21,7 @@ from ..session.session import Session
 from ..session.trace import Trace
 from ..transports.base import Transport
 from ..transports.http import HttpTransport
-from ..transports.http_errors import is_secret_name
+from ..transports.http_errors import is_secret_name, redact_url
 from ..transports.stdio import StdioTransport
 from .options import ConnectOptions
 from .settings import defaults
@@ -33,6 +35,9 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
 
     The name is `options.name`, or a base for one taken from the command's script or the URL's host.
     """
+    if is_url(target):
+        assert isinstance(target, str)
+        check_url(target)
     era, era_source = _choose_era(target, options.era, options.protocol_version, options.transport)
     trace = Trace(options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity)
     if is_url(target):
@@ -47,6 +52,7 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
             raise UsageError("the server command is empty")
         for secret in options.secrets:
             trace.add_secret(secret)
+        _check_program(argv[0], {**os.environ, **(options.env or {})}.get("PATH"))
         cwd = str(options.cwd) if options.cwd is not None else None
         wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event)
         default_name = _command_stem(argv)
@@ -98,6 +104,34 @@ def _choose_era(target: str | Sequence[str], era: str, protocol_version: str | N
 
 def is_url(target: str | Sequence[str]) -> bool:
     return isinstance(target, str) and target.lstrip().lower().startswith(("http://", "https://"))
+
+
+def check_url(url: str) -> None:
+    """A URL that cannot be connected to as written (a bad port, a broken IPv6 address, no
+    host) is a one-line UsageError, not a traceback from deep in the HTTP client."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        shown = re.sub(r"//[^/?#]*@", "//", url.strip()).partition("?")[0]  # no password, no query
+        raise UsageError(f"{shown} is not a valid URL: {exc}") from None
+    shown = redact_url(url.strip())
+    if not parts.hostname:
+        raise UsageError(f"{shown} names no host; write it as http://HOST:PORT/PATH")
+    if port == 0:
+        raise UsageError(f"{shown}: port 0 cannot be connected to; use the server's port (1-65535)")
+
+
+def _check_program(program: str, path: str | None) -> None:
+    """Say what is wrong with a command that cannot run, where the transport would only say
+    "not found on PATH": a directory, a file that is not executable, a script named without ./"""
+    if shutil.which(program, path=path) is not None or not os.path.exists(program):
+        return  # found, or truly not there: the transport says so
+    if os.path.isdir(program):
+        raise UsageError(f"{program!r} is a directory, not a program; give the server's command (python {program}/server.py)")
+    if not os.access(program, os.X_OK):
+        raise UsageError(f"{program!r} is not executable: run it with its interpreter (e.g. python {program}), or chmod +x it")
+    raise UsageError(f"{program!r} is not on PATH (a command without a slash is looked up there); write ./{program}")
 
 
 def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTransport:

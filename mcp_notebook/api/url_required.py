@@ -65,6 +65,9 @@ def _verdict(requests: ServerRequests, questions: list[Question]) -> str | None:
         return 'elicitation="defaults" does not open URLs'
     for question in questions:
         answer = question.future.result() if question.answered else None
+        refused = question.url_check.refused
+        if refused is not None and (not answer or answer.get("action") != "accept"):
+            return f"the URL {question.url_check.url} was refused: {refused}"
         if not answer or answer.get("action") != "accept":
             return f"{(answer or {}).get('action', 'no answer')} by the user"
     return None

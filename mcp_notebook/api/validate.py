@@ -10,10 +10,11 @@ mistakes early with a readable message. jsonschema stays a test dependency.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base.errors import McpNotebookError, UsageError
+from ..base.text import clip
 
 
 class ToolArgumentError(UsageError):
@@ -168,3 +169,12 @@ def parse_pairs(pairs: list[str], schema: Any) -> dict[str, Any]:
             raise ToolArgumentError(f"arguments are key=value pairs; {pair!r} is not one")
         arguments[key] = parse_value(text, props.get(key))
     return arguments
+
+
+def mapping(value: Any, what: str) -> Mapping[str, Any]:
+    """Arguments given as a dict (or None: none); anything else is a one-line ToolArgumentError."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise ToolArgumentError(f"{what} must be a dict of names to values, not {describe(value)} {clip(repr(value), 40)}")
+    return value

@@ -1,12 +1,22 @@
-"""The exceptions the public API raises."""
+"""The exceptions the public API raises.
+
+Their text often quotes a server (an error message, stderr lines): shown, it never carries
+a terminal control sequence (`base.text.plain`). Known secrets are the session's to redact
+(`session.trace.Redactor.exception`) before an error reaches its caller.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from .text import plain
+
 
 class McpNotebookError(Exception):
     """Base class of every error this package raises on purpose."""
+
+    def __str__(self) -> str:
+        return plain(super().__str__())
 
 
 class McpError(McpNotebookError):

@@ -1,21 +1,52 @@
-"""Text a server controls, made safe to show: HTML-escaped, clipped, laid out in tables.
+"""Text a server controls, made safe to show: HTML-escaped, stripped for terminals, clipped,
+laid out in tables.
 
-Plain functions of strings, used by every layer that renders (results, panels, widgets):
-a `<script>` in a tool name comes out as text wherever it is shown.
+Plain functions of strings, used by every layer that renders (results, panels, widgets,
+magics): a `<script>` in a tool name comes out as text wherever it is shown, and an escape
+sequence (a clipboard write, a screen clear, a hyperlink, a colour) never reaches a terminal:
+every text rendering passes server text through `plain` or `one_line`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 FIELD_LIMIT = 80  # characters of a server-controlled field shown in a table cell
 
+# ECMA-48 (the grammar terminals parse), 7-bit and 8-bit forms. No maintained library strips
+# the string commands (OSC 52 clipboard writes, OSC 8 links, DCS, APC) as well as CSI: the
+# small ones on PyPI match CSI only and would leave an OSC's payload behind.
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clear screen
+    r"|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f]).*?(?:\x07|\x1b\\|\x9c|\Z)"  # OSC, DCS, SOS, PM, APC, to their end
+    r"|\x1b[ -/]*[0-~]?",  # any other escape (charset shifts, resets, a lone ESC)
+    re.DOTALL,
+)
+# What is left that a terminal acts on: C0 but tab and newline, DEL, C1, and the bidi
+# controls that reorder what is shown.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
 
 def esc(value: Any) -> str:
     """HTML-escape anything (quotes too), so server text is inert in any context."""
     return escape("" if value is None else str(value), quote=True)
+
+
+def plain(value: Any) -> str:
+    """Text a terminal shows as it is: escape sequences removed, other control characters a "?"
+    (tabs and line breaks stay)."""
+    text = "" if value is None else str(value)
+    if text.isprintable():
+        return text  # the common case, and cheap
+    return _CONTROLS.sub("?", _ESCAPES.sub("", text))
+
+
+def one_line(value: Any) -> str:
+    """`plain`, on one line: runs of whitespace (line breaks too) become one space."""
+    return " ".join(plain(value).split())
 
 
 def clip(value: Any, limit: int = FIELD_LIMIT) -> str:
@@ -24,8 +55,9 @@ def clip(value: Any, limit: int = FIELD_LIMIT) -> str:
 
 
 def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A plain aligned text table."""
-    widths = [max(len(str(x)) for x in column) for column in zip(head, *rows, strict=True)]
+    """A plain aligned text table; every cell on one line, with no control sequence."""
+    cells = [[one_line(x) for x in row] for row in rows]
+    widths = [max(len(x) for x in column) for column in zip(head, *cells, strict=True)]
     lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths, strict=True)).rstrip()]
-    lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths, strict=True)).rstrip() for row in rows]
+    lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     return "\n".join(lines)

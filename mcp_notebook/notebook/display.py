@@ -17,7 +17,7 @@ from ..api import frontend
 from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import parse_value, problems
-from ..base.text import clip
+from ..base.text import clip, one_line, plain
 
 
 def environment() -> str:
@@ -62,6 +62,8 @@ class Presenter(frontend.Presenter):
 
     def ask(self, question: Question, call: Call | None = None) -> None:
         question.connection = self.connection
+        if question.mode == "url" and question.url_check.refused:
+            question.decline()  # still shown, as refused: nobody can accept it
         if self._where() == "kernel":
             from IPython.display import display
 
@@ -69,7 +71,7 @@ class Presenter(frontend.Presenter):
 
             display(question_form(question).widget)
             self.open_questions.append(question)
-        elif sys.stdin is not None and sys.stdin.isatty():
+        elif question.answered or (sys.stdin is not None and sys.stdin.isatty()):
             self.ask_in_terminal(question)
         else:
             question.decline()
@@ -103,28 +105,28 @@ class NotebookFrontEnd(frontend.FrontEnd):
 
 
 def ask_in_terminal(question: Question) -> None:
-    """Prompts on stdin for a server question (terminal IPython, or a script run by hand)."""
+    """Prompts on stdin for a server question (terminal IPython, or a script run by hand); the
+    server's words are shown `plain`: no escape sequence of theirs reaches the terminal."""
     who = question.connection or "the server"
     if question.kind == "sampling":
         print(f"{who} asks for a model reply (sampling/createMessage):")
         for message in question.params.get("messages") or []:
             said = message.get("content") or {}
-            print(f"  [{message.get('role')}] {clip(said.get('text', json.dumps(said)), 500)}")
+            print(f"  [{one_line(message.get('role'))}] {clip(plain(said.get('text', json.dumps(said))), 500)}")
         reply = input("your reply (empty to decline): ")
         question.reply(reply) if reply else question.decline()
         return
-    print(f"{who} asks: {question.params.get('message', '')}")
+    print(f"{who} asks: {plain(question.params.get('message', ''))}")
     if question.mode == "url":
-        print(f"  open this URL: {question.params.get('url')}")
-        choice = input("accept (open it yourself), decline or cancel? [a/d/c] ").strip().lower()
-        {"a": question.accept, "d": question.decline}.get(choice[:1], question.cancel)()
+        ask_for_url(question)
         return
     schema = question.schema
     content: dict[str, Any] = {}
     for name, prop in (schema.get("properties") or {}).items():
         default = prop.get("default")
-        hint = f" [{json.dumps(default)}]" if default is not None else ""
-        text = input(f"  {prop.get('title') or name}{'*' if name in (schema.get('required') or []) else ''}{hint}: ")
+        hint = f" [{one_line(json.dumps(default))}]" if default is not None else ""
+        title = one_line(prop.get("title") or name)
+        text = input(f"  {title}{'*' if name in (schema.get('required') or []) else ''}{hint}: ")
         if text:
             content[name] = parse_value(text, prop) if prop.get("type") != "array" else [t.strip() for t in text.split(",")]
     issues = problems(with_defaults(schema, content), schema)
@@ -135,3 +137,18 @@ def ask_in_terminal(question: Question) -> None:
         question.decline()
     else:
         question.cancel()
+
+
+def ask_for_url(question: Question) -> None:
+    """A URL to open: its host on a line of its own, warnings, and a refusal where it is one."""
+    check = question.url_check
+    print(f"  host: {one_line(check.host) or '(none)'}")
+    for warning in check.warnings:
+        print(f"  warning: {one_line(warning)}")
+    print(f"  URL:  {one_line(check.url)}")
+    if check.refused is not None:
+        print(f"  refused: {check.refused}; declined")
+        question.decline()
+        return
+    choice = input("accept (open it yourself), decline or cancel? [a/d/c] ").strip().lower()
+    {"a": question.accept, "d": question.decline}.get(choice[:1], question.cancel)()

@@ -2,8 +2,9 @@
 elicitation form generated from the requested schema, a sampling reply box.
 
 Built and updated by the caller's (the cell's) thread. Server text is escaped; a URL is
-a link only when it is http(s). Button clicks answer the `Question`; the session thread
-sends the reply.
+a link only when it may be opened (https, or http to this machine: `check_url`), its host
+shown apart; a refused one cannot be accepted. Button clicks answer the `Question`; the
+session thread sends the reply.
 
 Clicks while the asking cell still runs: a kernel handles widget messages on the thread
 that runs cells, so a cell waiting for a tool result could not also receive the click
@@ -22,7 +23,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..api.progress import ProgressState
-from ..api.server_requests import Question, with_defaults
+from ..api.server_requests import Question, UrlCheck, with_defaults
 from ..api.validate import problems
 from ..base.text import esc
 
@@ -165,15 +166,10 @@ class UrlPrompt:
 
     def __init__(self, question: Question) -> None:
         self.question = question
-        url = str(question.params.get("url", ""))
-        link = (
-            f'<a href="{esc(url)}" target="_blank" rel="noopener noreferrer">{esc(url)}</a>'
-            if url.startswith(("https://", "http://"))
-            else f"<code>{esc(url)}</code>"
-        )
+        check = question.url_check
         who = esc(question.connection or "the server")
         self.header = widgets.HTML(
-            f"<b>{who} asks you to open a URL:</b> {esc(question.params.get('message', ''))}<div>{link}</div>"
+            f"<b>{who} asks you to open a URL:</b> {esc(question.params.get('message', ''))}{url_html(check)}"
         )
         self.accept_button = widgets.Button(description="Open / accept", button_style="success")
         self.decline_button = widgets.Button(description="Decline", button_style="warning")
@@ -188,13 +184,19 @@ class UrlPrompt:
         self.widget = widgets.VBox(
             [self.header, widgets.HBox([self.accept_button, self.decline_button, self.cancel_button]), self.status]
         )
+        if check.refused is not None:  # declined already (`display.Presenter.ask`): say why, offer nothing
+            for button in (self.accept_button, self.decline_button, self.cancel_button):
+                button.disabled = True
+            self.status.value = f"<i>refused: {esc(check.refused)}; declined</i>"
+            return
         question.when_completed(self._completed)
 
     def _finish(self, answer: Any, word: str) -> None:
-        if not self.question.answered:
-            answer()
-            for button in (self.accept_button, self.decline_button, self.cancel_button):
-                button.disabled = True
+        if self.question.answered:
+            return  # refused, or answered by another click: the status says which
+        answer()
+        for button in (self.accept_button, self.decline_button, self.cancel_button):
+            button.disabled = True
         if not self.question.completed.is_set():
             self.status.value = f"<i>{esc(word)}</i>"
 
@@ -202,6 +204,19 @@ class UrlPrompt:
         for button in (self.accept_button, self.decline_button, self.cancel_button):
             button.disabled = True
         self.status.value = "<i>completed: the server reports the interaction done</i>"
+
+
+def url_html(check: UrlCheck) -> str:
+    """The host apart and large (a look-alike subdomain shows for what it is), warnings, then the
+    whole URL: a link only when it may be opened (never `javascript:`, never plain http elsewhere)."""
+    host = f'<div>host: <b style="font-size:1.25em">{esc(check.host) or "(none)"}</b></div>'
+    warnings = "".join(f'<div style="color:#d9480f">⚠ {esc(w)}</div>' for w in check.warnings)
+    url = esc(check.url)
+    if check.refused is None:
+        link = f'<a href="{url}" target="_blank" rel="noopener noreferrer">{url}</a>'
+    else:
+        link = f"<code>{url}</code>"
+    return f"{host}{warnings}<div>{link}</div>"
 
 
 class SamplingReply:
@@ -250,7 +265,7 @@ def question_form(question: Question) -> ElicitationForm | UrlPrompt | SamplingR
         form = SamplingReply(question)
     else:
         form = UrlPrompt(question) if question.mode == "url" else ElicitationForm(question)
-    if not take_clicks_while_busy(form.widget):
+    if not take_clicks_while_busy(form.widget) and not question.answered:  # answered: a refused URL
         form.status.value = (
             "<i>This kernel cannot take clicks while the cell runs (ipykernel 7.4 and newer can): "
             "answer with a callback instead (connect(..., elicitation=fn, sampling=fn)).</i>"

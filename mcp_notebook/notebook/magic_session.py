@@ -15,6 +15,7 @@ from ..api.connection import Connection
 from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
 from ..api.targets import is_url
 from ..base.errors import RequestTimeout
+from ..base.text import one_line
 from ..session.health import Health
 from .commands import CommandError, after_dashes, arg, connection, connection_of, count, flag, pick, seconds, subcommand, timeout
 
@@ -87,7 +88,7 @@ def _connect(ns: Namespace) -> Connection:
     )
     server = conn.server_info or {}
     print(
-        f"connected {conn.name!r}: {server.get('name', '?')} {server.get('version', '')} "
+        f"connected {conn.name!r}: {one_line(server.get('name', '?'))} {one_line(server.get('version', ''))} "
         f"over {conn.session.transport.kind}, {conn.era} protocol {conn.protocol_version} ({conn.session.era_source})"
     )
     return conn
@@ -150,22 +151,23 @@ def _status(ns: Namespace) -> None:
 
 
 def format_health(health: Health) -> str:
-    """A few readable lines about one connection."""
+    """A few readable lines about one connection (server text on one line, no control sequence)."""
     server = health.server_info or {}
     rtt = f"{health.last_rtt * 1000:.3f} ms" if health.last_rtt is not None else "-"
     lines = [
         f"{health.name}: {health.state}",
-        f"  protocol   {health.era} {health.protocol_version or '-'} over {health.transport} ({health.era_source or '-'})",
-        f"  server     {server.get('name', '-')} {server.get('version', '')}".rstrip(),
-        f"  command    {health.endpoint}",
+        f"  protocol   {health.era} {one_line(health.protocol_version or '-')} over {health.transport} "
+        f"({health.era_source or '-'})",
+        f"  server     {one_line(server.get('name', '-'))} {one_line(server.get('version', ''))}".rstrip(),
+        f"  command    {one_line(health.endpoint)}",
         f"  pings      {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
         f"  server pings {health.server_pings} received, {health.pongs_sent} answered, {health.pong_failures} pongs lost",
         f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}",
     ]
     if health.closed_reason:
-        lines.append(f"  closed     {health.closed_reason}")
+        lines.append(f"  closed     {one_line(health.closed_reason)}")
     if health.stderr_tail:
-        lines.append(f"  stderr     {health.stderr_tail[-1]}")
+        lines.append(f"  stderr     {one_line(health.stderr_tail[-1])}")
     return "\n".join(lines)
 
 

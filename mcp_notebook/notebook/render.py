@@ -1,7 +1,9 @@
 """Text and HTML renderings of health snapshots and traces, shared by magics and widgets.
 
 Everything a server controls (names, versions, messages, raw frames, stderr) goes
-through `esc` (`base.text`) before it lands in HTML: a `<script>` in a tool name comes out as text.
+through `esc` (`base.text`) before it lands in HTML: a `<script>` in a tool name comes out as
+text; and through `one_line` (or `table_text`, which does it) before it lands in a text
+rendering: no escape sequence of the server's reaches a terminal.
 Plain functions of plain data: nothing here knows of IPython or ipywidgets.
 """
 
@@ -12,7 +14,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..base.text import clip, esc, table_text
+from ..base.text import clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 
@@ -115,17 +117,17 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
 
 
 def health_text(h: Health, stderr: bool = False) -> str:
-    """A readable block of lines about one connection."""
-    lines = [f"{h.name}: {h.state}" + (f" ({h.state_reason})" if h.state_reason else "")]
-    lines += [f"  {label:<13}{value}" for label, value in health_rows(h)]
+    """A readable block of lines about one connection (each server-controlled value on one line,
+    with no control sequence)."""
+    lines = [f"{h.name}: {h.state}" + (f" ({one_line(h.state_reason)})" if h.state_reason else "")]
+    lines += [f"  {label:<13}{one_line(value)}" for label, value in health_rows(h)]
     if h.rtt_history:
         lines.append(f"  {'rtt history':<13}{spark_text(h.rtt_history)}")
     if stderr:
-        lines.append(
-            f"  {'stderr':<13}" + ("\n" + "\n".join(f"    {line}" for line in h.stderr_tail) if h.stderr_tail else "(none)")
-        )
+        tail = "\n".join(f"    {one_line(line)}" for line in h.stderr_tail)
+        lines.append(f"  {'stderr':<13}" + ("\n" + tail if tail else "(none)"))
     elif h.stderr_tail:
-        lines.append(f"  {'stderr':<13}{clip(h.stderr_tail[-1])}  ({len(h.stderr_tail)} lines kept)")
+        lines.append(f"  {'stderr':<13}{clip(one_line(h.stderr_tail[-1]))}  ({len(h.stderr_tail)} lines kept)")
     return "\n".join(lines)
 
 
@@ -246,7 +248,7 @@ def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
                 time=clock,
                 arrow=ARROWS.get(e.direction, "?"),
                 kind=e.kind,
-                method=clip(method, 60),
+                method=clip(one_line(method), 60),
                 id="" if e.id is None else clip(json.dumps(e.id, default=str), 24),
                 size=str(e.size) if e.direction != EVENT else "",
                 latency=ms(matched[1]) if matched else "",

@@ -53,6 +53,9 @@ class Inbound:
             method = pending.method if pending is not None else frame.method
             entry = self.session.trace.frame(IN, kind, text, message, method=method, id=frame.id, note=note, via=via)
             self.session.counters.last_frame_in = entry.monotonic
+        redactor = self.session.trace.redactor
+        if kind == rpc.ERROR and redactor and redactor.found_in(text):
+            message = redactor.value(message)  # its words end up in an exception shown to people
         if pending is not None:
             pending.received_at = time.perf_counter()
             self.session.requests.settle(pending, response=message)
@@ -174,7 +177,7 @@ class Inbound:
             self.session.requests.reissue(pending)
             self.session.send_request(pending, note=f"re-issued: the stream of request {request_id} broke")
             return
-        self.session.requests.settle(pending, failure=error)
+        self.session.requests.settle(pending, failure=self.session.trace.redactor.exception(error))
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
         """The server forgot our session: shake hands anew and resend what it lost, once."""

@@ -7,6 +7,10 @@ side said of itself is in `client` and `server` (`sides`). Frames are dispatched
 the transport reads them, synchronously, so a server `ping` is answered inside the same
 read callback whatever the caller is doing. The session knows nothing of IPython or
 threads: the runtime runs it on its event loop.
+
+No known secret reaches a caller: what the server or the transport said passes the trace's
+Redactor where it becomes an error (error responses, failed sends, the end, a failed start)
+or is shown (`describe`, `stderr_lines`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ..base.errors import (
     TransportClosed,
     TransportError,
 )
+from ..base.text import one_line
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
@@ -122,7 +127,7 @@ class Session:
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         except BaseException as exc:  # reported through wait_ready()
-            self._failure = _startup_error(_unwrap(exc), self._hangup)
+            self._failure = self.trace.redactor.exception(_startup_error(_unwrap(exc), self._hangup, self.transport))
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -154,6 +159,14 @@ class Session:
     async def wait_closed(self) -> None:
         """Wait until the session has ended and its transport is closed."""
         await self._done.wait()
+
+    def describe(self) -> str:
+        """Where the server is (its command line or URL), every known secret redacted."""
+        return self.trace.redact(self.transport.describe())
+
+    def stderr_lines(self) -> tuple[str, ...]:
+        """The server's recent stderr lines (bounded), every known secret redacted."""
+        return tuple(self.trace.redact(line) for line in self.transport.stderr_tail)
 
     @property
     def closed(self) -> bool:
@@ -300,7 +313,7 @@ class Session:
 
     def end(self, error: ConnectionClosed) -> None:
         """The connection cannot go on: fail what is pending with `error`, and stop."""
-        self._hangup = error
+        self._hangup = error = self.trace.redactor.exception(error)
         if self.counters.closed_reason is None:
             self.counters.closed_reason = error.reason
         self.requests.fail_all(error)
@@ -327,7 +340,7 @@ def _unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-def _startup_error(exc: BaseException, hangup: ConnectionClosed | None) -> BaseException:
+def _startup_error(exc: BaseException, hangup: ConnectionClosed | None, transport: Transport) -> BaseException:
     """Say why the connection could not be set up, in words a user can act on."""
     if isinstance(exc, HandshakeError):
         return exc
@@ -338,10 +351,16 @@ def _startup_error(exc: BaseException, hangup: ConnectionClosed | None) -> BaseE
     if isinstance(exc, ConnectionClosed) or hangup is not None:
         closed = hangup or exc
         assert isinstance(closed, ConnectionClosed)
-        tail = "; its last stderr lines: " + " | ".join(closed.stderr_tail[-5:]) if closed.stderr_tail else ""
+        lines = [one_line(line) for line in closed.stderr_tail[-5:]]
+        tail = "; its last stderr lines: " + " | ".join(lines) if lines else ""
         return HandshakeError(f"{closed.reason} during the handshake{tail}")
     if isinstance(exc, RequestTimeout):
-        return HandshakeError(f"the server did not answer initialize in time ({exc}); is it an MCP server on stdio?")
+        if transport.kind == "stdio":
+            return HandshakeError(f"the server did not answer initialize in time ({exc}); is it an MCP server on stdio?")
+        return HandshakeError(
+            f"{transport.describe()} took the connection but sent no answer to initialize in time ({exc}); "
+            "is the URL an MCP endpoint, and is the server responding?"
+        )
     if isinstance(exc, McpError):
         return HandshakeError(f"the server refused initialize: {exc}")
     if isinstance(exc, OSError):

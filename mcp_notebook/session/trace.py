@@ -3,7 +3,8 @@
 A bounded ring buffer: it never holds more than `capacity` entries; the oldest fall out
 and are counted as dropped. Recording is O(1) (one small object, one append) so the
 trace can stay on for round-trip benchmarks. Registered secrets are replaced by
-"[redacted]" as an entry is recorded, so no view or export can show them.
+"[redacted]" as an entry is recorded, so no view or export can show them; the session uses
+the same `Redactor` on errors and text it hands to people.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from collections import deque
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 IN = "in"
 OUT = "out"
@@ -35,6 +36,7 @@ def _via_detail(via: str) -> dict[str, Any]:
 
 
 MIN_SECRET_LENGTH = 4
+E = TypeVar("E", bound=BaseException)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +92,10 @@ class Redactor:
         return text
 
     def value(self, value: Any) -> Any:
-        """A copy of a JSON-like value with secrets replaced (keys too); the original is untouched."""
+        """A copy of a JSON-like value with secrets replaced (keys too); the original is untouched
+        (and returned as it is while no secret is registered)."""
+        if not self.secrets:
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -98,6 +103,19 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return type(value)(self.value(v) for v in value)
         return value
+
+    def exception(self, exc: E) -> E:
+        """`exc` itself, its text and attributes redacted in place (and those of what caused it)."""
+        seen: set[int] = set()
+        current: BaseException | None = exc
+        while self.secrets and current is not None and id(current) not in seen:
+            seen.add(id(current))
+            current.args = self.value(current.args)
+            for name, attribute in list(getattr(current, "__dict__", {}).items()):
+                if isinstance(attribute, (str, dict, list, tuple)):
+                    setattr(current, name, self.value(attribute))
+            current = current.__cause__ or current.__context__
+        return exc
 
 
 class Trace:

@@ -26,7 +26,7 @@ import httpx2
 from ..base.errors import StreamBroken, TransportError
 from ..protocol.jsonrpc import RequestId
 from .base import Sink
-from .http_errors import describe_failure, describe_status, redact_url
+from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
 from .http_streams import Streams
 from .sse import is_event_stream
 
@@ -98,6 +98,7 @@ class HttpTransport:
             # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
             transport=httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
             follow_redirects=True,
+            event_hooks={"response": [refuse_cross_origin_redirects]},
         )
 
     def use_modern(self, protocol_version: str) -> None:

@@ -1,6 +1,8 @@
-"""One-line explanations of HTTP failures that say what to do, and URL redaction.
+"""One-line explanations of HTTP failures that say what to do, URL redaction, and the
+refusal of redirects to another origin.
 
-Nothing here may echo a credential: URLs are redacted, header values never quoted.
+Nothing here may echo a credential: URLs are redacted, header values never quoted, and no
+request follows a redirect off the origin the user named (it would carry our headers there).
 """
 
 from __future__ import annotations
@@ -39,8 +41,38 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+class CrossOriginRedirect(httpx2.HTTPError):
+    """The server redirected to another origin (scheme, host or port), which we do not follow."""
+
+    def __init__(self, target: httpx2.URL) -> None:
+        scheme, host, port = origin(target)
+        self.target = f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
+        super().__init__(f"redirected to another origin, {self.target}")
+
+
+def origin(url: httpx2.URL) -> tuple[str, str, int | None]:
+    """Scheme, host and effective port: what a redirect must keep to stay where it was."""
+    return url.scheme, url.host, url.port or {"http": 80, "https": 443}.get(url.scheme)
+
+
+async def refuse_cross_origin_redirects(response: httpx2.Response) -> None:
+    """A response hook: a redirect that would leave the request's origin raises instead of being
+    followed, so no header we send (API keys, cookies, the session id) goes to a host the user
+    never named. Same-origin redirects are followed as usual."""
+    if response.has_redirect_location:
+        source = response.request.url
+        target = source.join(response.headers["location"])
+        if origin(target) != origin(source):
+            raise CrossOriginRedirect(target)
+
+
 def describe_failure(exc: Exception, where: str) -> str:
     """Why an HTTP exchange with `where` failed, in words a user can act on."""
+    if isinstance(exc, CrossOriginRedirect):
+        return (
+            f"{where} redirected to another origin ({exc.target}); not followed, so our headers and "
+            "credentials stay with the host you named: connect to the new URL itself if you trust it"
+        )
     if isinstance(exc, httpx2.ConnectError):
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, ssl.SSLError) or "SSL" in str(exc) or "certificate" in str(exc).lower():

@@ -169,6 +169,95 @@ def test_a_javascript_url_is_not_a_link():
     assert "href" not in header and "<script>" not in header
 
 
+@pytest.mark.parametrize(
+    ("url", "host", "refused"),
+    [
+        ("https://example.com/sign-in", "example.com", None),
+        ("http://127.0.0.1:8080/callback", "127.0.0.1", None),
+        ("http://localhost/callback", "localhost", None),
+        ("http://[::1]:9/x", "::1", None),
+        ("http://example.com/sign-in", "example.com", "only https URLs are opened (http only to this machine)"),
+        ("javascript:alert(1)", "", "only https URLs are opened, not javascript:"),
+        ("JavaScript:alert(1)//https://example.com", "", "only https URLs are opened, not javascript:"),
+        ("data:text/html,<script>alert(1)</script>", "", "only https URLs are opened, not data:"),
+        ("file:///etc/passwd", "", "only https URLs are opened, not file:"),
+        ("//example.com/x", "example.com", "only https URLs are opened, not one without a scheme"),
+        ("https:///nohost", "", "it names no host"),
+        ("https://[::1/x", "", "it is not a valid URL"),
+    ],
+)
+def test_which_urls_may_be_opened(url, host, refused):
+    from mcp_notebook.api.server_requests import check_url
+
+    check = check_url(url)
+    assert (check.host, check.refused) == (host, refused)
+
+
+def test_punycode_and_user_names_before_the_host_are_flagged():
+    from mcp_notebook.api.server_requests import check_url
+
+    check = check_url("https://xn--80ak6aa92e.com/login")  # Cyrillic letters that look like apple.com
+    assert check.refused is None and check.host == "xn--80ak6aa92e.com"
+    assert any("punycode" in w and "аррӏе.com" in w for w in check.warnings)
+    check = check_url("https://accounts.example.com@evil.example/login")
+    assert check.host == "evil.example" and any("goes to evil.example" in w for w in check.warnings)
+    assert check_url("https://example.com/").warnings == ()
+
+
+def test_a_url_that_is_not_https_is_refused_and_never_shown_as_accepted(kernel_cell):
+    """The official SDK's server asks; the form says refused, offers nothing to click, and the
+    server hears decline."""
+    _, forms = kernel_cell
+    with mcp_notebook.connect(sdk_server_cmd(), name="url", era="legacy", elicitation=True) as conn:
+        for n, url in enumerate(("javascript:alert(1)", "http://example.com/sign-in", "data:text/html,<b>x</b>"), 1):
+            assert conn.call_tool("open_url", {"url": url}, timeout=30).text == "decline"
+            assert len(forms) == n
+            prompt = forms[-1]
+            assert "href" not in prompt.header.value and "<b>x" not in prompt.header.value
+            assert all(b.disabled for b in (prompt.accept_button, prompt.decline_button, prompt.cancel_button))
+            assert "refused: only https URLs are opened" in prompt.status.value and "accepted" not in prompt.status.value
+            prompt.accept_button.click()  # disabled: nothing happens
+            with pytest.raises(mcp_notebook.UsageError, match="this URL cannot be accepted"):
+                prompt.question.accept()
+            assert "accepted" not in prompt.status.value
+        assert [r["result"] for r in replies(conn, "elicitation/create")] == [{"action": "decline"}] * 3
+
+
+def test_the_host_is_shown_apart_and_a_punycode_host_flagged(kernel_cell):
+    _, forms = kernel_cell
+    with mcp_notebook.connect(sdk_server_cmd(), name="url", era="legacy", elicitation=True) as conn:
+        thread, box = in_background(conn.call_tool, "open_url", {"url": "https://xn--80ak6aa92e.com/login"})
+        wait_for(lambda: forms)
+        header = forms[0].header.value
+        assert 'host: <b style="font-size:1.25em">xn--80ak6aa92e.com</b>' in header
+        assert "punycode" in header and "аррӏе.com" in header
+        assert 'href="https://xn--80ak6aa92e.com/login"' in header  # https: offered, with the warning
+        forms[0].accept_button.click()
+        thread.join(15)
+        assert box["result"].text == "accept"
+
+
+def test_the_terminal_prompt_shows_the_host_and_refuses_without_asking(monkeypatch, capsys):
+    from mcp_notebook.notebook.display import ask_in_terminal
+
+    monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("a refused URL asked for an answer"))
+    question = Question(
+        "elicitation", {"mode": "url", "url": "javascript:alert(1)", "message": "\x1b[2Jhi", "elicitationId": "x"}
+    )
+    ask_in_terminal(question)
+    out = capsys.readouterr().out
+    assert "refused: only https URLs are opened, not javascript:; declined" in out and "\x1b" not in out
+    assert question.future.result() == {"action": "decline"}
+    monkeypatch.setattr("builtins.input", lambda prompt="": "a")
+    question = Question(
+        "elicitation", {"mode": "url", "url": "https://xn--80ak6aa92e.com/", "message": "go", "elicitationId": "y"}
+    )
+    ask_in_terminal(question)
+    out = capsys.readouterr().out
+    assert "  host: xn--80ak6aa92e.com\n" in out and "warning: the host is an international (punycode) name" in out
+    assert question.future.result() == {"action": "accept"}
+
+
 def test_the_progress_bar_follows_progress(kernel_cell):
     shown, _ = kernel_cell
     bar = iw.ProgressBar("demo tools/call")

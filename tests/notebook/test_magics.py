@@ -213,10 +213,63 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
         ("%mcp connect web --header 'A: b' -- python x.py", "--header, --bearer-token-env and --transport are for URLs"),
         ("%mcp connect web http://127.0.0.1:9/mcp --bearer-token-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
         ("%mcp connect web http://127.0.0.1:9/mcp --timeout 5", "cannot connect to http://127.0.0.1:9/mcp"),
+        ("%mcp connect web http://127.0.0.1:99999/mcp", "http://127.0.0.1:99999/mcp is not a valid URL: Port out of range"),
+        ("%mcp connect web http://[::1/mcp", "http://[::1/mcp is not a valid URL: Invalid IPv6 URL"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --probe-timeout 0", "probe_timeout must be a positive number of seconds"),
     ],
 )
 def test_url_mistakes_give_one_line_without_traceback(shell, capsys, line, says):
     assert says in usage_error(shell, capsys, line)
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (str(SERVERS), "is a directory, not a program"),
+        (str(SERVERS / "raw_server.py"), "is not executable: run it with its interpreter (e.g. python "),
+    ],
+)
+def test_a_command_that_cannot_run_says_why(shell, capsys, command, says):
+    """Not "not found on PATH": the file is there, it just cannot be run as it is."""
+    message = usage_error(shell, capsys, f"%mcp connect bad -- {shlex.quote(command)}")
+    assert says in message and "not found" not in message
+
+
+# Escape sequences a hostile server may put in any text: a clipboard write (OSC 52), a clear
+# screen, a hyperlink (OSC 8) and a colour. Only the words between them may reach a terminal.
+HOSTILE = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ \x1b[31mred\x1b[0m"
+SEQUENCES = ("\x1b]", "\x1b[2J", "\x1b[31m", "\x1b[0m", "\x07")
+
+
+def test_server_text_reaches_the_terminal_without_escape_sequences(shell, capsys, shown_as):
+    """Terminal IPython: log lines and progress printed while a call waits, `status`, `health
+    --stderr`, `trace`, `logs`, the connect line, and errors quoting the server."""
+    shown_as("ipython")
+    command = f"{RAW} --name {shlex.quote(HOSTILE)}"
+    result, connected, _ = run(shell, capsys, f"%mcp connect hostile --era legacy -- {command}")
+    assert result.success, connected
+    conn = mcp_notebook.get_connection("hostile")
+    conn.call_tool("say", {"text": HOSTILE}, validate=False)
+    with pytest.raises(mcp_notebook.McpError) as caught:
+        conn.request("tools/call", {"name": HOSTILE})  # "unknown scenario <name>"
+    cell = capsys.readouterr()
+    printed = {"connect": connected, "log line": cell.out, "progress": cell.err, "error": str(caught.value)}
+    for line in ("status hostile", "health hostile --stderr", "trace hostile", "logs hostile"):
+        result, out, err = run(shell, capsys, f"%mcp {line}")
+        assert result.success and not err, line
+        printed[line] = out
+    run(shell, capsys, "%mcp disconnect hostile")
+    for where, text in printed.items():
+        assert not any(sequence in text for sequence in SEQUENCES), (where, text)
+        assert "click red" in text, where  # the words stay
+
+
+def test_a_connect_error_quoting_stderr_carries_no_escape_sequence():
+    script = f"import sys; sys.stderr.write({HOSTILE!r} + chr(10)); sys.exit(4)"
+    with pytest.raises(mcp_notebook.HandshakeError) as caught:
+        mcp_notebook.connect([sys.executable, "-c", script], name="broken", era="legacy")
+    assert "exited with code 4" in str(caught.value) and "click red" in str(caught.value)
+    assert not any(sequence in str(caught.value) for sequence in SEQUENCES)
 
 
 def test_connect_to_a_url_with_headers(shell, capsys, port):

@@ -20,7 +20,9 @@ resume it (404), as no request of the client's is in flight. Requests with an un
 session get 404 too.
 
 Other paths: /html serves an HTML page; /auth answers 401 with a JSON-RPC error without
-an id; /broken answers 500 with a JSON-RPC error without an id.
+an id; /broken answers 500 with a JSON-RPC error without an id; /same redirects every
+request (307) to /mcp on the same origin, /moved to /mcp on another origin (the same port,
+named `localhost`), as a proxy or a hostile server may.
 
 Usage: python raw_http_server.py PORT   (binds 127.0.0.1 only)
 """
@@ -61,7 +63,20 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, obj: object, status: int = 200, headers: dict | None = None) -> None:
         self._send(status, json.dumps(obj).encode(), "application/json", headers)
 
+    def _redirected(self) -> bool:
+        """/same and /moved: a 307 (method and body kept) to /mcp, here or on another origin."""
+        if self.path not in ("/same", "/moved"):
+            return False
+        if self.command == "POST":
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        port = self.server.server_address[1]
+        target = "/mcp" if self.path == "/same" else f"http://localhost:{port}/mcp"
+        self._send(307, headers={"Location": target})
+        return True
+
     def do_GET(self) -> None:
+        if self._redirected():
+            return
         if self.path == "/html":
             self._send(200, b"<!doctype html><title>Not MCP</title><p>hello</p>", "text/html; charset=utf-8")
         elif self.path == "/late":
@@ -100,6 +115,8 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     def do_DELETE(self) -> None:
+        if self._redirected():
+            return
         with posted_changed:
             sessions.discard(self.headers.get("Mcp-Session-Id"))
             listener.clear()
@@ -107,6 +124,8 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200)
 
     def do_POST(self) -> None:
+        if self._redirected():
+            return
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
         if self.path == "/auth":
             self._json(

@@ -12,6 +12,9 @@ then acts out a scenario for each `tools/call` whose tool name names one:
                   answers the request, then exits.
 * `batch`         sends a batch of [ping, notification] and waits for the reply line.
 * `received`      answers with every line it has read so far.
+* `say`           says its argument `text` every way a server can besides a result: a log
+                  message (as data and as logger name), a progress message (when the call
+                  has a progress token), and a stderr line; then answers "said".
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -20,7 +23,8 @@ unanswered). With `--linger` it outlives the end of its stdin (until a signal en
 like a server that ignores the spec's first step. With `--child` it first starts a child
 process (command line ending `raw-server-child`) in its process group, sharing its
 stdio, that only a signal ends: what `npx`, `uvx` and shell wrappers leave behind if only
-the process we spawned is stopped.
+the process we spawned is stopped. `--name NAME` is the name it gives in
+`serverInfo`.
 """
 
 from __future__ import annotations
@@ -52,8 +56,24 @@ def answer(request_id: object, text: object) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": json.dumps(text)}]}})
 
 
-def scenario(name: str, request_id: object) -> None:
-    if name == "collide":
+def say(text: str, request_id: object, token: object) -> None:
+    send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "logger": text, "data": text}})
+    if token is not None:
+        send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": 1, "message": text},
+            }
+        )
+    print(text, file=sys.stderr, flush=True)
+    answer(request_id, "said")
+
+
+def scenario(name: str, request_id: object, params: dict) -> None:
+    if name == "say":
+        say(str((params.get("arguments") or {}).get("text")), request_id, (params.get("_meta") or {}).get("progressToken"))
+    elif name == "collide":
         send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
         answer(request_id, {"pong": read()})
     elif name == "bad-ids":
@@ -98,6 +118,7 @@ def scenario(name: str, request_id: object) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--version")
+    parser.add_argument("--name", default="raw-test-server")
     parser.add_argument("--ping-during-handshake", action="store_true")
     parser.add_argument("--silent", action="store_true")
     parser.add_argument("--linger", action="store_true")
@@ -126,14 +147,14 @@ def main() -> None:
                     "result": {
                         "protocolVersion": version,
                         "capabilities": {"tools": {}},
-                        "serverInfo": {"name": "raw-test-server", "version": "0"},
+                        "serverInfo": {"name": args.name, "version": "0"},
                     },
                 }
             )
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})
         elif method == "tools/call":
-            scenario(message["params"]["name"], request_id)
+            scenario(message["params"]["name"], request_id, message["params"])
         else:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
     if args.linger:

@@ -11,7 +11,7 @@ import pytest
 from conftest import sdk_server_cmd
 
 import mcp_notebook
-from mcp_notebook.session.trace import OUT, Trace
+from mcp_notebook.session.trace import OUT, Redactor, Trace
 
 TOKEN = "sk-test-0123456789abcdef"
 
@@ -167,3 +167,22 @@ def test_capacity_defaults_to_the_setting_and_never_grows():
     assert "2 dropped" in repr(trace)
     with pytest.raises(ValueError):
         Trace(0)
+
+
+def test_the_redactor_redacts_an_exception_in_place_with_its_causes():
+    redactor = Redactor(["s3cr3t-token"])
+    try:
+        try:
+            raise ValueError("inner s3cr3t-token")
+        except ValueError as inner:
+            raise mcp_notebook.ConnectionClosed("outer s3cr3t-token", stderr_tail=("line s3cr3t-token",)) from inner
+    except mcp_notebook.ConnectionClosed as caught:
+        error = caught
+    assert redactor.exception(error) is error
+    assert str(error) == "outer [redacted]" and error.reason == "outer [redacted]"
+    assert error.stderr_tail == ("line [redacted]",)
+    assert str(error.__cause__) == "inner [redacted]"
+    mcp = mcp_notebook.McpError(1, "quoting s3cr3t-token", {"echo": ["s3cr3t-token"]})
+    redactor.exception(mcp)
+    assert "s3cr3t-token" not in repr((str(mcp), mcp.message, mcp.data, mcp.args))
+    assert Redactor().exception(mcp) is mcp
