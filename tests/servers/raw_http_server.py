@@ -127,18 +127,7 @@ class Handler(BaseHTTPRequestHandler):
         if self._redirected():
             return
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
-        if self.path == "/auth":
-            self._json(
-                {"jsonrpc": "2.0", "error": {"code": -32001, "message": "missing bearer token"}},
-                401,
-                {"WWW-Authenticate": 'Bearer realm="raw"'},
-            )
-            return
-        if self.path == "/broken":
-            self._json({"jsonrpc": "2.0", "error": {"code": -32603, "message": "the server fell over"}}, 500)
-            return
-        if self.path == "/html":
-            self._send(200, b"<!doctype html><p>not here</p>", "text/html")
+        if self._not_mcp():
             return
         session = self.headers.get("Mcp-Session-Id")
         if self.path == "/forgetful" and body.get("method") != "initialize" and session not in sessions:
@@ -165,6 +154,22 @@ class Handler(BaseHTTPRequestHandler):
             self._forget(body["id"], session)
         else:
             self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+    def _not_mcp(self) -> bool:
+        """The paths that answer no MCP at all: True once one has answered."""
+        if self.path == "/auth":
+            self._json(
+                {"jsonrpc": "2.0", "error": {"code": -32001, "message": "missing bearer token"}},
+                401,
+                {"WWW-Authenticate": 'Bearer realm="raw"'},
+            )
+        elif self.path == "/broken":
+            self._json({"jsonrpc": "2.0", "error": {"code": -32603, "message": "the server fell over"}}, 500)
+        elif self.path == "/html":
+            self._send(200, b"<!doctype html><p>not here</p>", "text/html")
+        else:
+            return False
+        return True
 
     def _initialize(self, body: dict) -> None:
         result = {
