@@ -48,7 +48,7 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
         for secret in options.secrets:
             trace.add_secret(secret)
         cwd = str(options.cwd) if options.cwd is not None else None
-        wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event)
+        wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event, max_frame_bytes=defaults.max_frame_bytes)
         default_name = _command_stem(argv)
     session = Session(
         wire,
@@ -121,7 +121,9 @@ def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTran
         key, _, value = part.partition("=")
         if value and is_secret_name(key):
             trace.add_secret(value)
-    return HttpTransport(url.strip(), headers=all_headers, mode=mode, events=trace.event)
+    return HttpTransport(
+        url.strip(), headers=all_headers, mode=mode, events=trace.event, max_frame_bytes=defaults.max_frame_bytes
+    )
 
 
 def remember_era(target: str | Sequence[str], session: Session) -> None:

@@ -12,6 +12,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
                   answers the request, then exits.
 * `batch`         sends a batch of [ping, notification] and waits for the reply line.
 * `received`      answers with every line it has read so far.
+* `long-line`     writes a log notification `size` bytes long (the tool's argument) in
+                  pieces, then answers "survived".
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -48,7 +50,7 @@ def answer(request_id: object, text: object) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": json.dumps(text)}]}})
 
 
-def scenario(name: str, request_id: object) -> None:
+def scenario(name: str, request_id: object, arguments: dict) -> None:
     if name == "collide":
         send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
         answer(request_id, {"pong": read()})
@@ -87,6 +89,14 @@ def scenario(name: str, request_id: object) -> None:
         answer(request_id, {"reply": read()})
     elif name == "received":
         answer(request_id, received)
+    elif name == "long-line":
+        head = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+        fill = int(arguments["size"]) - len(head) - 4
+        sys.stdout.write(head)
+        for _ in range(fill // 65536):
+            sys.stdout.write("x" * 65536)
+        sys.stdout.write("x" * (fill % 65536) + '"}}\n')
+        answer(request_id, "survived")
     else:
         send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": f"unknown scenario {name}"}})
 
@@ -126,7 +136,7 @@ def main() -> None:
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})
         elif method == "tools/call":
-            scenario(message["params"]["name"], request_id)
+            scenario(message["params"]["name"], request_id, message["params"].get("arguments") or {})
         else:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
     if args.linger:

@@ -130,3 +130,16 @@ def test_request_timeout_sends_cancelled_and_ignores_the_late_response(raw):
     assert len(late) == 1 and late[0].note.startswith("late response, ignored")
     ids = [e.id for e in raw.trace.frames("out") if e.kind == "request"]
     assert len(ids) == len(set(ids))
+
+
+def test_a_line_over_the_message_limit_is_dropped_whole_and_the_session_goes_on(monkeypatch):
+    from mcp_notebook.api.settings import defaults
+
+    monkeypatch.setattr(defaults, "max_frame_bytes", 1 << 20, raising=False)  # the one limit, HTTP's too
+    with mcp_notebook.connect(RAW, era="legacy", name="long") as conn:
+        result = conn.request("tools/call", {"name": "long-line", "arguments": {"size": 3 << 20}})
+        assert json.loads(result["content"][0]["text"]) == "survived"
+        dropped = conn.trace.filter(kind="oversized-frame")
+        assert len(dropped) == 1 and "over 1 MB" in dropped[0].note
+        assert conn.health.invalid_frames == 0  # no tail of the dropped line was read as a frame
+        assert not conn.logs
