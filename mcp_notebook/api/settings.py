@@ -13,6 +13,7 @@ from typing import Any
 from traitlets import Bool, Float, Int, observe
 from traitlets.config import Configurable
 
+from ..session.trace import DEFAULT_MAX_BYTES
 from ..transports.base import MAX_FRAME_BYTES
 
 
@@ -24,6 +25,9 @@ class McpNotebook(Configurable):
     keepalive_timeout = Float(10.0, help="Seconds to wait for a keepalive pong before counting a miss.").tag(config=True)
     keepalive_misses = Int(3, help="Consecutive missed keepalive pings that make a connection stale.").tag(config=True)
     trace_capacity = Int(10_000, help="Entries each connection's trace ring buffer keeps.").tag(config=True)
+    trace_max_bytes = Int(
+        DEFAULT_MAX_BYTES, min=1024, help="About the most memory each connection's trace holds (huge frames are clipped)."
+    ).tag(config=True)
     max_frame_bytes = Int(
         MAX_FRAME_BYTES,
         min=1024,

@@ -34,7 +34,8 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
     The name is `options.name`, or a base for one taken from the command's script or the URL's host.
     """
     era, era_source = _choose_era(target, options.era, options.protocol_version, options.transport)
-    trace = Trace(options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity)
+    capacity = options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity
+    trace = Trace(capacity, max_bytes=defaults.trace_max_bytes)
     if is_url(target):
         assert isinstance(target, str)
         wire: Transport = _http_transport(target, options, trace)

@@ -14,6 +14,9 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `received`      answers with every line it has read so far.
 * `long-line`     writes a log notification `size` bytes long (the tool's argument) in
                   pieces, then answers "survived".
+* `log-flood`     sends `count` log notifications whose data is `size` characters, then
+                  answers "flooded".
+* `stderr-flood`  writes `count` lines to stderr ("stderr line N"), then answers "flooded".
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -48,6 +51,32 @@ def read() -> dict | None:
 
 def answer(request_id: object, text: object) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": json.dumps(text)}]}})
+
+
+def long_line(request_id: object, arguments: dict) -> None:
+    head = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+    fill = int(arguments["size"]) - len(head) - 4
+    sys.stdout.write(head)
+    for _ in range(fill // 65536):
+        sys.stdout.write("x" * 65536)
+    sys.stdout.write("x" * (fill % 65536) + '"}}\n')
+    answer(request_id, "survived")
+
+
+def log_flood(request_id: object, arguments: dict) -> None:
+    for number in range(int(arguments["count"])):
+        data = f"{number:06d}" + "x" * max(0, int(arguments["size"]) - 6)
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": data}})
+    answer(request_id, "flooded")
+
+
+def stderr_flood(request_id: object, arguments: dict) -> None:
+    sys.stderr.write("".join(f"stderr line {number}\n" for number in range(int(arguments["count"]))))
+    sys.stderr.flush()
+    answer(request_id, "flooded")
+
+
+WITH_ARGUMENTS = {"long-line": long_line, "log-flood": log_flood, "stderr-flood": stderr_flood}
 
 
 def scenario(name: str, request_id: object, arguments: dict) -> None:
@@ -89,14 +118,8 @@ def scenario(name: str, request_id: object, arguments: dict) -> None:
         answer(request_id, {"reply": read()})
     elif name == "received":
         answer(request_id, received)
-    elif name == "long-line":
-        head = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
-        fill = int(arguments["size"]) - len(head) - 4
-        sys.stdout.write(head)
-        for _ in range(fill // 65536):
-            sys.stdout.write("x" * 65536)
-        sys.stdout.write("x" * (fill % 65536) + '"}}\n')
-        answer(request_id, "survived")
+    elif name in WITH_ARGUMENTS:
+        WITH_ARGUMENTS[name](request_id, arguments)
     else:
         send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": f"unknown scenario {name}"}})
 
