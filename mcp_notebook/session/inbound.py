@@ -2,8 +2,9 @@
 
 Everything here runs on the session thread, called by the transport: a frame is
 classified and dispatched the moment it is read (a server ping is answered before the
-callback returns), a hang-up fails what is pending, and an expired HTTP session is
-renewed. The session owns one `Inbound` and hands it to its transport as the `Sink`.
+callback returns), a malformed answer fails the request it names at once, a hang-up fails
+what is pending, and an expired HTTP session is renewed. The session owns one `Inbound`
+and hands it to its transport as the `Sink`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import anyio
 
-from ..base.errors import ConnectionClosed, StreamBroken, TransportClosed
+from ..base.errors import ConnectionClosed, ProtocolViolation, StreamBroken, TransportClosed
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import accepts_batches
 from .handlers import Handler, call_handler, reply_from_handler
@@ -45,15 +46,19 @@ class Inbound:
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
         kind, message, note = frame.kind, frame.message, frame.problem
         pending = None
-        if kind in (rpc.RESPONSE, rpc.ERROR):
-            pending, note = self._match(message["id"], note)
+        if kind in (rpc.RESPONSE, rpc.ERROR) or (kind == rpc.INVALID and frame.answers is not None):
+            pending, note = self._match(frame.answers, note)
         elif kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.session.protocol_version}"
         if record:
             method = pending.method if pending is not None else frame.method
             entry = self.session.trace.frame(IN, kind, text, message, method=method, id=frame.id, note=note, via=via)
             self.session.counters.last_frame_in = entry.monotonic
-        if pending is not None:
+        if pending is not None and kind == rpc.INVALID:
+            self._on_invalid(message)
+            problem = f"{pending.method}: the server answered with a malformed response ({frame.problem})"
+            self.session.requests.settle(pending, failure=ProtocolViolation(problem))
+        elif pending is not None:
             pending.received_at = time.perf_counter()
             self.session.requests.settle(pending, response=message)
         elif kind == rpc.REQUEST:

@@ -17,6 +17,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `log-flood`     sends `count` log notifications whose data is `size` characters, then
                   answers "flooded".
 * `stderr-flood`  writes `count` lines to stderr ("stderr line N"), then answers "flooded".
+* `malformed`     answers with a malformed response of the given `shape`: `error-string`
+                  (an error that is a string), `result-and-error`, or `no-jsonrpc`.
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -76,7 +78,20 @@ def stderr_flood(request_id: object, arguments: dict) -> None:
     answer(request_id, "flooded")
 
 
-WITH_ARGUMENTS = {"long-line": long_line, "log-flood": log_flood, "stderr-flood": stderr_flood}
+def malformed(request_id: object, arguments: dict) -> None:
+    shape = arguments["shape"]
+    reply: dict = {"jsonrpc": "2.0", "id": request_id}
+    if shape == "error-string":
+        reply["error"] = "the tool failed"
+    elif shape == "result-and-error":
+        reply.update(result={"content": []}, error={"code": -32603, "message": "and also failed"})
+    else:
+        del reply["jsonrpc"]
+        reply["result"] = {"content": []}
+    send(reply)
+
+
+WITH_ARGUMENTS = {"long-line": long_line, "log-flood": log_flood, "stderr-flood": stderr_flood, "malformed": malformed}
 
 
 def scenario(name: str, request_id: object, arguments: dict) -> None:
