@@ -95,6 +95,7 @@ class Session:
         self._failure: BaseException | None = None
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
+        self.state_listeners: list[Callable[[str, str], None]] = []  # (state, reason) after each transition
 
     # ----- the era, as the negotiator settled it ----------------------------------
 
@@ -312,6 +313,8 @@ class Session:
             self.counters.state = state
             self.counters.state_reason = reason
             self.trace.event("state", note=reason, state=state)
+            for listener in list(self.state_listeners):
+                listener(state, reason)
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run a background task (a keepalive, a stream reader) for as long as the session lives."""

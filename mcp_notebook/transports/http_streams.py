@@ -6,6 +6,7 @@ before our response is polled back with GET and `Last-Event-ID`, and the GET lis
 stream is reopened the same way, after the server's `retry` or a doubling backoff. An event
 over the message limit ends its stream with a TransportError: a POST stream's request fails
 with it, and the GET listening stream is reopened afresh (resuming would replay the event).
+A listening stream that cannot be reopened is a transport failure the session hears of.
 The streams reach their transport only through `StreamHost`, so this module never imports it.
 """
 
@@ -133,9 +134,12 @@ class Streams:
         session = host.session_id
         try:
             while True:
-                async with self.get(last_id) as response:
+                stream = self.get(last_id)
+                async with stream as response:
                     host.settle_listening()
                     if response is None:
+                        if stream.failure is not None:
+                            host.sink.send_failed(None, stream.failure)  # the server is out of reach
                         return
                     failures = 0
                     try:
@@ -159,12 +163,14 @@ class Streams:
 
 
 class GetStream:
-    """`async with`: a GET for an SSE stream, or None when the server offers none (recorded)."""
+    """`async with`: a GET for an SSE stream, or None when the server offers none (recorded) or
+    could not be reached (then `failure` says why)."""
 
     def __init__(self, host: StreamHost, last_id: str | None) -> None:
         self._host = host
         self._last_id = last_id
         self._context: AbstractAsyncContextManager[httpx2.Response] | None = None
+        self.failure: TransportError | None = None
 
     async def __aenter__(self) -> httpx2.Response | None:
         host = self._host
@@ -174,7 +180,8 @@ class GetStream:
             self._context = host.client.stream("GET", host.url, headers=headers)
             response = await self._context.__aenter__()
         except httpx2.HTTPError as exc:
-            host.event("stream-failed", note=describe_failure(exc, host.describe()))
+            self.failure = TransportError(describe_failure(exc, host.describe()))
+            host.event("stream-failed", note=str(self.failure))
             self._context = None
             return None
         host.record(response, started)

@@ -1,12 +1,16 @@
 """Bounded memory and bounded time at the API: the server-log store keeps clipped copies
-within its bounds, and a call's log lines collapse into one line in its cell."""
+within its bounds, a call's log lines collapse into one line in its cell, and a server
+that cannot be reached shows in the health state."""
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import sdk_server_cmd
+from test_http import sdk_http, text_of
 
 import mcp_notebook
 from mcp_notebook.api.feature_state import LOG_BYTES, LOG_DATA_CLIP
@@ -40,3 +44,26 @@ def test_a_flood_of_log_lines_during_a_call_collapses_into_one_line_in_the_cell(
         assert [r["in_cell"] for r in records] == [True] * CELL_LOG_LINES + [False] * (600 - CELL_LOG_LINES)
         assert conn.call_tool("steps", {"count": 1, "seconds": 0}).text == "done after 1 steps"
         assert len([line for line in capsys.readouterr().out.splitlines() if line.startswith("[sdk")]) == 2
+
+
+def test_a_server_out_of_reach_makes_the_connection_degraded_then_stale_and_back(port):
+    echo = {"name": "echo", "arguments": {"text": "hi"}}
+    with sdk_http(port) as base:
+        conn = mcp_notebook.connect(base + "/mcp", era="legacy", name="mortal")
+        assert conn.state == "ready"
+    try:  # the server is gone; the first to notice is its listening stream, which cannot be reopened
+        assert conn.monitor.wait_state(("degraded", "stale"), timeout=20) and conn.state == "degraded"
+        assert conn.health.state_reason.startswith("transport failure: cannot connect to")
+        for _ in range(2):
+            with pytest.raises(mcp_notebook.TransportError, match="cannot connect"):
+                conn.request("tools/call", echo)
+        assert conn.state == "stale" and conn.health.state_reason.startswith("3 transport failures in a row")
+        with sdk_http(port):  # a new server on the same port: the session is renewed, and all is well
+            assert text_of(conn.request("tools/call", echo, timeout=30)) == "hi"
+            assert conn.state == "ready"
+        states = [e.detail["state"] for e in conn.trace.filter(kind="state")]
+        assert states[-4:] == ["degraded", "stale", "reconnecting", "ready"]
+        history = [state for state, _ in itertools.groupby(h.state for h in conn.health_history)]
+        assert history[-4:] == ["degraded", "stale", "reconnecting", "ready"]
+    finally:
+        conn.close()
