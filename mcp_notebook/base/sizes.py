@@ -1,5 +1,5 @@
-"""Keeping what a server sends within bounds: rings bounded by count and by size, and bounded
-copies of JSON values.
+"""Keeping what a server sends within bounds: rings bounded by count and by size, bounded
+copies of JSON values, and freed memory given back.
 
 Stores that keep server messages for later (the trace, the server-log store) are `Ring`s,
 and keep a copy made by `bounded` when a message is huge: long strings end in a note of
@@ -9,6 +9,9 @@ a fair measure of what a parsed JSON value holds. Nothing here locks: a ring's o
 
 from __future__ import annotations
 
+import ctypes
+import functools
+import sys
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
@@ -19,10 +22,11 @@ SCALAR_COST = 8  # a number, a boolean or null, and the separators around a valu
 
 
 def clipped_text(text: str, limit: int) -> str:
-    """`text`, or its first `limit` characters and a note of its length."""
+    """`text`, or its first `limit` characters and a note of its length (in ASCII: one character
+    past Latin-1 would make Python store the whole copy at two or four bytes a character)."""
     if len(text) <= limit:
         return text
-    return f"{text[:limit]}… [clipped: {len(text):,} characters]"
+    return f"{text[:limit]}... [clipped: {len(text):,} characters]"
 
 
 def bounded(value: Any, budget: int) -> tuple[Any, int]:
@@ -50,7 +54,7 @@ def _bounded(value: Any, remaining: list[int]) -> Any:
         kept: dict[Any, Any] = {}
         for number, (key, item) in enumerate(value.items()):
             if remaining[0] <= 0:
-                kept["…"] = f"{len(value) - number:,} more keys"
+                kept["..."] = f"{len(value) - number:,} more keys"
                 break
             remaining[0] -= len(str(key)) + SCALAR_COST
             kept[key] = _bounded(item, remaining)
@@ -59,7 +63,7 @@ def _bounded(value: Any, remaining: list[int]) -> Any:
         items: list[Any] = []
         for number, item in enumerate(value):
             if remaining[0] <= 0:
-                items.append(f"… {len(value) - number:,} more items")
+                items.append(f"... {len(value) - number:,} more items")
                 break
             items.append(_bounded(item, remaining))
         return items
@@ -100,3 +104,25 @@ class Ring(Generic[T]):
 
     def __len__(self) -> int:
         return len(self.items)
+
+
+def give_back_memory() -> None:
+    """Return freed memory to the operating system, where the C allocator would keep it.
+
+    glibc keeps the pages of freed large strings (a flood of big frames leaves many) in its
+    heap, so the process would stay as large as at its peak; `malloc_trim` hands them back.
+    Elsewhere this does nothing.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None

@@ -29,6 +29,7 @@ from ..base.errors import (
     TransportClosed,
     TransportError,
 )
+from ..base.sizes import give_back_memory
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
@@ -133,6 +134,7 @@ class Session:
                 await self.transport.aclose(self._close_grace)
             self.requests.fail_all(self._hangup or ConnectionClosed("the connection was closed"))
             self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
+            give_back_memory()  # what the transport and the requests held is freed by now
             self._ready.set()
             self._done.set()
 

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..base.sizes import Ring, bounded, clipped_text
+from ..base.sizes import Ring, bounded, clipped_text, give_back_memory
 
 IN = "in"
 OUT = "out"
@@ -277,6 +277,7 @@ class Trace:
         with self._lock:
             self._ring.clear()
             self._stderr.clear()
+        give_back_memory()
 
     def __repr__(self) -> str:
         state = "" if self.enabled else ", frames off"

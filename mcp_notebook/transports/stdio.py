@@ -73,6 +73,7 @@ class _LineSplitter:
         return False
 
     def rest(self) -> bytes:
+        """What an unterminated last line holds; the splitter holds nothing afterwards."""
         rest, self._partial = bytes(self._partial), bytearray()
         return rest
 
@@ -344,6 +345,9 @@ class StdioTransport:
             for stream in (process.stdout, process.stderr):
                 if stream is not None:
                     self._stop_reading(stream)
+            self._stdout.rest()  # drop a line the exit cut off: it may hold up to a frame's worth
+            self._stderr.rest()
+            self._unwritten = bytearray()
         self._events("exit", code=self.exit_code)
 
     def _signal_group(self, sig: signal.Signals) -> None:

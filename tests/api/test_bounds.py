@@ -4,8 +4,10 @@ that cannot be reached shows in the health state."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -28,6 +30,22 @@ def test_huge_log_messages_are_kept_clipped_and_within_the_store_s_bytes():
         assert all(len(r.data) < LOG_DATA_CLIP + 100 and r.data.endswith(f"[clipped: {size:,} characters]") for r in logs)
         assert sum(len(r.data) for r in logs) <= LOG_BYTES
         assert [r["data"][:6] for r in conn.log_records(last=2)] == ["000038", "000039"]
+
+
+def test_after_a_flood_of_big_messages_clear_and_close_leave_only_the_clipped_log_behind():
+    tracemalloc.start()
+    try:
+        conn = mcp_notebook.connect(RAW, era="legacy", name="big")
+        before = tracemalloc.get_traced_memory()[0]
+        conn.request("tools/call", {"name": "log-flood", "arguments": {"count": 30, "size": 1 << 20}}, timeout=120)
+        conn.trace.clear()
+        conn.close()
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(conn.logs) == 30
+    assert kept < 30 * (LOG_DATA_CLIP + 1024) + (1 << 20)  # 30 MB went through
 
 
 def test_a_flood_of_log_lines_during_a_call_collapses_into_one_line_in_the_cell(shown_as, capsys):
