@@ -40,11 +40,6 @@ def bounded(value: Any, budget: int) -> tuple[Any, int]:
     return copy, budget - remaining[0]
 
 
-def size_of(value: Any, cap: int) -> int:
-    """The rough size of a JSON-like value in characters, counted no further than `cap`."""
-    return bounded(value, cap)[1] if not isinstance(value, str) else min(len(value), cap)
-
-
 def _bounded(value: Any, remaining: list[int]) -> Any:
     if isinstance(value, str):
         room = max(remaining[0], 0)
