@@ -2,7 +2,8 @@
 
 One `FeatureState` is installed on a session when it is made (`install`), so the
 notification handlers are in place from the first frame on, and the connection holds it.
-Handlers run on the session thread, only record, and never print.
+Handlers run on the session thread, only record, and never print. The server's log messages
+are kept in a ring bounded by count and by size, each one's data clipped when huge.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Protocol
 
 import anyio.to_thread
 
+from ..base.sizes import Ring, bounded, clipped_text
 from ..session.session import Session
 from ..session.subscriptions import Subscription
 from .progress import Call, LogRecord
@@ -24,6 +26,9 @@ from .server_requests import ServerRequests
 from .tasks import TaskWatch
 
 LOG_HISTORY = 1000
+LOG_BYTES = 16 * 1024 * 1024  # about the most the kept log messages hold
+LOG_DATA_CLIP = 64 * 1024  # characters of one log message's data kept (panels unfold 20,000)
+RECORD_COST = 300  # what a kept log record costs besides its data
 LIST_CHANGED = {
     "notifications/tools/list_changed": ("tools",),
     "notifications/prompts/list_changed": ("prompts",),
@@ -47,8 +52,9 @@ class FeatureState:
         self.calls: dict[str, Call] = {}  # progress token -> call
         self.waiting: list[Call] = []  # calls a caller thread waits on, oldest first
         self.pendings: dict[int, Any] = {}  # request id -> Pending, for cancel()
-        self.logs: deque[LogRecord] = deque(maxlen=LOG_HISTORY)
-        self.unrouted_logs: deque[LogRecord] = deque(maxlen=LOG_HISTORY)
+        self._log_ring: Ring[LogRecord] = Ring(LOG_HISTORY, LOG_BYTES, on_drop=self._log_dropped)
+        self.logs = self._log_ring.items  # oldest first
+        self.unrouted_logs: deque[LogRecord] = deque()  # those no cell showed: a subsequence of logs
         self.log_level: str | None = None
         self.subscriptions: dict[str, list[Callable[[str], Any]]] = {}
         self.listens: dict[str, Any] = {}  # modern: uri -> its subscriptions/listen Subscription
@@ -134,13 +140,18 @@ class FeatureState:
 
     def _on_log(self, params: dict[str, Any]) -> None:
         params = self.session.trace.redactor.value(params)  # shown and kept: no known secret in it
-        record = LogRecord(str(params.get("level", "info")), params.get("data"), params.get("logger"))
-        self.logs.append(record)
+        data, size = bounded(params.get("data"), LOG_DATA_CLIP)
+        logger = params.get("logger")
+        level = clipped_text(str(params.get("level", "info")), 100)
+        record = LogRecord(level, data, clipped_text(logger, 200) if isinstance(logger, str) else logger)
         call = self.current_call(for_logs=True)
-        if call is not None:
-            call.post("log", record)
-        else:
+        if call is None or not call.take_log(record):
             self.unrouted_logs.append(record)
+        self._log_ring.add(record, RECORD_COST + size)
+
+    def _log_dropped(self, record: LogRecord) -> None:
+        if self.unrouted_logs and self.unrouted_logs[0] is record:
+            self.unrouted_logs.popleft()
 
     async def _on_updated(self, params: dict[str, Any]) -> None:
         uri = str(params.get("uri", ""))

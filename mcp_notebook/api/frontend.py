@@ -26,7 +26,8 @@ class Presenter:
     """The display side of one waiting call, for a plain script; front ends extend it.
 
     `attend` runs in the caller's thread at each wake-up: it shows what arrived since the
-    last look. Subclasses change where things go: `progress_display`, `log`, `ask`.
+    last look. Subclasses change where things go: `progress_display`, `log`, `more_logs`, `ask`.
+    A call shows its first log lines one by one, then one "... and N more" line (`more_logs`).
     """
 
     def __init__(self, label: str, progress: Any, connection: str) -> None:
@@ -35,6 +36,7 @@ class Presenter:
         self.connection = connection
         self.display: Any = None
         self.open_questions: list[Question] = []
+        self.logs_not_shown = 0
 
     def progress_display(self) -> Any:
         """What shows progress (made on first use), or None for no display."""
@@ -58,12 +60,17 @@ class Presenter:
         if self.open_questions:
             call.deadline.touched = time.monotonic()  # a user answering is not a server being slow
             self.open_questions = [q for q in self.open_questions if not q.answered]
+        if call.logs_not_shown != self.logs_not_shown:
+            self.logs_not_shown = call.logs_not_shown
+            self.more_logs(self.logs_not_shown, final=False)
         state = call.progress
         if state.updates != seen and not every_update and self.progress_display() is not None:
             self.display.update(state)
         return state.updates
 
     def close(self, failed: bool) -> None:
+        if self.logs_not_shown:
+            self.more_logs(self.logs_not_shown, final=True)
         if self.display is not None:
             self.display.close(failed)
 
@@ -71,10 +78,20 @@ class Presenter:
         level = logging.getLevelName(PYTHON_LEVELS.get(record.level, record.level.upper()))
         LOG.log(level if isinstance(level, int) else logging.INFO, "%s", record.line(self.connection))
 
+    def more_logs(self, count: int, final: bool) -> None:
+        """`count` log lines of this call were not shown one by one; a script says so once, at the end."""
+        if final:
+            LOG.info("%s", more_logs_line(count, self.connection, "log_records(unrouted_only=True) has the latest"))
+
     def ask(self, question: Question, call: Call | None = None) -> None:
         """A script has nobody to ask: the question is declined."""
         question.connection = self.connection
         question.decline()
+
+
+def more_logs_line(count: int, connection: str, see: str) -> str:
+    """The one line that stands for the log lines a call did not show one by one (`see`: where they are)."""
+    return f"[{connection}] … and {count:,} more log messages, not shown here ({see})"
 
 
 class TextPanel:

@@ -46,6 +46,7 @@ class Monitor:
         self._wake: anyio.Event | None = None
         self._changed = threading.Condition()
         self.history: deque[Health] = deque(maxlen=max(1, defaults.health_history))
+        session.state_listeners.append(self._state_changed)
         _monitors.add(self)
 
     # ----- settings (any thread) -----
@@ -124,10 +125,14 @@ class Monitor:
 
     def _move(self, state: str, reason: str) -> None:
         """Change between the live states; never out of closing, closed or reconnecting."""
-        if self.session.counters.state in LIVE_STATES and self.session.counters.state != state:
+        if self.session.counters.state in LIVE_STATES:
             self.session.set_state(state, reason)
-            self.history.append(self.health())
-            self._notify()
+
+    def _state_changed(self, state: str, reason: str) -> None:
+        """Any transition, whoever made it (the session, a transport failure, this monitor):
+        a snapshot in the history, and waiters woken."""
+        self.history.append(self.health())
+        self._notify()
 
     async def _keepalive(self) -> None:
         try:

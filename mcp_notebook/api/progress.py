@@ -20,6 +20,7 @@ from typing import Any
 from ..base.text import clip, one_line, plain
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+CELL_LOG_LINES = 20  # log lines a waiting call shows one by one; the rest are only counted there
 
 _tokens = itertools.count(1)
 
@@ -108,7 +109,9 @@ class LogRecord:
 class Call:
     """A request whose caller (a thread, or a coroutine) is waiting: it gets progress, logs and questions.
 
-    `log_level` is the level the request itself asked for (modern: request-scoped logs).
+    `log_level` is the level the request itself asked for (modern: request-scoped logs). It
+    takes the first CELL_LOG_LINES log records for its cell and counts the rest in
+    `logs_not_shown` (they stay in the connection's log store, never in the inbox).
     """
 
     def __init__(self, method: str, deadline: Deadline, token: str | None, log_level: str | None = None) -> None:
@@ -119,6 +122,8 @@ class Call:
         self.progress = ProgressState()
         self.thread = threading.current_thread()
         self.inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.logs_shown = 0
+        self.logs_not_shown = 0
 
     def on_progress(self, params: dict[str, Any]) -> None:
         """Session thread: record a progress notification and reset the idle timeout."""
@@ -133,6 +138,16 @@ class Call:
         state.updates += 1
         self.deadline.touch()
         self.inbox.put(("progress", (state.progress, state.total, state.message)))  # for callbacks: every one
+
+    def take_log(self, record: LogRecord) -> bool:
+        """Session thread: post a log record for the cell while it has room for one more line;
+        else count it, and False (the record was not shown in the cell)."""
+        if self.logs_shown >= CELL_LOG_LINES:
+            self.logs_not_shown += 1
+            return False
+        self.logs_shown += 1
+        self.post("log", record)
+        return True
 
     def post(self, kind: str, payload: Any) -> None:
         """Session thread: hand a log record ("log"), a question ("question") or a progress report

@@ -1,4 +1,4 @@
-"""Defaults every new connection takes: keepalive, trace size, health history, render rate.
+"""Defaults every new connection takes: keepalive, trace size, message limit, health history, render rate.
 
 A traitlets Configurable, so `%config McpNotebook.keepalive_interval = 10` (or an
 ipython_config.py) sets them; plain Python reads and writes `defaults.<name>` the same
@@ -13,6 +13,9 @@ from typing import Any
 from traitlets import Bool, Float, Int, observe
 from traitlets.config import Configurable
 
+from ..session.trace import DEFAULT_MAX_BYTES
+from ..transports.base import MAX_FRAME_BYTES
+
 
 class McpNotebook(Configurable):
     """Defaults for mcp-notebook connections (per-connection settings override them)."""
@@ -22,6 +25,14 @@ class McpNotebook(Configurable):
     keepalive_timeout = Float(10.0, help="Seconds to wait for a keepalive pong before counting a miss.").tag(config=True)
     keepalive_misses = Int(3, help="Consecutive missed keepalive pings that make a connection stale.").tag(config=True)
     trace_capacity = Int(10_000, help="Entries each connection's trace ring buffer keeps.").tag(config=True)
+    trace_max_bytes = Int(
+        DEFAULT_MAX_BYTES, min=1024, help="About the most memory each connection's trace holds (huge frames are clipped)."
+    ).tag(config=True)
+    max_frame_bytes = Int(
+        MAX_FRAME_BYTES,
+        min=1024,
+        help="Largest message read from a server: a stdio line, an HTTP body or an SSE event (larger ones are refused).",
+    ).tag(config=True)
     health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
     health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)
     render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)

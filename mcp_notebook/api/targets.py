@@ -39,7 +39,8 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
         assert isinstance(target, str)
         check_url(target)
     era, era_source = _choose_era(target, options.era, options.protocol_version, options.transport)
-    trace = Trace(options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity)
+    capacity = options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity
+    trace = Trace(capacity, max_bytes=defaults.trace_max_bytes)
     if is_url(target):
         assert isinstance(target, str)
         wire: Transport = _http_transport(target, options, trace)
@@ -54,7 +55,7 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
             trace.add_secret(secret)
         _check_program(argv[0], {**os.environ, **(options.env or {})}.get("PATH"))
         cwd = str(options.cwd) if options.cwd is not None else None
-        wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event)
+        wire = StdioTransport(argv, env=options.env, cwd=cwd, events=trace.event, max_frame_bytes=defaults.max_frame_bytes)
         default_name = _command_stem(argv)
     session = Session(
         wire,
@@ -155,7 +156,9 @@ def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTran
         key, _, value = part.partition("=")
         if value and is_secret_name(key):
             trace.add_secret(value)
-    return HttpTransport(url.strip(), headers=all_headers, mode=mode, events=trace.event)
+    return HttpTransport(
+        url.strip(), headers=all_headers, mode=mode, events=trace.event, max_frame_bytes=defaults.max_frame_bytes
+    )
 
 
 def remember_era(target: str | Sequence[str], session: Session) -> None:

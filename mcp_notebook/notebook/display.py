@@ -1,5 +1,7 @@
 """The notebook's front end: a waiting call's progress, log messages and server questions
 shown in the caller's cell, and live panels as widgets. The package plugs it into the API.
+A call's log lines past the first few become one "... and N more" line: updated in place in
+a kernel, printed once at the end in a terminal.
 
 Runs in the caller's thread only. In a Jupyter kernel: an ipywidgets progress bar and
 question widgets; in terminal IPython: a text bar on stderr and prompts on stdin; in a
@@ -38,6 +40,7 @@ class Presenter(frontend.Presenter):
     def __init__(self, label: str, progress: Any, connection: str, where: str | None = None) -> None:
         super().__init__(label, progress, connection)
         self.env = where  # None: find out on first use
+        self.more_line: Any = None  # the display handle of the "... and N more" line (kernel)
 
     def _where(self) -> str:
         if self.env is None:
@@ -59,6 +62,20 @@ class Presenter(frontend.Presenter):
             super().log(record)
         else:
             print(record.line(self.connection))
+
+    def more_logs(self, count: int, final: bool) -> None:
+        if self._where() == "script":
+            return super().more_logs(count, final)
+        see = f"%mcp logs {self.connection} --unrouted lists the latest"
+        line = {"text/plain": frontend.more_logs_line(count, self.connection, see)}
+        if self.more_line is not None:
+            self.more_line.update(line, raw=True)
+        elif self._where() == "kernel" and environment() == "kernel":
+            from IPython.display import display
+
+            self.more_line = display(line, raw=True, display_id=True)
+        elif final:
+            print(line["text/plain"])
 
     def ask(self, question: Question, call: Call | None = None) -> None:
         question.connection = self.connection

@@ -53,6 +53,17 @@ class Frame:
     def id(self) -> Any:
         return self.message.get("id") if isinstance(self.message, dict) else None
 
+    @property
+    def answers(self) -> RequestId | None:
+        """The id of the request this frame answers: a response's, or an invalid frame's that is
+        shaped like a response (an id, `result` or `error`, no `method`), so that the request
+        it was meant for can fail at once instead of waiting for an answer that will not come."""
+        message = self.message
+        if not isinstance(message, dict) or "method" in message or ("result" not in message and "error" not in message):
+            return None
+        request_id = message.get("id")
+        return request_id if is_valid_id(request_id) else None
+
 
 def classify(message: Any) -> Frame:
     """Tell a message's kind by its shape alone.
@@ -89,9 +100,11 @@ def _with_method(message: dict[str, Any]) -> Frame:
 
 def _answer(message: dict[str, Any]) -> Frame:
     """A response: exactly one of `result` and `error`, an error being an object with a code."""
-    if "result" in message and "error" not in message:
+    if "result" in message and "error" in message:
+        return Frame(INVALID, message, "it has both result and error")
+    if "result" in message:
         return Frame(RESPONSE, message)
-    if "error" in message and "result" not in message:
+    if "error" in message:
         error = message["error"]
         if isinstance(error, dict) and isinstance(error.get("code"), int):
             return Frame(ERROR, message)

@@ -2,8 +2,11 @@
 
 The state machine: connecting -> ready -> degraded -> stale -> closing -> closed, plus
 reconnecting where a transport recovers. The session sets connecting/ready/closing/
-closed; the monitor (`api.monitor`) moves between ready, degraded and stale; transports
-that recover set reconnecting. Every transition is a "state" event in the trace.
+closed; the monitor (`api.monitor`) moves between ready, degraded and stale on keepalive
+pings; a transport that fails (the server cannot be reached, or answers with a server
+error) makes a ready session degraded, and stale after FAILURES_TO_STALE failures in a
+row, until a frame comes in again; transports that recover set reconnecting. Every
+transition is a "state" event in the trace, and goes to the session's state listeners.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ CLOSED = "closed"
 STATES = (CONNECTING, READY, DEGRADED, STALE, RECONNECTING, CLOSING, CLOSED)
 LIVE_STATES = (READY, DEGRADED, STALE)  # the monitor moves only between these
 
+FAILURES_TO_STALE = 3  # transport failures in a row that make a connection stale
 SPARK_POINTS = 120  # round trips kept in a snapshot, for sparklines
 RTT_HISTORY = 1000  # round trips (and pong latencies) the counters keep
 
@@ -115,6 +119,7 @@ class HealthCounters:
     keepalive_misses: int = 0  # consecutive
     keepalive_skips: int = 0
     session_recoveries: int = 0  # sessions renewed after the server forgot ours
+    transport_failures: int = 0  # in a row, since the last frame that came in
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # our pings' round trips
     pong_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # read to pong written
 

@@ -2,8 +2,10 @@
 
 Everything here runs on the session thread, called by the transport: a frame is
 classified and dispatched the moment it is read (a server ping is answered before the
-callback returns), a hang-up fails what is pending, and an expired HTTP session is
-renewed. The session owns one `Inbound` and hands it to its transport as the `Sink`.
+callback returns), a malformed answer fails the request it names at once, a hang-up fails
+what is pending, an expired HTTP session is renewed, and transport failures move the
+health state (degraded, then stale) until a frame comes in again. The session owns one
+`Inbound` and hands it to its transport as the `Sink`.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from typing import Any
 
 import anyio
 
-from ..base.errors import ConnectionClosed, StreamBroken, TransportClosed
+from ..base.errors import ConnectionClosed, ProtocolViolation, StreamBroken, TransportClosed, TransportError
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import accepts_batches
 from .handlers import Handler, call_handler, reply_from_handler
-from .health import READY, RECONNECTING
+from .health import DEGRADED, FAILURES_TO_STALE, LIVE_STATES, READY, RECONNECTING, STALE
 from .pending import Pending
 from .port import SessionPort
 from .subscriptions import route
@@ -37,6 +39,8 @@ class Inbound:
     def frame_received(self, text: str, via: str | None = None) -> None:
         """The transport read a frame: dispatch it now, on the session thread."""
         self._read_at = time.perf_counter()
+        if self.session.counters.transport_failures:
+            self._reached_again()
         try:
             self._dispatch(text, rpc.decode(text), via=via)
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
@@ -45,8 +49,8 @@ class Inbound:
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
         kind, message, note = frame.kind, frame.message, frame.problem
         pending = None
-        if kind in (rpc.RESPONSE, rpc.ERROR):
-            pending, note = self._match(message["id"], note)
+        if kind in (rpc.RESPONSE, rpc.ERROR) or (kind == rpc.INVALID and frame.answers is not None):
+            pending, note = self._match(frame.answers, note)
         elif kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.session.protocol_version}"
         if record:
@@ -56,7 +60,11 @@ class Inbound:
         redactor = self.session.trace.redactor
         if kind == rpc.ERROR and redactor and redactor.found_in(text):
             message = redactor.value(message)  # its words end up in an exception shown to people
-        if pending is not None:
+        if pending is not None and kind == rpc.INVALID:
+            self._on_invalid(message)
+            problem = f"{pending.method}: the server answered with a malformed response ({frame.problem})"
+            self.session.requests.settle(pending, failure=ProtocolViolation(problem))
+        elif pending is not None:
             pending.received_at = time.perf_counter()
             self.session.requests.settle(pending, response=message)
         elif kind == rpc.REQUEST:
@@ -170,14 +178,35 @@ class Inbound:
         A modern response stream that broke before its response is re-issued once, with a new id.
         """
         pending = self.session.requests.pop(request_id)
-        if pending is None:
-            return
-        if isinstance(error, StreamBroken) and not pending.resent:
+        if pending is not None and isinstance(error, StreamBroken) and not pending.resent:
             pending.resent = True
             self.session.requests.reissue(pending)
             self.session.send_request(pending, note=f"re-issued: the stream of request {request_id} broke")
             return
-        self.session.requests.settle(pending, failure=self.session.trace.redactor.exception(error))
+        error = self.session.trace.redactor.exception(error)
+        self._transport_failed(error)
+        if pending is not None:
+            self.session.requests.settle(pending, failure=error)
+
+    def _transport_failed(self, error: Exception) -> None:
+        """The server could not be reached, or answered with a server error (a 4xx refuses one
+        request: the server is there): a ready connection is degraded, then stale."""
+        status = getattr(error, "status", None)
+        if not isinstance(error, TransportError) or (status is not None and status < 500):
+            return
+        counters = self.session.counters
+        counters.transport_failures += 1
+        if counters.state in (READY, DEGRADED) and counters.transport_failures >= FAILURES_TO_STALE:
+            self.session.set_state(STALE, f"{counters.transport_failures} transport failures in a row: {error}")
+        elif counters.state == READY:
+            self.session.set_state(DEGRADED, f"transport failure: {error}")
+
+    def _reached_again(self) -> None:
+        """A frame came in after transport failures: the server is reachable again."""
+        counters = self.session.counters
+        counters.transport_failures = 0
+        if counters.state in (DEGRADED, STALE) and counters.keepalive_misses == 0:
+            self.session.set_state(READY, "the server answers again")
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
         """The server forgot our session: shake hands anew and resend what it lost, once."""
@@ -195,7 +224,7 @@ class Inbound:
             return
         if not current:  # a 404 for a session we have already replaced: just resend
             self._resend_lost()
-        elif self.session.running and self.session.counters.state == READY:
+        elif self.session.running and self.session.counters.state in LIVE_STATES:
             self.recovering = True
             self.session.spawn(self._recover)
 

@@ -33,6 +33,7 @@ from ..base.errors import (
     TransportClosed,
     TransportError,
 )
+from ..base.sizes import give_back_memory
 from ..base.text import one_line
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
@@ -100,6 +101,7 @@ class Session:
         self._failure: BaseException | None = None
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
+        self.state_listeners: list[Callable[[str, str], None]] = []  # (state, reason) after each transition
 
     # ----- the era, as the negotiator settled it ----------------------------------
 
@@ -137,6 +139,7 @@ class Session:
                 await self.transport.aclose(self._close_grace)
             self.requests.fail_all(self._hangup or ConnectionClosed("the connection was closed"))
             self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
+            give_back_memory()  # what the transport and the requests held is freed by now
             self._ready.set()
             self._done.set()
 
@@ -325,6 +328,8 @@ class Session:
             self.counters.state = state
             self.counters.state_reason = reason
             self.trace.event("state", note=reason, state=state)
+            for listener in list(self.state_listeners):
+                listener(state, reason)
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run a background task (a keepalive, a stream reader) for as long as the session lives."""

@@ -1,30 +1,40 @@
 """The trace: every frame in both directions and the transport events around them.
 
-A bounded ring buffer: it never holds more than `capacity` entries; the oldest fall out
-and are counted as dropped. Recording is O(1) (one small object, one append) so the
-trace can stay on for round-trip benchmarks. Registered secrets are replaced by
-"[redacted]" as an entry is recorded, so no view or export can show them; the session uses
-the same `Redactor` on errors and text it hands to people.
+A bounded ring buffer: it never holds more than `capacity` entries nor more than about
+`max_bytes`; the oldest fall out and are counted as dropped. A huge frame is kept as a
+clipped copy that still says its size on the wire, and the server's stderr lines have a
+small ring of their own, so a flood of either cannot push the frames out or the memory up.
+Recording is O(1) (one small object, one append) so the trace can stay on for round-trip
+benchmarks. Registered secrets are replaced by "[redacted]" as an entry is recorded, so no
+view or export can show them; the session uses the same `Redactor` on errors and text it
+hands to people.
 """
 
 from __future__ import annotations
 
 import functools
+import heapq
 import itertools
 import json
 import threading
 import time
-from collections import deque
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+from ..base.sizes import Ring, bounded, clipped_text, give_back_memory
 
 IN = "in"
 OUT = "out"
 EVENT = "event"
 
 DEFAULT_CAPACITY = 10_000
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+FRAME_CLIP = 256 * 1024  # characters of a frame's text (and of its parsed message) kept in the trace
+ENTRY_COST = 400  # what an entry costs besides its text: the object, its timestamps, its fields
+STDERR_ENTRIES = 1000  # server stderr lines kept, in a ring of their own (1/16 of the bytes)
+OWN_RING = frozenset({"stderr"})  # events that could flood: they push out only their own kind
 REDACTED = "[redacted]"
 _NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no detail): one dict less per frame
 
@@ -125,28 +135,41 @@ class Trace:
     they are rare and carry the state history).
     """
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY, *, secrets: Iterable[str] = (), enabled: bool = True) -> None:
+    def __init__(
+        self,
+        capacity: int = DEFAULT_CAPACITY,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        secrets: Iterable[str] = (),
+        enabled: bool = True,
+    ) -> None:
         if capacity < 1:
             raise ValueError("a trace needs a capacity of at least 1 (use enabled=False to record no frames)")
-        self._entries: deque[TraceEntry] = deque(maxlen=capacity)
+        self._ring: Ring[TraceEntry] = Ring(capacity, max_bytes)
+        self._stderr: Ring[TraceEntry] = Ring(STDERR_ENTRIES, max(max_bytes // 16, 1))
         self._seq = itertools.count(1)
         self._lock = threading.Lock()
         self.redactor = Redactor(secrets)
         self.enabled = enabled
-        self.dropped = 0
 
     @property
     def capacity(self) -> int:
-        return self._entries.maxlen or 0
+        return self._ring.count
+
+    @property
+    def bytes(self) -> int:
+        """About how much memory the entries hold."""
+        return self._ring.used + self._stderr.used
+
+    @property
+    def dropped(self) -> int:
+        """Entries that fell out to keep the trace within its bounds."""
+        return self._ring.dropped + self._stderr.dropped
 
     @property
     def last_seq(self) -> int:
         """The seq of the newest entry (0 if none): a cheap change detector for views."""
-        entries = self._entries
-        try:
-            return entries[-1].seq
-        except IndexError:
-            return 0
+        return max((ring[-1].seq for ring in (self._ring.items, self._stderr.items) if ring), default=0)
 
     # ----- recording (any thread; the session thread on the hot path) -----
 
@@ -158,11 +181,10 @@ class Trace:
         """`text` with every registered secret replaced."""
         return self.redactor.text(text) if self.redactor else text
 
-    def _append(self, entry: TraceEntry) -> TraceEntry:
+    def _append(self, entry: TraceEntry, cost: int) -> TraceEntry:
+        ring = self._stderr if entry.kind in OWN_RING and entry.direction == EVENT else self._ring
         with self._lock:
-            if len(self._entries) == self._entries.maxlen:
-                self.dropped += 1
-            self._entries.append(entry)
+            ring.add(entry, cost)
         return entry
 
     def frame(
@@ -186,6 +208,8 @@ class Trace:
         if redactor and (redactor.found_in(raw) or (note is not None and redactor.found_in(note))):
             raw, message, note = redactor.text(raw), redactor.value(message), note and redactor.text(note)
             method, id = redactor.value(method), redactor.value(id)
+        if len(raw) > FRAME_CLIP:  # keep a copy the size of a large frame, saying how large it was
+            raw, message = clipped_text(raw, FRAME_CLIP), bounded(message, FRAME_CLIP)[0]
         return self._append(
             TraceEntry(
                 next(self._seq),
@@ -200,26 +224,34 @@ class Trace:
                 message,
                 note,
                 _NO_DETAIL if via is None else _via_detail(via),
-            )
+            ),
+            ENTRY_COST + 2 * len(raw),  # the text, and about as much again for the parsed message
         )
 
     def event(self, name: str, note: str | None = None, **detail: Any) -> TraceEntry:
         """Record a transport or session event (spawn, exit, stderr line, state change, ...)."""
         if self.redactor:
             note, detail = (note and self.redactor.text(note)), self.redactor.value(detail)
-        return self._append(TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail))
+        if note is not None and len(note) > FRAME_CLIP:
+            note = clipped_text(note, FRAME_CLIP)
+        cost = ENTRY_COST + len(note or "") + sum(len(v) if isinstance(v, str) else 16 for v in detail.values())
+        return self._append(
+            TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail), cost
+        )
 
     # ----- reading -----
 
     def entries(self) -> list[TraceEntry]:
+        """Every entry, oldest first (the stderr lines merged in by their place in time)."""
         with self._lock:
-            return list(self._entries)
+            kept, stderr = list(self._ring.items), list(self._stderr.items)
+        return list(heapq.merge(kept, stderr, key=_seq)) if stderr else kept
 
     def __iter__(self) -> Iterator[TraceEntry]:
         return iter(self.entries())
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._ring) + len(self._stderr)
 
     def filter(self, **criteria: Any) -> list[TraceEntry]:
         """Entries matching every criterion given: direction, kind, method, id, since, until,
@@ -228,7 +260,9 @@ class Trace:
 
     def frames(self, direction: str | None = None) -> list[TraceEntry]:
         """Only the frames (no events), optionally in one direction."""
-        return [e for e in self.entries() if e.direction != EVENT and (direction is None or e.direction == direction)]
+        with self._lock:
+            kept = list(self._ring.items)  # no stderr line is a frame
+        return [e for e in kept if e.direction != EVENT and (direction is None or e.direction == direction)]
 
     def pairs(self) -> dict[int, tuple[TraceEntry, float]]:
         """Each reply's seq -> (the request it answers, latency in seconds), within the buffer."""
@@ -257,9 +291,11 @@ class Trace:
         return pd.DataFrame.from_records(self.to_records(**filters), columns=list(RECORD_COLUMNS))
 
     def clear(self) -> None:
+        """Forget every entry, and the memory they held."""
         with self._lock:
-            self._entries.clear()
-            self.dropped = 0
+            self._ring.clear()
+            self._stderr.clear()
+        give_back_memory()
 
     def __repr__(self) -> str:
         state = "" if self.enabled else ", frames off"
@@ -267,6 +303,10 @@ class Trace:
 
 
 RECORD_COLUMNS = (*TraceEntry.__dataclass_fields__, "latency", "reply_to")
+
+
+def _seq(entry: TraceEntry) -> int:
+    return entry.seq
 
 
 def _as_set(value: str | Collection[str] | None) -> Collection[str] | None:
@@ -364,6 +404,7 @@ def load_trace(path: str | Path, capacity: int | None = None) -> Trace:
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"{path}, line {number}: not a trace record ({exc})") from None
     trace = Trace(max(capacity or 0, len(loaded), 1))
-    trace._entries.extend(loaded)
+    for entry in loaded:
+        trace._append(entry, ENTRY_COST + 2 * len(entry.raw or "") + len(entry.note or ""))
     trace._seq = itertools.count(max((e.seq for e in loaded), default=0) + 1)
     return trace

@@ -13,6 +13,17 @@ import anyio.abc
 
 from ..protocol.jsonrpc import RequestId
 
+# The largest message a server may send in one piece: a stdio line, an HTTP body, an SSE event.
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+
+
+def size_text(size: int) -> str:
+    """A byte count as people say it: "64 MB", "512 kB", "10 bytes" (binary multiples)."""
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("kB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.3g} {unit}"
+    return f"{size} bytes"
+
 
 class Sink(Protocol):
     """What a transport reports to its session."""

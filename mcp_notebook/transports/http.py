@@ -25,7 +25,8 @@ import httpx2
 
 from ..base.errors import StreamBroken, TransportError
 from ..protocol.jsonrpc import RequestId
-from .base import Sink
+from .base import MAX_FRAME_BYTES, Sink
+from .http_bodies import read_body, read_head
 from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
 from .http_streams import Streams
 from .sse import is_event_stream
@@ -47,6 +48,7 @@ class HttpTransport:
         mode: str = "auto",
         events: Any = None,
         connect_timeout: float = 10.0,
+        max_frame_bytes: int = MAX_FRAME_BYTES,
     ) -> None:
         if mode not in ("auto", "http", "sse"):
             raise ValueError(f"unknown HTTP transport {mode!r}; use auto, http or sse")
@@ -56,6 +58,7 @@ class HttpTransport:
         self._headers = dict(headers or {})
         self._events = events or (lambda *a, **k: None)
         self._connect_timeout = connect_timeout
+        self.max_frame_bytes = max_frame_bytes  # the largest body or SSE event read
         self._client: httpx2.AsyncClient | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._sink: Sink | None = None
@@ -219,7 +222,7 @@ class HttpTransport:
             self.record(response, started)
             fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
-                await response.aread()
+                await read_head(response, MAX_ERROR_BODY)
                 self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
                 await self._start_legacy()
                 return await self._post_now(text, request_id, extra, opens)
@@ -233,14 +236,14 @@ class HttpTransport:
         sink = self.sink
         status = response.status_code
         if status >= 400:
-            body = (await response.aread())[:MAX_ERROR_BODY].decode("utf-8", errors="replace")
+            body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
             if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
                 sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
                 if not sink.awaiting(request_id):
                     return
             raise TransportError(describe_status(response, body, self.describe()), status=status)
         if self.kind == "sse" or status == 202:
-            await response.aread()
+            await read_head(response, MAX_ERROR_BODY)
             if status == 202 and request_id is not None and self.kind == "http":
                 raise TransportError(f"{self.describe()} answered a request with 202 and no body")
             return
@@ -251,10 +254,11 @@ class HttpTransport:
                     raise StreamBroken(f"the response stream of request {request_id} ended before its response")
                 await self._streams.resume(request_id, last_id, retry)
             return
-        body_text = (await response.aread()).decode("utf-8", errors="replace")
         content_type = response.headers.get("content-type", "")
         if "json" not in content_type:
-            raise TransportError(describe_status(response, body_text, self.describe()), status=status)
+            body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
+            raise TransportError(describe_status(response, body, self.describe()), status=status)
+        body_text = (await read_body(response, self.max_frame_bytes, self.describe())).decode("utf-8", errors="replace")
         if body_text.strip():
             sink.frame_received(body_text, via="POST body")
 
@@ -279,6 +283,7 @@ class HttpTransport:
                     await self._streams.read(response, "SSE stream", on_endpoint=self._set_legacy_endpoint)
             except (TransportError, httpx2.HTTPError) as exc:
                 failure.append(exc if isinstance(exc, TransportError) else TransportError(describe_failure(exc, self.describe())))
+                self.hangup_reason = str(failure[0])
             finally:
                 ready.set()
                 if self._sink is not None:

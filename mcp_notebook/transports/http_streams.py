@@ -3,8 +3,11 @@
 A stream (a POST's answer, the GET listening stream, or the one HTTP+SSE stream) is read
 event by event, each message pushed into the session as it arrives. A POST stream that ends
 before our response is polled back with GET and `Last-Event-ID`, and the GET listening
-stream is reopened the same way, after the server's `retry` or a doubling backoff. The
-streams reach their transport only through `StreamHost`, so this module never imports it.
+stream is reopened the same way, after the server's `retry` or a doubling backoff. An event
+over the message limit ends its stream with a TransportError: a POST stream's request fails
+with it, and the GET listening stream is reopened afresh (resuming would replay the event).
+A listening stream that cannot be reopened is a transport failure the session hears of.
+The streams reach their transport only through `StreamHost`, so this module never imports it.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import httpx2
 
 from ..base.errors import TransportError
 from ..protocol.jsonrpc import RequestId
-from .base import Sink
+from .base import Sink, size_text
 from .http_errors import describe_failure
 from .sse import is_event_stream, iter_events
 
@@ -35,6 +38,7 @@ class StreamHost(Protocol):
     session_id: str | None
     keepalive_ticks: int
     stream_resumes: int
+    max_frame_bytes: int
 
     @property
     def sink(self) -> Sink: ...
@@ -83,13 +87,19 @@ class Streams:
         retry: int | None = None
         host.event("stream-open", stream=name)
         try:
-            async for sse in iter_events(response, self._tick):
+            async for sse in iter_events(response, self._tick, host.max_frame_bytes):
                 last_id = sse.id or last_id
                 retry = sse.retry if sse.retry is not None else retry
                 if sse.event == "endpoint" and on_endpoint is not None:
                     on_endpoint(sse.data)
                 elif sse.event == "message" and sse.data.strip():  # empty data: a priming event
                     host.sink.frame_received(sse.data, via=name)
+        except httpx2.SSEError:
+            host.event("oversized-event", stream=name, last_event_id=last_id)
+            raise TransportError(
+                f"{host.describe()} sent an event over {size_text(host.max_frame_bytes)} on its {name}, more than one "
+                "message may hold; the stream was closed (raise McpNotebook.max_frame_bytes to accept larger messages)"
+            ) from None
         except (httpx2.TransportError, httpx2.StreamError) as exc:
             host.event("stream-dropped", note=describe_failure(exc, host.describe()), stream=name, last_event_id=last_id)
             return last_id, retry
@@ -124,12 +134,18 @@ class Streams:
         session = host.session_id
         try:
             while True:
-                async with self.get(last_id) as response:
+                stream = self.get(last_id)
+                async with stream as response:
                     host.settle_listening()
                     if response is None:
+                        if stream.failure is not None:
+                            host.sink.send_failed(None, stream.failure)  # the server is out of reach
                         return
                     failures = 0
-                    last_id, retry = await self.read(response, "GET stream", last_id)
+                    try:
+                        last_id, retry = await self.read(response, "GET stream", last_id)
+                    except TransportError:
+                        last_id = None  # reopened afresh: resuming after it would replay the event
                 failures += 1
                 if failures > RESUME_ATTEMPTS:
                     host.event("stream-given-up", stream="GET stream")
@@ -147,12 +163,14 @@ class Streams:
 
 
 class GetStream:
-    """`async with`: a GET for an SSE stream, or None when the server offers none (recorded)."""
+    """`async with`: a GET for an SSE stream, or None when the server offers none (recorded) or
+    could not be reached (then `failure` says why)."""
 
     def __init__(self, host: StreamHost, last_id: str | None) -> None:
         self._host = host
         self._last_id = last_id
         self._context: AbstractAsyncContextManager[httpx2.Response] | None = None
+        self.failure: TransportError | None = None
 
     async def __aenter__(self) -> httpx2.Response | None:
         host = self._host
@@ -162,7 +180,8 @@ class GetStream:
             self._context = host.client.stream("GET", host.url, headers=headers)
             response = await self._context.__aenter__()
         except httpx2.HTTPError as exc:
-            host.event("stream-failed", note=describe_failure(exc, host.describe()))
+            self.failure = TransportError(describe_failure(exc, host.describe()))
+            host.event("stream-failed", note=str(self.failure))
             self._context = None
             return None
         host.record(response, started)

@@ -2,7 +2,8 @@
 
 The parser drops comment lines (`: ping`), which servers send as keep-alive ticks; the
 health data wants to count them, so the response is wrapped to see the text first.
-Events have no size cap (httpx2's default is 1 MiB, then the stream fails): a result may be larger.
+An event may be as large as any one message (the transport's limit, the same as for a stdio
+line or an HTTP body), not httpx2's default of 1 MiB: a result may be larger than that.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections.abc import AsyncIterator, Callable
 
 import httpx2
 from httpx2 import EventSource, ServerSentEvent
+
+from .base import MAX_FRAME_BYTES
 
 
 class _CommentCounter:
@@ -33,9 +36,12 @@ class _CommentCounter:
             yield text
 
 
-def iter_events(response: httpx2.Response, on_comment: Callable[[], None]) -> AsyncIterator[ServerSentEvent]:
-    """The events of an SSE response; `on_comment()` runs for each comment line."""
-    return aiter(EventSource(_CommentCounter(response, on_comment), max_event_size=None))  # type: ignore[arg-type]
+def iter_events(
+    response: httpx2.Response, on_comment: Callable[[], None], max_event_size: int = MAX_FRAME_BYTES
+) -> AsyncIterator[ServerSentEvent]:
+    """The events of an SSE response; `on_comment()` runs for each comment line. An event over
+    `max_event_size` bytes raises httpx2.SSEError as soon as it passes the limit."""
+    return aiter(EventSource(_CommentCounter(response, on_comment), max_event_size=max_event_size))  # type: ignore[arg-type]
 
 
 def is_event_stream(response: httpx2.Response) -> bool:

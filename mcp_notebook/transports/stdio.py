@@ -27,13 +27,12 @@ import anyio.to_thread
 
 from ..base.errors import TransportClosed
 from ..protocol.jsonrpc import RequestId
-from .base import Sink
+from .base import MAX_FRAME_BYTES, Sink, size_text
 from .reaper import Reaper
 
 EventSink = Callable[..., Any]
 
 READ_SIZE = 256 * 1024
-MAX_FRAME_BYTES = 64 * 1024 * 1024
 MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
 STDERR_LINES = 200
 EXIT_GRACE = 2.0
@@ -49,26 +48,39 @@ def _no_events(name: str, note: str | None = None, **detail: Any) -> None:
 
 
 class _LineSplitter:
-    """Turns chunks of bytes into complete lines, bounding what an unterminated line may hold."""
+    """Turns chunks of bytes into complete lines, bounding what an unterminated line may hold:
+    a line that grows past the limit is dropped, up to and with its newline."""
 
     def __init__(self, limit: int) -> None:
         self._partial = bytearray()
         self._limit = limit
+        self._skipping = False  # in the rest of a line that was dropped
         self.overflowed = 0
 
     def feed(self, chunk: bytes) -> list[bytearray]:
+        if self._skipping:
+            end = chunk.find(b"\n")
+            if end < 0:
+                return []
+            self._skipping, chunk = False, chunk[end + 1 :]
         if b"\n" not in chunk:
             self._partial += chunk
             if len(self._partial) > self._limit:
                 self.overflowed += 1
                 self._partial.clear()
+                self._skipping = True
             return []
         self._partial += chunk
         *lines, rest = self._partial.split(b"\n")
         self._partial = bytearray(rest)
-        return lines
+        return [line for line in lines if len(line) <= self._limit or self._overflow()]
+
+    def _overflow(self) -> bool:
+        self.overflowed += 1
+        return False
 
     def rest(self) -> bytes:
+        """What an unterminated last line holds; the splitter holds nothing afterwards."""
         rest, self._partial = bytes(self._partial), bytearray()
         return rest
 
@@ -86,6 +98,7 @@ class StdioTransport:
         cwd: str | None = None,
         events: EventSink = _no_events,
         exit_grace: float = EXIT_GRACE,
+        max_frame_bytes: int = MAX_FRAME_BYTES,
     ) -> None:
         if not command:
             raise ValueError("the server command is empty")
@@ -97,7 +110,8 @@ class StdioTransport:
         self._process: subprocess.Popen[bytes] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sink: Sink | None = None
-        self._stdout = _LineSplitter(MAX_FRAME_BYTES)
+        self.max_frame_bytes = max_frame_bytes
+        self._stdout = _LineSplitter(max_frame_bytes)
         self._stderr = _LineSplitter(64 * 1024)
         self._unwritten = bytearray()
         self._write_error: str | None = None
@@ -217,7 +231,7 @@ class StdioTransport:
         for line in self._stdout.feed(chunk):
             self._frame(line)
         if self._stdout.overflowed != overflowed:
-            self._events("oversized-frame", note=f"a line over {MAX_FRAME_BYTES} bytes was dropped")
+            self._events("oversized-frame", note=f"a line over {size_text(self.max_frame_bytes)} was dropped")
 
     def _frame(self, line: bytes | bytearray) -> None:
         text = line.decode("utf-8", errors="replace").strip()
@@ -348,6 +362,9 @@ class StdioTransport:
             for stream in (process.stdout, process.stderr):
                 if stream is not None:
                     self._stop_reading(stream)
+            self._stdout.rest()  # drop a line the exit cut off: it may hold up to a frame's worth
+            self._stderr.rest()
+            self._unwritten = bytearray()
         self._events("exit", code=self.exit_code)
 
     def _signal_group(self, sig: signal.Signals) -> None:

@@ -7,6 +7,10 @@ responses with 202, has no GET stream (405), and acts out a scenario for each
 * `bad-ids`  streams pings with null, bool, float and object ids, then a ping with id
              "good", waits until the client has POSTed its answer to "good", and answers
              with every frame the client POSTed since the scenario began.
+* `big-body` answers with a JSON body of `size` bytes (the tool's argument), as fast as
+             the client reads; `big-event` answers with an SSE stream of one such event.
+* `slow-body` announces a large JSON body and trickles it, a byte at a time, until the
+             client hangs up (at most two minutes).
 
 On /late the same server opens its GET listening stream only a second after it is asked
 for (a slow proxy, a busy server), and its `ping-via-listener` tool sends a `ping` on that
@@ -152,6 +156,8 @@ class Handler(BaseHTTPRequestHandler):
             self._ping_via_listener(body["id"])
         elif body["method"] == "tools/call" and body["params"]["name"] == "forget-session":
             self._forget(body["id"], session)
+        elif body["method"] == "tools/call" and body["params"]["name"] in ("big-body", "big-event", "slow-body"):
+            self._big(body["params"]["name"], body["id"], body["params"].get("arguments") or {})
         else:
             self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
 
@@ -219,6 +225,37 @@ class Handler(BaseHTTPRequestHandler):
                 answered = posted_changed.wait_for(lambda: any(p.get("id") == "via-get" for p in posted), timeout=30)
             outcome = "answered" if answered else "sent, never answered"
         self._json({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": outcome}]}})
+
+    def _big(self, name: str, request_id: object, arguments: dict) -> None:
+        """A result whose text fills the message to `size` bytes, sent whole, as one SSE event, or slowly."""
+        size = int(arguments.get("size", 1 << 30))
+        head = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": ""}]}})
+        before, _, after = head.partition('""')
+        prefix, suffix = (before + '"').encode(), ('"' + after).encode()
+        if name == "big-event":
+            prefix, suffix = b"data: " + prefix, suffix + b"\n\n"
+        fill = max(0, size - len(prefix) - len(suffix))
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream" if name == "big-event" else "application/json")
+        self.send_header("Content-Length", str(len(prefix) + fill + len(suffix)))
+        self.end_headers()
+        try:
+            self.wfile.write(prefix)
+            if name == "slow-body":
+                for _ in range(1200):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    threading.Event().wait(0.1)  # the fault: a body that takes forever
+                return
+            chunk = b"x" * (1 << 20)
+            while fill > 0:
+                self.wfile.write(chunk[: min(fill, len(chunk))])
+                fill -= len(chunk)
+            self.wfile.write(suffix)
+        except OSError:
+            pass  # the client hung up: what a bounded reader does
+        finally:
+            self.close_connection = True
 
     def _event(self, message: object) -> None:
         self.wfile.write(f"data: {json.dumps(message)}\n\n".encode())

@@ -15,6 +15,13 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `say`           says its argument `text` every way a server can besides a result: a log
                   message (as data and as logger name), a progress message (when the call
                   has a progress token), and a stderr line; then answers "said".
+* `long-line`     writes a log notification `size` bytes long (the tool's argument) in
+                  pieces, then answers "survived".
+* `log-flood`     sends `count` log notifications whose data is `size` characters, then
+                  answers "flooded".
+* `stderr-flood`  writes `count` lines to stderr ("stderr line N"), then answers "flooded".
+* `malformed`     answers with a malformed response of the given `shape`: `error-string`
+                  (an error that is a string), `result-and-error`, or `no-jsonrpc`.
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -70,9 +77,49 @@ def say(text: str, request_id: object, token: object) -> None:
     answer(request_id, "said")
 
 
+def long_line(request_id: object, arguments: dict) -> None:
+    head = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"'
+    fill = int(arguments["size"]) - len(head) - 4
+    sys.stdout.write(head)
+    for _ in range(fill // 65536):
+        sys.stdout.write("x" * 65536)
+    sys.stdout.write("x" * (fill % 65536) + '"}}\n')
+    answer(request_id, "survived")
+
+
+def log_flood(request_id: object, arguments: dict) -> None:
+    for number in range(int(arguments["count"])):
+        data = f"{number:06d}" + "x" * max(0, int(arguments["size"]) - 6)
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": data}})
+    answer(request_id, "flooded")
+
+
+def stderr_flood(request_id: object, arguments: dict) -> None:
+    sys.stderr.write("".join(f"stderr line {number}\n" for number in range(int(arguments["count"]))))
+    sys.stderr.flush()
+    answer(request_id, "flooded")
+
+
+def malformed(request_id: object, arguments: dict) -> None:
+    shape = arguments["shape"]
+    reply: dict = {"jsonrpc": "2.0", "id": request_id}
+    if shape == "error-string":
+        reply["error"] = "the tool failed"
+    elif shape == "result-and-error":
+        reply.update(result={"content": []}, error={"code": -32603, "message": "and also failed"})
+    else:
+        del reply["jsonrpc"]
+        reply["result"] = {"content": []}
+    send(reply)
+
+
+WITH_ARGUMENTS = {"long-line": long_line, "log-flood": log_flood, "stderr-flood": stderr_flood, "malformed": malformed}
+
+
 def scenario(name: str, request_id: object, params: dict) -> None:
+    arguments = params.get("arguments") or {}
     if name == "say":
-        say(str((params.get("arguments") or {}).get("text")), request_id, (params.get("_meta") or {}).get("progressToken"))
+        say(str(arguments.get("text")), request_id, (params.get("_meta") or {}).get("progressToken"))
     elif name == "collide":
         send({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
         answer(request_id, {"pong": read()})
@@ -111,6 +158,8 @@ def scenario(name: str, request_id: object, params: dict) -> None:
         answer(request_id, {"reply": read()})
     elif name == "received":
         answer(request_id, received)
+    elif name in WITH_ARGUMENTS:
+        WITH_ARGUMENTS[name](request_id, arguments)
     else:
         send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32602, "message": f"unknown scenario {name}"}})
 

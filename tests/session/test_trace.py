@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import mcp_notebook
 from mcp_notebook.session.trace import OUT, Redactor, Trace
 
 TOKEN = "sk-test-0123456789abcdef"
+RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 
 
 def rss_bytes() -> int:
@@ -186,3 +188,48 @@ def test_the_redactor_redacts_an_exception_in_place_with_its_causes():
     redactor.exception(mcp)
     assert "s3cr3t-token" not in repr((str(mcp), mcp.message, mcp.data, mcp.args))
     assert Redactor().exception(mcp) is mcp
+
+
+def test_huge_frames_are_kept_clipped_with_their_size_and_the_trace_stays_within_its_bytes(monkeypatch):
+    from mcp_notebook.api.settings import defaults
+
+    monkeypatch.setattr(defaults, "trace_max_bytes", 4 << 20, raising=False)
+    with mcp_notebook.connect(RAW, era="legacy", name="big") as conn:
+        result = conn.request("tools/call", {"name": "log-flood", "arguments": {"count": 20, "size": 1 << 20}})
+        assert json.loads(result["content"][0]["text"]) == "flooded"
+        trace = conn.trace
+        assert trace.dropped > 0 and trace.bytes <= 4 << 20
+        assert sum(len(e.raw or "") + len(e.note or "") for e in trace) <= 4 << 20
+        logs = trace.filter(method="notifications/message")
+        assert logs and logs[-1].message["params"]["data"].startswith("000019")
+        for entry in logs:
+            assert entry.size > 1 << 20 and len(entry.raw) < 300_000  # the size on the wire, a clipped copy
+            assert entry.raw.endswith(f"[clipped: {entry.size:,} characters]")
+            data = entry.message["params"]["data"]
+            assert len(data) < 300_000 and data.endswith(f"[clipped: {1 << 20:,} characters]")
+        reply = trace.frames("in")[-1]
+        assert reply.kind == "response" and reply.message["result"] == result
+        trace.clear()
+        assert len(trace) == 0 and trace.bytes == 0 and trace.dropped == 0
+        assert conn.ping() > 0 and [(e.direction, e.method) for e in trace.frames()] == [("out", "ping"), ("in", "ping")]
+
+
+def test_a_stderr_flood_cannot_push_frames_out_of_the_trace():
+    with mcp_notebook.connect(RAW, era="legacy", name="noisy", trace_capacity=100) as conn:
+        conn.request("tools/call", {"name": "stderr-flood", "arguments": {"count": 5000}})
+        deadline = time.monotonic() + 30
+        while conn.stderr[-1:] != ["stderr line 4999"]:
+            assert time.monotonic() < deadline, "the stderr lines never all arrived"
+            time.sleep(0.01)
+        frames = [(e.direction, e.kind, e.method) for e in conn.trace.frames()]
+        assert frames == [
+            ("out", "request", "initialize"),
+            ("in", "response", "initialize"),
+            ("out", "notification", "notifications/initialized"),
+            ("out", "request", "tools/call"),
+            ("in", "response", "tools/call"),
+        ]
+        lines = conn.trace.filter(kind="stderr")
+        assert len(lines) == 1000 and lines[-1].detail["line"] == "stderr line 4999"
+        assert conn.trace.dropped == 4000
+        assert [e.seq for e in conn.trace] == sorted(e.seq for e in conn.trace)  # one timeline, stderr merged in

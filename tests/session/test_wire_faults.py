@@ -130,3 +130,36 @@ def test_request_timeout_sends_cancelled_and_ignores_the_late_response(raw):
     assert len(late) == 1 and late[0].note.startswith("late response, ignored")
     ids = [e.id for e in raw.trace.frames("out") if e.kind == "request"]
     assert len(ids) == len(set(ids))
+
+
+def test_a_line_over_the_message_limit_is_dropped_whole_and_the_session_goes_on(monkeypatch):
+    from mcp_notebook.api.settings import defaults
+
+    monkeypatch.setattr(defaults, "max_frame_bytes", 1 << 20, raising=False)  # the one limit, HTTP's too
+    with mcp_notebook.connect(RAW, era="legacy", name="long") as conn:
+        result = conn.request("tools/call", {"name": "long-line", "arguments": {"size": 3 << 20}})
+        assert json.loads(result["content"][0]["text"]) == "survived"
+        dropped = conn.trace.filter(kind="oversized-frame")
+        assert len(dropped) == 1 and "over 1 MB" in dropped[0].note
+        assert conn.health.invalid_frames == 0  # no tail of the dropped line was read as a frame
+        assert not conn.logs
+
+
+@pytest.mark.parametrize(
+    ("shape", "problem"),
+    [
+        ("error-string", "error is not an object with an integer code"),
+        ("result-and-error", "it has both result and error"),
+        ("no-jsonrpc", 'missing "jsonrpc": "2.0"'),
+    ],
+)
+def test_a_malformed_answer_fails_its_request_at_once_saying_what_is_wrong(raw, shape, problem):
+    # The request would wait 60 s for an answer that has come already; it fails when it arrives.
+    with pytest.raises(mcp_notebook.ProtocolViolation) as caught:
+        raw.request("tools/call", {"name": "malformed", "arguments": {"shape": shape}}, timeout=60)
+    assert str(caught.value) == f"tools/call: the server answered with a malformed response ({problem})"
+    request = raw.trace.filter(method="tools/call", direction="out")[-1]
+    answer = raw.trace.filter(id=request.id, direction="in")[-1]
+    assert answer.kind == "invalid" and answer.note == problem
+    assert raw.health.invalid_frames == 1 and raw.health.requests_in_flight == 0
+    assert raw.ping() > 0 and raw.state == "ready"

@@ -310,3 +310,34 @@ def test_connection_refused_says_what_to_do():
         mcp_notebook.HandshakeError, match=f"cannot connect to http://127.0.0.1:{port}/mcp.*is the server running"
     ):
         mcp_notebook.connect(f"http://127.0.0.1:{port}/mcp", era="legacy", name="nobody", timeout=10)
+
+
+@pytest.fixture
+def one_mb_messages() -> Iterator[int]:
+    """The message limit at 1 MB for the test (the setting every new connection reads)."""
+    from mcp_notebook.api.settings import defaults
+
+    old = getattr(defaults, "max_frame_bytes", None)
+    defaults.max_frame_bytes = 1 << 20
+    yield 1 << 20
+    defaults.max_frame_bytes = old
+
+
+@pytest.mark.parametrize("scenario", ["big-body", "big-event"])
+def test_a_body_or_event_over_the_message_limit_fails_its_request_at_once(port, one_mb_messages, scenario):
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="big") as conn:
+        with pytest.raises(mcp_notebook.TransportError, match=r"over 1 MB.*max_frame_bytes") as caught:
+            conn.request("tools/call", {"name": scenario, "arguments": {"size": 64 << 20}}, timeout=120)
+        assert "\n" not in str(caught.value)
+        assert conn.ping() > 0 and conn.state == "ready"
+        under = text_of(conn.request("tools/call", {"name": scenario, "arguments": {"size": 900_000}}, timeout=120))
+        assert len(under) > 800_000
+
+
+def test_the_request_timeout_covers_reading_the_body(port):
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="slow") as conn:
+        with pytest.raises(mcp_notebook.RequestTimeout):
+            conn.request("tools/call", {"name": "slow-body", "arguments": {"size": 10_000}}, timeout=1)
+        request = conn.trace.filter(method="tools/call", direction="out")[-1]
+        assert [e.detail["id"] for e in conn.trace.filter(kind="stream-cancelled")] == [request.id]
+        assert conn.ping() > 0

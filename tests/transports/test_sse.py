@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import anyio
 import httpx2
+import pytest
 
 from mcp_notebook.transports.sse import iter_events
 
@@ -45,3 +46,20 @@ def test_events_over_a_mebibyte_are_kept_whole():
     data = "x" * (3 * 1024 * 1024)
     events, ticks = anyio.run(_events, [f"data: {data[: len(data) // 2]}".encode(), f"{data[len(data) // 2 :]}\n\n".encode()])
     assert ticks == 0 and [e.data for e in events] == [data]
+
+
+def test_an_event_over_the_limit_fails_as_soon_as_it_passes_it():
+    async def over(limit: int) -> list:
+        chunks = [b"data: " + b"x" * 600, b"x" * 600, b"x" * 600, b"\n\n"]
+        request = httpx2.Request("GET", "http://127.0.0.1/mcp")
+
+        async def body():
+            for chunk in chunks:
+                yield chunk
+
+        response = httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body(), request=request)
+        return [sse async for sse in iter_events(response, lambda: None, limit)]
+
+    with pytest.raises(httpx2.SSEError, match="1000 byte limit"):
+        anyio.run(over, 1000)
+    assert [len(e.data) for e in anyio.run(over, 4000)] == [1800]

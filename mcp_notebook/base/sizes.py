@@ -1,0 +1,123 @@
+"""Keeping what a server sends within bounds: rings bounded by count and by size, bounded
+copies of JSON values, and freed memory given back.
+
+Stores that keep server messages for later (the trace, the server-log store) are `Ring`s,
+and keep a copy made by `bounded` when a message is huge: long strings end in a note of
+their length, long lists and objects in a note of what was left out. Sizes are characters,
+a fair measure of what a parsed JSON value holds. Nothing here locks: a ring's owner does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import sys
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+SCALAR_COST = 8  # a number, a boolean or null, and the separators around a value
+
+
+def clipped_text(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters and a note of its length (in ASCII: one character
+    past Latin-1 would make Python store the whole copy at two or four bytes a character)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [clipped: {len(text):,} characters]"
+
+
+def bounded(value: Any, budget: int) -> tuple[Any, int]:
+    """A copy of a JSON-like value that holds about `budget` characters at most, and its size.
+
+    Within budget the parts are kept as they are (strings are not copied); past it, a string
+    is clipped and a list or object ends with a note of how many items it left out.
+    """
+    remaining = [budget]
+    copy = _bounded(value, remaining)
+    return copy, budget - remaining[0]
+
+
+def _bounded(value: Any, remaining: list[int]) -> Any:
+    if isinstance(value, str):
+        room = max(remaining[0], 0)
+        remaining[0] -= min(len(value), room) + SCALAR_COST
+        return clipped_text(value, room)
+    if isinstance(value, dict):
+        kept: dict[Any, Any] = {}
+        for number, (key, item) in enumerate(value.items()):
+            if remaining[0] <= 0:
+                kept["..."] = f"{len(value) - number:,} more keys"
+                break
+            remaining[0] -= len(str(key)) + SCALAR_COST
+            kept[key] = _bounded(item, remaining)
+        return kept
+    if isinstance(value, (list, tuple)):
+        items: list[Any] = []
+        for number, item in enumerate(value):
+            if remaining[0] <= 0:
+                items.append(f"... {len(value) - number:,} more items")
+                break
+            items.append(_bounded(item, remaining))
+        return items
+    remaining[0] -= SCALAR_COST
+    return value
+
+
+class Ring(Generic[T]):
+    """Items oldest first: at most `count` of them, and at most about `size` in all (each item's
+    cost is given as it is added); the oldest go first, counted in `dropped`, and each goes
+    through `on_drop` if given. The newest item is kept whatever its cost."""
+
+    def __init__(self, count: int, size: int, on_drop: Callable[[T], None] | None = None) -> None:
+        self.items: deque[T] = deque()
+        self._costs: deque[int] = deque()
+        self.count = count
+        self.size = size
+        self.used = 0
+        self.dropped = 0
+        self._on_drop = on_drop
+
+    def add(self, item: T, cost: int) -> None:
+        self.items.append(item)
+        self._costs.append(cost)
+        self.used += cost
+        while len(self.items) > self.count or (self.used > self.size and len(self.items) > 1):
+            dropped = self.items.popleft()
+            self.used -= self._costs.popleft()
+            self.dropped += 1
+            if self._on_drop is not None:
+                self._on_drop(dropped)
+
+    def clear(self) -> None:
+        """Forget every item (and the count of dropped ones): their memory goes with them."""
+        self.items.clear()
+        self._costs.clear()
+        self.used = self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
+def give_back_memory() -> None:
+    """Return freed memory to the operating system, where the C allocator would keep it.
+
+    glibc keeps the pages of freed large strings (a flood of big frames leaves many) in its
+    heap, so the process would stay as large as at its peak; `malloc_trim` hands them back.
+    Elsewhere this does nothing.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        return None
