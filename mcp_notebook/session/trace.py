@@ -21,9 +21,10 @@ import time
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..base.sizes import Ring, bounded, clipped_text, give_back_memory
+from .redaction import Redactor
 
 IN = "in"
 OUT = "out"
@@ -35,7 +36,6 @@ FRAME_CLIP = 256 * 1024  # characters of a frame's text (and of its parsed messa
 ENTRY_COST = 400  # what an entry costs besides its text: the object, its timestamps, its fields
 STDERR_ENTRIES = 1000  # server stderr lines kept, in a ring of their own (1/16 of the bytes)
 OWN_RING = frozenset({"stderr"})  # events that could flood: they push out only their own kind
-REDACTED = "[redacted]"
 _NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no detail): one dict less per frame
 
 
@@ -43,10 +43,6 @@ _NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no d
 def _via_detail(via: str) -> dict[str, Any]:
     """The one shared (never mutated) detail dict of frames read from stream `via`."""
     return {"via": via}
-
-
-MIN_SECRET_LENGTH = 4
-E = TypeVar("E", bound=BaseException)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,60 +68,6 @@ class TraceEntry:
     @property
     def is_frame(self) -> bool:
         return self.direction != EVENT
-
-
-class Redactor:
-    """Replaces registered secret strings in text and in parsed JSON values."""
-
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
-        self.secrets: tuple[str, ...] = ()
-        for secret in secrets:
-            self.add(secret)
-
-    def add(self, secret: str) -> None:
-        """Register a secret; longer secrets are replaced first so prefixes do not leak a tail."""
-        if not isinstance(secret, str) or len(secret) < MIN_SECRET_LENGTH:
-            raise ValueError(f"a secret must be a string of at least {MIN_SECRET_LENGTH} characters")
-        if secret not in self.secrets:
-            self.secrets = tuple(sorted((*self.secrets, secret), key=len, reverse=True))
-
-    def __bool__(self) -> bool:
-        return bool(self.secrets)
-
-    def found_in(self, text: str) -> bool:
-        return any(secret in text for secret in self.secrets)
-
-    def text(self, text: str) -> str:
-        for secret in self.secrets:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
-
-    def value(self, value: Any) -> Any:
-        """A copy of a JSON-like value with secrets replaced (keys too); the original is untouched
-        (and returned as it is while no secret is registered)."""
-        if not self.secrets:
-            return value
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {self.value(k): self.value(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return type(value)(self.value(v) for v in value)
-        return value
-
-    def exception(self, exc: E) -> E:
-        """`exc` itself, its text and attributes redacted in place (and those of what caused it)."""
-        seen: set[int] = set()
-        current: BaseException | None = exc
-        while self.secrets and current is not None and id(current) not in seen:
-            seen.add(id(current))
-            current.args = self.value(current.args)
-            for name, attribute in list(getattr(current, "__dict__", {}).items()):
-                if isinstance(attribute, (str, dict, list, tuple)):
-                    setattr(current, name, self.value(attribute))
-            current = current.__cause__ or current.__context__
-        return exc
 
 
 class Trace:

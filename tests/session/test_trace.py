@@ -12,7 +12,8 @@ import pytest
 from conftest import sdk_server_cmd
 
 import mcp_notebook
-from mcp_notebook.session.trace import OUT, Redactor, Trace
+from mcp_notebook.session.redaction import Redactor
+from mcp_notebook.session.trace import OUT, Trace
 
 TOKEN = "sk-test-0123456789abcdef"
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
