@@ -2,7 +2,7 @@
 
 Their text often quotes a server (an error message, stderr lines): shown, it never carries
 a terminal control sequence (`base.text.plain`). Known secrets are the session's to redact
-(`session.trace.Redactor.exception`) before an error reaches its caller.
+(`session.redaction.Redactor.exception`) before an error reaches its caller.
 """
 
 from __future__ import annotations
