@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         ) as conn:  # elicitation: accept with the schema's defaults (SEP-1034)
             info = conn.server_info or {}
             print(
-                f"connected: {info.get('name', '?')} {info.get('version', '')} over {conn.session.transport.kind}, "
+                f"connected: {info.get('name', '?')} {info.get('version', '')} over {conn.health.transport}, "
                 f"protocol {conn.protocol_version}"
             )
             tools = conn.request("tools/list").get("tools", []) if "tools" in conn.server_capabilities else []

@@ -86,10 +86,10 @@ def _connect(ns: Namespace) -> Connection:
         protocol_version=ns.protocol_version,
         probe_timeout=ns.probe_timeout,
     )
-    server = conn.server_info or {}
+    server, health = conn.server_info or {}, conn.health
     print(
         f"connected {conn.name!r}: {one_line(server.get('name', '?'))} {one_line(server.get('version', ''))} "
-        f"over {conn.session.transport.kind}, {conn.era} protocol {conn.protocol_version} ({conn.session.era_source})"
+        f"over {health.transport}, {conn.era} protocol {conn.protocol_version} ({health.era_source})"
     )
     return conn
 

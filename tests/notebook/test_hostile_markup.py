@@ -23,7 +23,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
@@ -35,6 +35,7 @@ import pytest
 from conftest import SERVERS_DIR
 from IPython.core.interactiveshell import InteractiveShell
 from test_elicitation_widgets import in_background, kernel_cell, wait_for  # noqa: F401 - kernel_cell is a fixture
+from test_live_panels import wait_until
 
 import mcp_notebook
 from mcp_notebook import TaskList
@@ -245,14 +246,6 @@ def watching(watch: Watch) -> Iterator[Watch]:
 def hostile_server(era: str, name: str, **options: Any) -> mcp_notebook.Connection:
     argv = [sys.executable, str(SERVERS_DIR / "hostile_server.py"), "--markup", MARKUP]
     return mcp_notebook.connect(argv, name=name, era=era, **options)
-
-
-def wait_until(condition: Callable[[], object], what: str) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {WAIT:g} s waiting for {what}")
-        time.sleep(0.02)
 
 
 def results_and_listings(conn: mcp_notebook.Connection) -> dict[str, str]:
