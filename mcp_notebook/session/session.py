@@ -327,6 +327,8 @@ class Session:
         if self.counters.state != state:
             self.counters.state = state
             self.counters.state_reason = reason
+            if state == CLOSED:
+                self.counters.closed_at = time.time()
             self.trace.event("state", note=reason, state=state)
             for listener in list(self.state_listeners):
                 listener(state, reason)

@@ -1,11 +1,17 @@
-"""Reading what happened: a server's colours shown as colours in HTML and never in text,
-and the health snapshot's own displays."""
+"""Reading what happened: a connection whose server died stays listed, a server's colours
+show as colours in HTML and never in text, and the health snapshot's own displays."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import signal
 
-from conftest import fastmcp_server_cmd
+import pytest
+from conftest import fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
+from IPython.core.interactiveshell import InteractiveShell
+from IPython.lib.pretty import pretty
 from test_live_panels import wait_until
 
 import mcp_notebook
@@ -33,3 +39,70 @@ def test_a_coloured_stderr_shows_colours_in_html_and_none_in_text(panels):
     for text in (format_health(health), _render.health_text(health, stderr=True)):
         assert "Starting MCP server" in text or "stderr" in text
         assert not ANSI_TRACES.search(text), text
+
+
+@pytest.fixture(scope="module")
+def shell():
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcp_notebook")
+    yield ip
+    ip.run_line_magic("unload_ext", "mcp_notebook")
+    InteractiveShell.clear_instance()
+
+
+def run(shell, capsys, line: str) -> str:
+    """Run one cell that must succeed; what it printed."""
+    result = shell.run_cell(line)
+    out, err = capsys.readouterr()
+    assert result.success, out + err
+    return out
+
+
+def killed_while_idle(conn: mcp_notebook.Connection) -> None:
+    wait_until(lambda: conn.stderr, "the server's start-up line on stderr")
+    os.kill(conn.session.transport.pid, signal.SIGKILL)
+    assert conn.wait_closed(20)
+
+
+def test_a_server_that_dies_while_idle_stays_listed_until_disconnected(shell, capsys):
+    everything = shlex.join(server_everything_cmd())
+    run(shell, capsys, f"%mcp connect ev --era legacy -- {everything}")
+    conn = mcp_notebook.get_connection("ev")
+    killed_while_idle(conn)
+
+    assert mcp_notebook.connections() == {"ev": conn} and mcp_notebook.get_connection("ev") is conn
+    status = run(shell, capsys, "%mcp status")
+    assert "ev: closed" in status and "exited with code -9" in status
+    assert re.search(r"closed .*, at \d\d:\d\d:\d\d \(\d+ s ago\)", status), status
+    assert any(line.strip() in status for line in conn.stderr[-3:]), "its last stderr lines"
+    health = run(shell, capsys, "%mcp health ev")
+    assert "ev: closed" in health and "exit code -9" in health
+    assert conn.health.closed_at is not None and "exited with code -9" in repr(conn.health)
+
+    run(shell, capsys, f"%mcp connect ev --era legacy -- {everything}")  # the name connected again
+    again = mcp_notebook.get_connection("ev")
+    assert again is not conn and mcp_notebook.connections() == {"ev": again}
+    killed_while_idle(again)
+    assert "closed 'ev'" in run(shell, capsys, "%mcp disconnect ev")
+    assert mcp_notebook.connections() == {}
+    assert "no open connections" in run(shell, capsys, "%mcp status")
+
+
+def test_a_legacy_server_connects_in_plain_words_and_status_keeps_the_probe(shell, capsys):
+    out = run(shell, capsys, f"%mcp connect ev -- {shlex.join(server_everything_cmd())}")  # era auto: probed
+    assert "legacy server (2025-11-25)" in out and "probe" not in out and "-32601" not in out
+    # "refused: Method not found (-32601)", or "no answer within 2 s" while it starts slowly
+    assert "over stdio (probe: " in run(shell, capsys, "%mcp status ev")
+    run(shell, capsys, "%mcp disconnect ev")
+
+
+def test_the_health_snapshot_has_a_short_repr_and_rich_displays():
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
+        conn.ping()
+        health = conn.health
+    assert "\n" not in repr(health) and len(repr(health)) < 120, repr(health)
+    assert repr(health).startswith("<Health 'sdk' ready: legacy 2025-11-25 over stdio, rtt ")
+    pretty_text = pretty(health)
+    assert pretty_text.startswith("sdk: ready") and re.search(r"pings +1 sent, 1 answered", pretty_text)
+    html = health._repr_html_()
+    assert "<table" in html and "<b>sdk</b> ready" in html and "1 sent, 1 answered" in html
