@@ -215,16 +215,25 @@ class EraNegotiator:
     async def liveness(self, *, timeout: float | None = None) -> float:
         """Ping's modern stand-in: the transport is up, and a fresh server/discover comes back.
 
-        Returns the discover round-trip time in seconds.
+        Returns the discover round-trip time in seconds. Probes count as our pings do (sent,
+        answered, failed, timed out): they are this era's pings.
         """
         if self.session.closed:
             raise self.session.closed_error()
-        pending: Pending = await self.session.round_trip(
-            "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
-        )
-        self._remember_discovery(pending.outcome())
-        self.session.counters.last_rtt = pending.rtt
-        self.session.counters.rtts.append(pending.rtt)
+        counters = self.session.counters
+        counters.pings_sent += 1
+        try:
+            pending: Pending = await self.session.round_trip(
+                "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
+            )
+            self._remember_discovery(pending.outcome())
+        except BaseException as exc:
+            counters.ping_failures += 1
+            counters.ping_timeouts += isinstance(exc, RequestTimeout)
+            raise
+        counters.pings_answered += 1
+        counters.last_rtt = pending.rtt
+        counters.rtts.append(pending.rtt)
         return pending.rtt
 
     async def modern_request(

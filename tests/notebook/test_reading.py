@@ -7,14 +7,16 @@ import os
 import re
 import shlex
 import signal
+import sys
 
 import pytest
-from conftest import fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
+from conftest import SERVERS_DIR, fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.lib.pretty import pretty
 from test_live_panels import wait_until
 
 import mcp_notebook
+from mcp_notebook import Listing
 from mcp_notebook.notebook import render as _render
 from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.notebook.magic_session import format_health
@@ -88,12 +90,36 @@ def test_a_server_that_dies_while_idle_stays_listed_until_disconnected(shell, ca
     assert "no open connections" in run(shell, capsys, "%mcp status")
 
 
+RAW = shlex.join([sys.executable, str(SERVERS_DIR / "raw_server.py")])  # declares tools only
+
+
 def test_a_legacy_server_connects_in_plain_words_and_status_keeps_the_probe(shell, capsys):
     out = run(shell, capsys, f"%mcp connect ev -- {shlex.join(server_everything_cmd())}")  # era auto: probed
     assert "legacy server (2025-11-25)" in out and "probe" not in out and "-32601" not in out
     # "refused: Method not found (-32601)", or "no answer within 2 s" while it starts slowly
     assert "over stdio (probe: " in run(shell, capsys, "%mcp status ev")
     run(shell, capsys, "%mcp disconnect ev")
+
+
+def test_modern_pings_are_explained_once_and_called_liveness_probes(shell, capsys):
+    out = run(shell, capsys, f"%mcp connect sdk --era modern -- {shlex.join(sdk_server_cmd())}")
+    assert "modern server (2026-07-28)" in out
+    first, again = run(shell, capsys, "%mcp ping sdk"), run(shell, capsys, "%mcp ping sdk -n 2 -i 0")
+    assert "the ping method was removed" in first and "removed" not in again
+    assert again.count("liveness probe sdk: ") == 2
+    status = run(shell, capsys, "%mcp status sdk")
+    assert re.search(r"liveness probes +3 sent", status) and "pings      " not in status, status
+    run(shell, capsys, "%mcp disconnect sdk")
+
+
+def test_a_server_without_resources_lists_none_as_a_modern_one_does(shell, capsys):
+    run(shell, capsys, f"%mcp connect raw -- {RAW}")
+    conn = mcp_notebook.get_connection("raw")
+    assert "resources" not in conn.server_capabilities
+    listing = conn.list_resources()
+    assert isinstance(listing, Listing) and listing == [] and conn.list_resource_templates() == []
+    assert "(no resources)" in run(shell, capsys, "%mcp resources raw")  # as a modern server says it, not a UsageError
+    run(shell, capsys, "%mcp disconnect raw")
 
 
 def test_the_health_snapshot_has_a_short_repr_and_rich_displays():
