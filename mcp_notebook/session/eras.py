@@ -29,6 +29,7 @@ from ..base.errors import (
     RequestTimeout,
     TransportError,
 )
+from ..base.stderr import blames_the_probe, quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
@@ -105,10 +106,9 @@ class EraNegotiator:
                 raise
             return await self._fall_back(f"server/discover answered HTTP {exc.status}")
         except ConnectionClosed as exc:
-            tail = "; its last stderr lines: " + " | ".join(exc.stderr_tail[-5:]) if exc.stderr_tail else ""
+            advice = "; if it exits only when probed, connect with era='legacy'" if blames_the_probe(exc.stderr_tail) else ""
             raise HandshakeError(
-                f"{exc.reason} during the handshake (probing with server/discover){tail}; "
-                "if it exits only when probed, connect with era='legacy'"
+                f"{exc.reason} during the handshake (probing with server/discover){quoted(exc.stderr_tail)}{advice}"
             ) from None
         self.source = "probe: server/discover answered"
         await self._start_modern(result)

@@ -10,7 +10,7 @@ import signal
 import sys
 
 import pytest
-from conftest import SERVERS_DIR, fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
+from conftest import SERVERS_DIR, fastmcp_server_cmd, node_executable, sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.lib.pretty import pretty
 from test_live_panels import wait_until
@@ -132,3 +132,33 @@ def test_the_health_snapshot_has_a_short_repr_and_rich_displays():
     assert pretty_text.startswith("sdk: ready") and re.search(r"pings +1 sent, 1 answered", pretty_text)
     html = health._repr_html_()
     assert "<table" in html and "<b>sdk</b> ready" in html and "1 sent, 1 answered" in html
+
+
+MISSING_SCRIPT = "/nonexistent/mcp-notebook-test/server.js"
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ([node_executable(), MISSING_SCRIPT], f"Error: Cannot find module '{MISSING_SCRIPT}'"),  # Node's, mid-trace
+        (sdk_server_cmd("--no-such-option"), "error: unrecognized arguments: --no-such-option"),  # the SDK peer's argparse
+        ([sys.executable, "-c", "import no_such_module_xyz"], "ModuleNotFoundError: No module named 'no_such_module_xyz'"),
+    ],
+)
+def test_a_server_that_fails_to_start_is_told_by_its_error_line_without_era_advice(command, says):
+    with pytest.raises(mcp_notebook.HandshakeError) as failed:
+        mcp_notebook.connect(command, name="broken")  # era auto: the probe is the first thing it would read
+    message = str(failed.value)
+    assert "during the handshake" in message and says in message, message
+    assert "era=" not in message and "Node.js v" not in message and "requireStack" not in message
+    assert "broken" not in mcp_notebook.connections()
+
+
+def test_a_server_that_exits_when_probed_is_told_to_connect_as_legacy():
+    command = [sys.executable, str(SERVERS_DIR / "raw_server.py"), "--exit-on-unknown"]
+    with pytest.raises(mcp_notebook.HandshakeError) as failed:
+        mcp_notebook.connect(command, name="probed")
+    message = str(failed.value)
+    assert "unknown method server/discover" in message and "connect with era='legacy'" in message, message
+    with mcp_notebook.connect(command, name="probed", era="legacy") as conn:  # the advice works
+        assert conn.state == "ready"
