@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.text import clip
 from . import health_view
 
 CONNECTING = "connecting"
@@ -103,7 +104,7 @@ class Health:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
     def __repr__(self) -> str:
-        return health_view.short(self)
+        return f"<Health {self.name!r} {self.state}: {clip(health_view.summary(self), 90)}>"
 
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         printer.text(health_view.text(self))

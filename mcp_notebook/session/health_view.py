@@ -1,5 +1,5 @@
-"""How a health snapshot reads by itself: its short repr, its text and HTML displays, the
-era in a few words, and how a closed connection ended.
+"""How a health snapshot reads by itself: the words of its repr, its text and HTML displays,
+the era in a few words, and how a closed connection ended.
 
 Functions of a `session.health.Health` (which imports this module, so it is not named
 here). Server text goes through `plain`/`one_line` in text and `esc`/`ansi_html` in HTML.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..base.text import ansi_html, clip, esc, one_line
+from ..base.text import ansi_html, esc, one_line
 
 STDERR_SHOWN = 5  # last stderr lines in a display
 
@@ -45,10 +45,11 @@ def ended(h: Any, now: float | None = None) -> str | None:
     return f"{reason}, at {time.strftime('%H:%M:%S', time.localtime(h.closed_at))} ({ago:.0f} s ago)"
 
 
-def short(h: Any) -> str:
-    """The repr: one line, under a hundred characters or so."""
-    what = ended(h) if h.state == "closed" else f"{h.era} {h.protocol_version or '?'} over {h.transport}, rtt {_ms(h.last_rtt)}"
-    return f"<Health {h.name!r} {h.state}: {clip(what, 90)}>"
+def summary(h: Any) -> str:
+    """The repr's words: how it ended, or its era, transport and last round trip."""
+    if h.state == "closed":
+        return ended(h) or "closed"
+    return f"{h.era} {h.protocol_version or '?'} over {h.transport}, rtt {_ms(h.last_rtt)}"
 
 
 def rows(h: Any) -> list[tuple[str, str]]:
