@@ -146,11 +146,12 @@ MISSING_SCRIPT = "/nonexistent/mcp-notebook-test/server.js"
     ],
 )
 def test_a_server_that_fails_to_start_is_told_by_its_error_line_without_era_advice(command, says):
-    with pytest.raises(mcp_notebook.HandshakeError) as failed:
-        mcp_notebook.connect(command, name="broken")  # era auto: the probe is the first thing it would read
+    with pytest.raises(mcp_notebook.HandshakeError) as failed:  # era auto: the probe is the first thing it would read
+        mcp_notebook.connect(command, name="broken", env={"FORCE_COLOR": "1"})  # Node greys its stack frames
     message = str(failed.value)
     assert "during the handshake" in message and says in message, message
     assert "era=" not in message and "Node.js v" not in message and "requireStack" not in message
+    assert not ANSI_TRACES.search(message), message
     assert "broken" not in mcp_notebook.connections()
 
 
