@@ -3,8 +3,8 @@
 One monitor per connection, running as two tasks in the session's task group (so they
 end with the session): a keepalive that pings the server (a liveness probe on modern
 connections, which have no ping), and a sampler that keeps recent health snapshots.
-Everything here runs on the session thread except
-`configure`, `wait_state` and the read-only properties, which any thread may call.
+Everything here runs on the session thread except `configure`, `wait_state` and the
+read-only properties, which any thread may call.
 """
 
 from __future__ import annotations
