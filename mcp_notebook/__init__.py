@@ -36,6 +36,7 @@ from .base.about import __version__
 from .base.errors import (
     ConnectionClosed,
     HandshakeError,
+    Interrupted,
     McpError,
     McpNotebookError,
     ProtocolViolation,
@@ -73,6 +74,7 @@ __all__ = [
     "ConnectionClosed",
     "HandshakeError",
     "Health",
+    "Interrupted",
     "Listing",
     "LogRecord",
     "McpError",

@@ -20,6 +20,7 @@ PUBLIC = [
     "ConnectionClosed",
     "HandshakeError",
     "Health",
+    "Interrupted",
     "Listing",
     "LogRecord",
     "McpError",

@@ -1,4 +1,8 @@
-"""Opening connections, and the registry of open ones by name.
+"""Opening connections, and the registry of connections by name.
+
+A connection stays registered until the user closes it or opens another under its name:
+one whose server ended by itself (it exited, or hung up) is still listed, `closed`, so
+what happened to it can be read (`health`, `stderr`).
 
 `connect` and `aconnect` take the same options (`ConnectOptions`, whose fields hold the
 defaults) and share one opening path: `_opening` is a generator of the attempts (a cached
@@ -154,17 +158,18 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
 
 
 def connections() -> dict[str, Connection]:
-    """Every open connection, by name."""
+    """Every connection, by name: the open ones, and those whose server ended by itself (their
+    state is "closed") until they are closed or their name is connected again."""
     with _registry_lock:
-        return {name: conn for name, conn in _registry.items() if not conn.closed}
+        return dict(_registry)
 
 
 def get_connection(name: str) -> Connection:
-    """The open connection called `name`; UsageError if there is none."""
+    """The connection called `name` (open, or closed by its server); UsageError if there is none."""
     conn = connections().get(name)
     if conn is None:
         known = ", ".join(sorted(connections())) or "none"
-        raise UsageError(f"no connection named {name!r} (open connections: {known})")
+        raise UsageError(f"no connection named {name!r} (connections: {known})")
     return conn
 
 
@@ -210,10 +215,10 @@ def _close_existing(name: str) -> None:
 
 
 def _default_name(base: str) -> str:
-    """`base`, or `base-2`, `base-3`, ... whichever is not in use."""
+    """`base`, or `base-2`, `base-3`, ... whichever is not in use (a closed connection's name is free)."""
     name, n = base, 2
     with _registry_lock:
-        while name in _registry:
+        while name in _registry and not _registry[name].closed:
             name, n = f"{base}-{n}", n + 1
     return name
 

@@ -21,7 +21,7 @@ from ..session.pending import Pending, request_timeout
 from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import client_side, frontend, panels, prompts, resources, tools
+from . import client_side, frontend, interrupts, panels, prompts, resources, tools
 from .feature_state import FeatureState
 from .monitor import Monitor
 from .options import check_timeout
@@ -123,7 +123,7 @@ class Connection:
         """
         check_timeout(timeout)
         if self._session.era == "modern":
-            return get_runtime().call(_ping, self._session, timeout)
+            return interrupts.call(self._session, _ping, self._session, timeout)
         pending = self._round_trip("ping", None, timeout)
         pending.outcome()
         return pending.rtt
@@ -140,7 +140,7 @@ class Connection:
         """
         check_timeout(timeout)
         if self._session.era == "modern":
-            return get_runtime().call(_request, self._session, method, params, timeout)
+            return interrupts.call(self._session, _request, self._session, method, params, timeout)
         return self._round_trip(method, params, timeout).outcome()
 
     def listen(
@@ -207,10 +207,10 @@ class Connection:
         try:
             if waker.acquire(timeout=-1 if limit is None else limit):
                 return pending
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             cancelled = ConnectionClosed("cancelled by the user")
-            runtime.call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
-            raise
+            stopped = runtime.call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
+            raise interrupts.interrupted(session, stopped=stopped) from exc
         failure = request_timeout(method, limit or 0)
         if runtime.call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
             raise failure

@@ -34,6 +34,7 @@ from ..session.pending import Pending
 from ..session.session import Session
 from . import frontend
 from .feature_state import FeatureState, asking_for
+from .interrupts import interrupted
 from .options import check_timeout
 from .progress import Call, Deadline, new_token
 from .server_requests import Question
@@ -283,15 +284,13 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
         result = handle.outcome()
         failed = False
         return result
-    except KeyboardInterrupt:
-        if (
-            runtime.call_sync(
-                handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user", timeout=CANCEL_GRACE
-            )
-            and handle.lingers
-        ):
+    except KeyboardInterrupt as exc:
+        stopped = runtime.call_sync(
+            handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user", timeout=CANCEL_GRACE
+        )
+        if stopped and handle.lingers:
             waker.acquire(timeout=CANCEL_GRACE + 1)  # until its task is cancelled
-        raise
+        raise interrupted(session, stopped=stopped, task=handle.lingers) from exc
     finally:
         fx.end(call, pending)
         presenter.attend(call, seen)

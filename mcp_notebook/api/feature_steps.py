@@ -36,7 +36,7 @@ def _request_log_level(fx: FeatureState, level: str | None) -> str | None:
 
 def _list(fx: FeatureState, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
     if capability not in fx.session.server.capabilities:
-        raise UsageError(f"{fx.name}: the server offers no {capability}")
+        return Listing(key, [])  # a server without the capability has none: an empty list, in either era
     cached = None if refresh else fx.cached(key)
     if cached is not None:
         return cached

@@ -1,9 +1,10 @@
 """The health monitor: client keepalive, the ready/degraded/stale state machine, health history.
 
 One monitor per connection, running as two tasks in the session's task group (so they
-end with the session): a keepalive that pings handshake-era servers, and a sampler
-that keeps recent health snapshots. Everything here runs on the session thread except
-`configure`, `wait_state` and the read-only properties, which any thread may call.
+end with the session): a keepalive that pings the server (a liveness probe on modern
+connections, which have no ping), and a sampler that keeps recent health snapshots.
+Everything here runs on the session thread except `configure`, `wait_state` and the
+read-only properties, which any thread may call.
 """
 
 from __future__ import annotations

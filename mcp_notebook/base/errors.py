@@ -3,13 +3,26 @@
 Their text often quotes a server (an error message, stderr lines): shown, it never carries
 a terminal control sequence (`base.text.plain`). Known secrets are the session's to redact
 (`session.redaction.Redactor.exception`) before an error reaches its caller.
+
+In IPython they show as one line, not a traceback through our internals: IPython asks an
+exception for `_render_traceback_()`. Asked again by `%tb` (the exception no longer being
+handled then), they give the whole traceback.
 """
 
 from __future__ import annotations
 
+import sys
+import traceback
 from typing import Any
 
 from .text import plain
+
+
+def _render_traceback(exc: BaseException) -> list[str]:
+    """IPython's hook: one line while the cell that raised `exc` fails; the full traceback later (`%tb`)."""
+    if sys.exc_info()[1] is exc:
+        return [f"{type(exc).__name__}: {exc}"]
+    return [line.rstrip("\n") for line in traceback.format_exception(type(exc), exc, exc.__traceback__)]
 
 
 class McpNotebookError(Exception):
@@ -17,6 +30,22 @@ class McpNotebookError(Exception):
 
     def __str__(self) -> str:
         return plain(super().__str__())
+
+    def _render_traceback_(self) -> list[str]:
+        return _render_traceback(self)
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C ended a blocking call; the message says what the server was told.
+
+    A KeyboardInterrupt still, so whatever stops on Ctrl-C stops on it.
+    """
+
+    def __str__(self) -> str:
+        return plain(super().__str__())
+
+    def _render_traceback_(self) -> list[str]:
+        return _render_traceback(self)
 
 
 class McpError(McpNotebookError):

@@ -4,7 +4,8 @@ laid out in tables.
 Plain functions of strings, used by every layer that renders (results, panels, widgets,
 magics): a `<script>` in a tool name comes out as text wherever it is shown, and an escape
 sequence (a clipboard write, a screen clear, a hyperlink, a colour) never reaches a terminal:
-every text rendering passes server text through `plain` or `one_line`.
+every text rendering passes server text through `plain` or `one_line`. In HTML, a server's
+colours (ANSI SGR, as loggers write them to stderr) may show as colours: `ansi_html`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any
+
+from ansi2html import Ansi2HTMLConverter
 
 FIELD_LIMIT = 80  # characters of a server-controlled field shown in a table cell
 
@@ -28,6 +31,8 @@ _ESCAPES = re.compile(
 # What is left that a terminal acts on: C0 but tab and newline, DEL, C1, and the bidi
 # controls that reorder what is shown.
 _CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Select Graphic Rendition: colours, bold, dim, italic, underline (what ansi_html keeps).
+_SGR = re.compile(r"(\x1b\[[0-9;:]*m)")
 
 
 def esc(value: Any) -> str:
@@ -42,6 +47,18 @@ def plain(value: Any) -> str:
     if text.isprintable():
         return text  # the common case, and cheap
     return _CONTROLS.sub("?", _ESCAPES.sub("", text))
+
+
+def ansi_html(value: Any) -> str:
+    """Server text as HTML, its colours kept: SGR sequences become inline-styled spans
+    (ansi2html), every other escape sequence is removed and control character shown as in
+    `plain`, and the rest is HTML-escaped. No link is made (an OSC 8 link is dropped)."""
+    text = "" if value is None else str(value)
+    if text.isprintable():
+        return esc(text)
+    pieces = _SGR.split(text)  # odd indices are the SGR sequences themselves
+    cleaned = "".join(piece if i % 2 else plain(piece) for i, piece in enumerate(pieces))
+    return str(Ansi2HTMLConverter(inline=True, linkify=False).convert(cleaned, full=False))
 
 
 def one_line(value: Any) -> str:

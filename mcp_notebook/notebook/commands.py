@@ -218,15 +218,19 @@ REFRESH = flag("--refresh", help="ask the server again instead of showing the ca
 
 
 def pick(name: str | None) -> Connection:
-    """The named connection, or the only open one."""
+    """The named connection, or the only open one (or the only one, closed by its server)."""
     if name is not None:
         return api.get_connection(name)
-    open_ = api.connections()
-    if len(open_) == 1:
-        return next(iter(open_.values()))
-    if not open_:
+    listed = api.connections()
+    open_ = {n: c for n, c in listed.items() if not c.closed}
+    if len(open_) > 1:
+        raise CommandError(f"several connections are open ({', '.join(sorted(open_))}); name one with --conn NAME")
+    for group in (open_, listed):
+        if len(group) == 1:
+            return next(iter(group.values()))
+    if not listed:
         raise CommandError("no open connection; start one with %mcp connect NAME -- COMMAND")
-    raise CommandError(f"several connections are open ({', '.join(sorted(open_))}); name one with --conn NAME")
+    raise CommandError(f"no open connection; closed by their servers: {', '.join(sorted(listed))}; name one with --conn NAME")
 
 
 def split(line: str) -> list[str]:

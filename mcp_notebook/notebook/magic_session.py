@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import statistics
 import time
+import weakref
 from argparse import Namespace
 
 from ..api import connect as api
@@ -16,6 +17,7 @@ from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
 from ..api.targets import is_url
 from ..base.errors import RequestTimeout
 from ..base.text import one_line
+from ..session import health_view
 from ..session.health import Health
 from .commands import CommandError, after_dashes, arg, connection, connection_of, count, flag, pick, seconds, subcommand, timeout
 
@@ -89,9 +91,12 @@ def _connect(ns: Namespace) -> Connection:
     server, health = conn.server_info or {}, conn.health
     print(
         f"connected {conn.name!r}: {one_line(server.get('name', '?'))} {one_line(server.get('version', ''))} "
-        f"over {health.transport}, {conn.era} protocol {conn.protocol_version} ({health.era_source})"
+        f"over {health.transport}, {health_view.era_phrase(health)}"
     )
     return conn
+
+
+_told_no_ping: weakref.WeakSet[Connection] = weakref.WeakSet()  # modern connections told once
 
 
 @subcommand(
@@ -104,7 +109,8 @@ def _connect(ns: Namespace) -> Connection:
 )
 def _ping(ns: Namespace) -> list[float]:
     conn = connection_of(ns)
-    if conn.era == "modern":
+    if conn.era == "modern" and conn not in _told_no_ping:
+        _told_no_ping.add(conn)
         print(
             f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
             "liveness probe instead: the transport is up and a fresh server/discover came back"
@@ -154,20 +160,21 @@ def format_health(health: Health) -> str:
     """A few readable lines about one connection (server text on one line, no control sequence)."""
     server = health.server_info or {}
     rtt = f"{health.last_rtt * 1000:.3f} ms" if health.last_rtt is not None else "-"
+    probes = health_view.probes_word(health)
     lines = [
         f"{health.name}: {health.state}",
         f"  protocol   {health.era} {one_line(health.protocol_version or '-')} over {health.transport} "
-        f"({health.era_source or '-'})",
+        f"({one_line(health.era_source or '-')})",
         f"  server     {one_line(server.get('name', '-'))} {one_line(server.get('version', ''))}".rstrip(),
         f"  command    {one_line(health.endpoint)}",
-        f"  pings      {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
+        f"  {probes:<10} {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
         f"  server pings {health.server_pings} received, {health.pongs_sent} answered, {health.pong_failures} pongs lost",
         f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}",
     ]
     if health.closed_reason:
-        lines.append(f"  closed     {one_line(health.closed_reason)}")
-    if health.stderr_tail:
-        lines.append(f"  stderr     {one_line(health.stderr_tail[-1])}")
+        lines.append(f"  closed     {health_view.ended(health) or one_line(health.closed_reason)}")
+    shown = health.stderr_tail[-3:] if health.state == "closed" else health.stderr_tail[-1:]
+    lines += [f"  stderr     {one_line(line)}" for line in shown]
     return "\n".join(lines)
 
 

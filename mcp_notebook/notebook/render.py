@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..base.text import clip, esc, one_line, table_text
+from ..base.text import ansi_html, clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 
@@ -151,7 +151,7 @@ def health_html(h: Health) -> str:
 
 
 def stderr_html(lines: Iterable[str]) -> str:
-    body = "\n".join(esc(line) for line in lines)
+    body = "\n".join(ansi_html(line) for line in lines)  # the server's colours, as colours
     return f'<pre style="max-height:16em;overflow:auto">{body or "(no stderr output)"}</pre>'
 
 

@@ -29,6 +29,7 @@ from ..base.errors import (
     RequestTimeout,
     TransportError,
 )
+from ..base.stderr import blames_the_probe, quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
@@ -105,10 +106,9 @@ class EraNegotiator:
                 raise
             return await self._fall_back(f"server/discover answered HTTP {exc.status}")
         except ConnectionClosed as exc:
-            tail = "; its last stderr lines: " + " | ".join(exc.stderr_tail[-5:]) if exc.stderr_tail else ""
+            advice = "; if it exits only when probed, connect with era='legacy'" if blames_the_probe(exc.stderr_tail) else ""
             raise HandshakeError(
-                f"{exc.reason} during the handshake (probing with server/discover){tail}; "
-                "if it exits only when probed, connect with era='legacy'"
+                f"{exc.reason} during the handshake (probing with server/discover){quoted(exc.stderr_tail)}{advice}"
             ) from None
         self.source = "probe: server/discover answered"
         await self._start_modern(result)
@@ -215,16 +215,25 @@ class EraNegotiator:
     async def liveness(self, *, timeout: float | None = None) -> float:
         """Ping's modern stand-in: the transport is up, and a fresh server/discover comes back.
 
-        Returns the discover round-trip time in seconds.
+        Returns the discover round-trip time in seconds. Probes count as our pings do (sent,
+        answered, failed, timed out): they are this era's pings.
         """
         if self.session.closed:
             raise self.session.closed_error()
-        pending: Pending = await self.session.round_trip(
-            "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
-        )
-        self._remember_discovery(pending.outcome())
-        self.session.counters.last_rtt = pending.rtt
-        self.session.counters.rtts.append(pending.rtt)
+        counters = self.session.counters
+        counters.pings_sent += 1
+        try:
+            pending: Pending = await self.session.round_trip(
+                "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
+            )
+            self._remember_discovery(pending.outcome())
+        except BaseException as exc:
+            counters.ping_failures += 1
+            counters.ping_timeouts += isinstance(exc, RequestTimeout)
+            raise
+        counters.pings_answered += 1
+        counters.last_rtt = pending.rtt
+        counters.rtts.append(pending.rtt)
         return pending.rtt
 
     async def modern_request(

@@ -19,6 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.text import clip
+from . import health_view
+
 CONNECTING = "connecting"
 READY = "ready"
 DEGRADED = "degraded"
@@ -35,9 +38,13 @@ SPARK_POINTS = 120  # round trips kept in a snapshot, for sparklines
 RTT_HISTORY = 1000  # round trips (and pong latencies) the counters keep
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class Health:
-    """An immutable snapshot of one connection's health (times in seconds)."""
+    """An immutable snapshot of one connection's health (times in seconds).
+
+    Its repr is one line; in a notebook it shows as a small table, in IPython as a few lines
+    (`session.health_view`); `as_dict()` has every field.
+    """
 
     name: str
     state: str
@@ -84,6 +91,7 @@ class Health:
     session_id: str | None = None  # the HTTP session (Mcp-Session-Id) the server gave us
     trace_entries: int = 0
     trace_dropped: int = 0
+    closed_at: float | None = None  # wall time the connection closed
     taken_at: float = field(default_factory=time.time)
     taken_monotonic: float = field(default_factory=time.monotonic)
 
@@ -94,6 +102,15 @@ class Health:
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def __repr__(self) -> str:
+        return f"<Health {self.name!r} {self.state}: {clip(health_view.summary(self), 90)}>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(health_view.text(self))
+
+    def _repr_html_(self) -> str:
+        return health_view.html(self)
 
 
 @dataclass(slots=True)
@@ -120,6 +137,7 @@ class HealthCounters:
     keepalive_skips: int = 0
     session_recoveries: int = 0  # sessions renewed after the server forgot ours
     transport_failures: int = 0  # in a row, since the last frame that came in
+    closed_at: float | None = None  # wall time
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # our pings' round trips
     pong_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # read to pong written
 
@@ -197,5 +215,6 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         session_id=getattr(transport, "session_id", None),
         trace_entries=len(trace),
         trace_dropped=trace.dropped,
+        closed_at=c.closed_at,
         taken_monotonic=now,
     )

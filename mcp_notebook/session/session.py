@@ -34,7 +34,7 @@ from ..base.errors import (
     TransportError,
 )
 from ..base.sizes import give_back_memory
-from ..base.text import one_line
+from ..base.stderr import quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
@@ -327,6 +327,8 @@ class Session:
         if self.counters.state != state:
             self.counters.state = state
             self.counters.state_reason = reason
+            if state == CLOSED:
+                self.counters.closed_at = time.time()
             self.trace.event("state", note=reason, state=state)
             for listener in list(self.state_listeners):
                 listener(state, reason)
@@ -356,9 +358,7 @@ def _startup_error(exc: BaseException, hangup: ConnectionClosed | None, transpor
     if isinstance(exc, ConnectionClosed) or hangup is not None:
         closed = hangup or exc
         assert isinstance(closed, ConnectionClosed)
-        lines = [one_line(line) for line in closed.stderr_tail[-5:]]
-        tail = "; its last stderr lines: " + " | ".join(lines) if lines else ""
-        return HandshakeError(f"{closed.reason} during the handshake{tail}")
+        return HandshakeError(f"{closed.reason} during the handshake{quoted(closed.stderr_tail)}")
     if isinstance(exc, RequestTimeout):
         if transport.kind == "stdio":
             return HandshakeError(f"the server did not answer initialize in time ({exc}); is it an MCP server on stdio?")

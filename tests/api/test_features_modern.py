@@ -191,7 +191,7 @@ def test_timeouts_reset_on_progress_and_the_maximum_total_holds(conn):
 
 
 def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(conn):
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(mcp_notebook.Interrupted, match="^cancelled; the server was sent notifications/cancelled$"):
         conn.call_tool("steps", {"count": 60, "seconds": 30}, progress=ctrl_c_on_first_report())
     [cancel] = sent(conn, "notifications/cancelled")
     assert cancel["params"] == {"requestId": sent(conn, "tools/call")[-1]["id"], "reason": "cancelled by the user"}

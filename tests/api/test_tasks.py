@@ -227,7 +227,7 @@ def test_ctrl_c_while_the_task_asks_cancels_tasks_result_and_the_task():
 
     with everything_stdio(elicitation=interrupt) as conn:
         try:
-            with pytest.raises(KeyboardInterrupt):
+            with pytest.raises(mcp_notebook.Interrupted, match="^cancelled; the server was sent tasks/cancel$"):
                 conn.call_tool(RESEARCH, {"topic": "python", "ambiguous": True})
         finally:
             leave.set()

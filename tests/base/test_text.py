@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcp_notebook import McpError
-from mcp_notebook.base.text import one_line, plain, table_text
+from mcp_notebook.base.text import ansi_html, one_line, plain, table_text
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,11 @@ def test_errors_never_show_control_sequences():
     error = McpError(-1, "bad \x1b]52;c;AAAA\x07thing", method="tools/call")
     assert str(error) == "tools/call: bad thing (code -1)"
     assert error.message == "bad \x1b]52;c;AAAA\x07thing"  # the data keeps what the server said
+
+
+def test_ansi_html_keeps_colours_and_nothing_else():
+    shown = ansi_html("\x1b[1;31merror\x1b[0m <b>&\x1b]8;;javascript:alert(1)\x1b\\link\x1b]8;;\x1b\\\x1b[2J\x07")
+    assert shown.startswith('<span style="font-weight: bold; color: #aa0000">error</span>')
+    assert "&lt;b&gt;&amp;link?" in shown  # escaped; the link's text kept, the link and the screen clear gone
+    assert "\x1b" not in shown and "href" not in shown and "javascript" not in shown
+    assert ansi_html("<i>plain</i>") == "&lt;i&gt;plain&lt;/i&gt;"

@@ -325,6 +325,7 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     shown |= {"dashboard": dashboard._repr_mimebundle_()["text/html"], "trace": trace.widget._repr_mimebundle_()["text/html"]}
     shown |= {"trace row": trace.detail.value, "subscriptions": subscriptions._repr_mimebundle_()["text/html"]}
     shown["subscriptions snapshot"] = subscriptions_snapshot(modern.feature_state)[1]
+    shown["health snapshot"] = conn.health._repr_html_()  # conn.health as a cell's value
     return shown
 
 

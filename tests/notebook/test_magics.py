@@ -278,6 +278,6 @@ def test_connect_to_a_url_with_headers(shell, capsys, port):
     with sdk_http(port) as base:
         result, out, _ = run(shell, capsys, f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http")
         assert result.success, out
-        assert "connected 'web'" in out and "over http, legacy protocol 2025-11-25 (pinned)" in out
+        assert "connected 'web'" in out and "over http, legacy server (2025-11-25)" in out
         assert mcp_notebook.get_connection("web").ping() > 0
         run(shell, capsys, "%mcp disconnect web")

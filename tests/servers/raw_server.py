@@ -26,8 +26,10 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
 ignores every request until `initialize` (a legacy server that leaves an era probe
-unanswered). With `--linger` it outlives the end of its stdin (until a signal ends it),
-like a server that ignores the spec's first step. With `--child` it first starts a child
+unanswered); with `--exit-on-unknown` it exits (code 1, saying so on stderr) on a request
+for a method it does not know, as some servers do when probed with `server/discover`.
+With `--linger` it outlives the end of its stdin (until a signal ends it), like a server
+that ignores the spec's first step. With `--child` it first starts a child
 process (command line ending `raw-server-child`) in its process group, sharing its
 stdio, that only a signal ends: what `npx`, `uvx` and shell wrappers leave behind if only
 the process we spawned is stopped. `--name NAME` is the name it gives in
@@ -173,6 +175,7 @@ def main() -> None:
     parser.add_argument("--linger", action="store_true")
     parser.add_argument("--mute-before-initialize", action="store_true")
     parser.add_argument("--child", action="store_true")
+    parser.add_argument("--exit-on-unknown", action="store_true")
     args = parser.parse_args()
     if args.child:
         subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()", "raw-server-child"])
@@ -204,6 +207,9 @@ def main() -> None:
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})
         elif method == "tools/call":
             scenario(message["params"]["name"], request_id, message["params"])
+        elif args.exit_on_unknown:
+            print(f"raw-test-server: unknown method {method}, exiting", file=sys.stderr, flush=True)
+            sys.exit(1)
         else:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
     if args.linger:

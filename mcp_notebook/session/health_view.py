@@ -1,0 +1,91 @@
+"""How a health snapshot reads by itself: the words of its repr, its text and HTML displays,
+the era in a few words, and how a closed connection ended.
+
+Functions of a `session.health.Health` (which imports this module, so it is not named
+here). Server text goes through `plain`/`one_line` in text and `esc`/`ansi_html` in HTML.
+Front ends with more room (the live widgets, `%mcp status`) build their own views; these
+are what `conn.health` shows when it is the value of a cell.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..base.text import ansi_html, esc, one_line
+
+STDERR_SHOWN = 5  # last stderr lines in a display
+
+
+def _ms(seconds: float | None) -> str:
+    return "-" if seconds is None else f"{seconds * 1000:.3f} ms"
+
+
+def era_phrase(h: Any) -> str:
+    """The era and version in words, e.g. "legacy server (2025-11-25)"; how it was chosen is
+    left to `%mcp status`."""
+    return f"{h.era} server ({one_line(h.protocol_version or '?')})"
+
+
+def probes_word(h: Any) -> str:
+    """What our pings are on this connection: modern servers have no ping, we probe liveness."""
+    return "liveness probes" if h.era == "modern" else "pings"
+
+
+def ended(h: Any, now: float | None = None) -> str | None:
+    """How and when a closed connection ended, on one line; None while it is not closed."""
+    if h.state != "closed":
+        return None
+    reason = one_line(h.closed_reason or "closed")
+    if h.exit_code is not None and str(h.exit_code) not in reason:
+        reason += f" (exit code {h.exit_code})"
+    if h.closed_at is None:
+        return reason
+    ago = max(0.0, (time.time() if now is None else now) - h.closed_at)
+    return f"{reason}, at {time.strftime('%H:%M:%S', time.localtime(h.closed_at))} ({ago:.0f} s ago)"
+
+
+def summary(h: Any) -> str:
+    """The repr's words: how it ended, or its era, transport and last round trip."""
+    if h.state == "closed":
+        return ended(h) or "closed"
+    return f"{h.era} {h.protocol_version or '?'} over {h.transport}, rtt {_ms(h.last_rtt)}"
+
+
+def rows(h: Any) -> list[tuple[str, str]]:
+    """(label, plain value) pairs, the same in text and HTML."""
+    server = h.server_info or {}
+    found = [
+        ("protocol", f"{h.era} {h.protocol_version or '-'} over {h.transport} ({h.era_source or '-'})"),
+        ("server", f"{server.get('name', '-')} {server.get('version', '')}".rstrip()),
+        ("endpoint", h.endpoint),
+        ("round trip", f"last {_ms(h.last_rtt)}, median {_ms(h.rtt_median)}, p95 {_ms(h.rtt_p95)}"),
+        (probes_word(h), f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_timeouts} timed out"),
+        ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered"),
+        ("in flight", str(h.requests_in_flight)),
+    ]
+    if h.state == "closed":
+        found.append(("closed", ended(h) or "-"))
+    return found
+
+
+def text(h: Any) -> str:
+    """A few lines for a terminal (`_repr_pretty_`): no control sequence of the server's."""
+    reason = f" ({one_line(h.state_reason)})" if h.state_reason and h.state != "closed" else ""
+    lines = [f"{h.name}: {h.state}{reason}"] + [f"  {label:<13}{one_line(value)}" for label, value in rows(h)]
+    lines += [f"  stderr       {one_line(line)}" for line in h.stderr_tail[-STDERR_SHOWN:]]
+    return "\n".join(lines)
+
+
+def html(h: Any) -> str:
+    """A small table for a notebook (`_repr_html_`): server text escaped, stderr in its colours."""
+    cells = "".join(
+        f'<tr><th style="text-align:left;padding-right:1em">{esc(label)}</th><td style="text-align:left">{esc(value)}</td></tr>'
+        for label, value in rows(h)
+    )
+    tail = "\n".join(ansi_html(line) for line in h.stderr_tail[-STDERR_SHOWN:])
+    stderr = f'<pre style="margin:0.3em 0 0 0">{tail}</pre>' if tail else ""
+    return (
+        f'<div class="mcp-health-snapshot"><b>{esc(h.name)}</b> {esc(h.state)}'
+        f'<table style="font-family:monospace;font-size:0.9em">{cells}</table>{stderr}</div>'
+    )
