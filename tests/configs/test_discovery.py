@@ -25,8 +25,11 @@ CLAUDE_DESKTOP = {
             "command": "npx",
             "args": ["-y", "@modelcontextprotocol/server-filesystem", "/Users/username/Desktop"],
         },
-        "github": {"command": "docker", "args": ["run", "-i", "--rm", "ghcr.io/github/github-mcp-server"],
-                   "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret_value_1234"}},
+        "github": {
+            "command": "docker",
+            "args": ["run", "-i", "--rm", "ghcr.io/github/github-mcp-server"],
+            "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_secret_value_1234"},
+        },
     }
 }
 # https://code.claude.com/docs/en/mcp (Claude Code: ~/.claude.json user scope at the top level,
@@ -35,16 +38,27 @@ CLAUDE_CODE_USER = {
     "numStartups": 12,
     "mcpServers": {"notion": {"type": "http", "url": "https://mcp.notion.com/mcp"}},
     "projects": {
-        "PROJECT": {"mcpServers": {"airtable": {"type": "stdio", "command": "npx", "args": ["-y", "airtable-mcp-server"],
-                                                 "env": {"AIRTABLE_API_KEY": "${AIRTABLE_KEY:-none}"}}}},
+        "PROJECT": {
+            "mcpServers": {
+                "airtable": {
+                    "type": "stdio",
+                    "command": "npx",
+                    "args": ["-y", "airtable-mcp-server"],
+                    "env": {"AIRTABLE_API_KEY": "${AIRTABLE_KEY:-none}"},
+                }
+            }
+        },
         "/somewhere/else": {"mcpServers": {"elsewhere": {"command": "true"}}},
     },
 }
 # https://code.claude.com/docs/en/mcp (project scope: .mcp.json at the project root)
 CLAUDE_CODE_PROJECT = {
     "mcpServers": {
-        "api-server": {"type": "sse", "url": "${API_BASE_URL:-https://api.example.com}/sse",
-                       "headers": {"Authorization": "Bearer ${API_KEY}"}},
+        "api-server": {
+            "type": "sse",
+            "url": "${API_BASE_URL:-https://api.example.com}/sse",
+            "headers": {"Authorization": "Bearer ${API_KEY}"},
+        },
     }
 }
 # https://cursor.com/docs/mcp (Cursor: ~/.cursor/mcp.json and .cursor/mcp.json; url for remote
@@ -55,7 +69,9 @@ CURSOR_USER = {
     }
 }
 CURSOR_PROJECT = {
-    "mcpServers": {"local-tools": {"command": "python", "args": ["${workspaceFolder}/tools.py"], "env": {"HOME_DIR": "${userHome}"}}}
+    "mcpServers": {
+        "local-tools": {"command": "python", "args": ["${workspaceFolder}/tools.py"], "env": {"HOME_DIR": "${userHome}"}},
+    }
 }
 # https://code.visualstudio.com/docs/copilot/reference/mcp-configuration (VS Code: "servers" with
 # "type", "inputs" with promptString and password; JSONC, so comments and trailing commas)
