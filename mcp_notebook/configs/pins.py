@@ -32,8 +32,9 @@ def server_key(*, config_name: str | None = None, target: str | Sequence[str] | 
         return f"config:{config_name}"
     if isinstance(target, str) and target.strip().lower().startswith(("http://", "https://")):
         return f"url:{redact_url(target.strip())}"
-    argv = shlex.split(target) if isinstance(target, str) else [str(a) for a in target or ()]
-    return f"command:{shlex.join(redact_args(argv))}"
+    if isinstance(target, str):  # a command line as shown (not necessarily shell-quoted)
+        return f"command:{' '.join(redact_args(target.split()))}"
+    return f"command:{shlex.join(redact_args([str(a) for a in target or ()]))}"
 
 
 def pinned_fields(tool: dict[str, Any]) -> dict[str, Any]:

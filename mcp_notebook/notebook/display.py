@@ -152,12 +152,22 @@ class NotebookFrontEnd(frontend.FrontEnd):
         if where == "kernel":
             from IPython.display import display
 
-            html = f'<div style="border-left:4px solid #f08c00;padding:2px 8px;color:#d9480f">⚠ {esc(text)}</div>'
-            display({"text/plain": f"warning: {plain(text)}", "text/html": html}, raw=True)
+            display(Warning(text))
         elif where == "ipython":
             print(f"warning: {plain(text)}", file=sys.stderr)
         else:
             super().warn(text)
+
+
+class Warning:
+    """A warning shown in a cell: a marked box, and plain text where HTML is not shown."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        html = f'<div style="border-left:4px solid #f08c00;padding:2px 8px;color:#d9480f">⚠ {esc(self.text)}</div>'
+        return {"text/plain": f"warning: {plain(self.text)}", "text/html": html}
 
 
 def ask_in_terminal(question: Question) -> None:
