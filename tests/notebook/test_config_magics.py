@@ -131,3 +131,26 @@ def test_the_inputs_form_uses_a_password_field_and_forgets_it(config_home):
     form.fields["key"].value = "hunter2"
     form.ok_button.click()
     assert form.answer == {"user": "ada", "key": "hunter2"} and form.fields["key"].value == ""
+
+
+def test_terminal_ipython_asks_y_or_n_and_shows_env_names_only(config_home, monkeypatch, capsys):
+    from mcp_notebook.notebook.display import NotebookFrontEnd
+
+    _, project = config_home
+    write_project(project)
+    entry = discover().named("first")
+    request = ConsentRequest(entry, [*SDK, "--api-key", "k-123"], None, ["SECRET_TOKEN"])
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Tty())
+    answers = iter(["y", ""])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    front = NotebookFrontEnd("ipython")
+    assert front.ask_consent(request) is True
+    assert front.ask_consent(request) is False  # Enter alone is No
+    out = capsys.readouterr().out
+    assert "sdk_server.py" in out and "SECRET_TOKEN" in out and "k-123" not in out
+    assert NotebookFrontEnd("script").ask_consent(request) is None  # a script has nobody to ask
