@@ -197,3 +197,30 @@ def test_changed_tools_warn_and_show_in_the_trace_and_the_diff(config_home, user
         assert not mcp_notebook.tool_changes(conn) and tool_pins.warning(conn) is None
     with mcp_notebook.connect(config="sdk", consent=True):
         assert len(user.warnings) == 1  # accepted: the new description is the pin now
+
+
+def test_env_cwd_headers_type_and_url_are_honoured(config_home, port, monkeypatch):
+    from test_http import sdk_http
+
+    from mcp_notebook.api import configured
+    from mcp_notebook.api.options import ConnectOptions
+
+    _, project = config_home
+    monkeypatch.setenv("TEAM_TOKEN", "tkn-31337")
+    # https://code.claude.com/docs/en/mcp (.mcp.json: type http with headers; a stdio entry with env)
+    servers = {
+        "relative": {"command": sys.executable, "args": ["sdk_server.py"], "cwd": str(SERVERS_DIR), "env": {"MODE": "x"}},
+        "web": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "headers": {"Authorization": "Bearer ${TEAM_TOKEN}"}},
+    }
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    target, options, _ = configured.prepare(None, ConnectOptions(config="web"))
+    assert target == f"http://127.0.0.1:{port}/mcp" and options.transport == "http" and options.name == "web"
+    assert options.headers == {"Authorization": "Bearer tkn-31337"} and "Bearer tkn-31337" in options.secrets
+    target, options, _ = configured.prepare(None, ConnectOptions(config="relative", consent=True, env={"MORE": "y"}))
+    assert options.env == {"MODE": "x", "MORE": "y"} and options.cwd == str(SERVERS_DIR)
+
+    with mcp_notebook.connect(config="relative", consent=True) as conn:  # sdk_server.py is found only from its cwd
+        assert conn.call_tool("echo", {"text": "cwd"}).text == "cwd"
+    with sdk_http(port), mcp_notebook.connect(config="web") as conn:  # a URL: no consent needed
+        assert conn.health.transport.startswith("http") and conn.call_tool("add", {"a": 1, "b": 2}).text == "3"
+        assert "tkn-31337" not in "".join(f"{e.raw}{e.note}{e.detail}" for e in conn.trace.filter())
