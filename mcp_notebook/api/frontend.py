@@ -20,6 +20,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from ..base.text import plain
 from ..configs.consent import ConsentRequest
 from ..configs.entries import ServerEntry
 from ..configs.interpolate import InputRequest
@@ -154,7 +155,7 @@ def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str,
     for request in requests:
         hint = f" [{request.default}]" if request.default and not request.password else ""
         choices = f" ({'/'.join(request.options)})" if request.options else ""
-        prompt = f"{entry.name}: {request.description}{choices}{hint}: "
+        prompt = plain(f"{entry.name}: {request.description}{choices}{hint}: ")
         value = getpass.getpass(prompt) if request.password else input(prompt)
         answers[request.id] = value or request.default or ""
     return answers

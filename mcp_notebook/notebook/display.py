@@ -152,14 +152,14 @@ class NotebookFrontEnd(frontend.FrontEnd):
         if where == "kernel":
             from IPython.display import display
 
-            display(Warning(text))
+            display(CellWarning(text))
         elif where == "ipython":
             print(f"warning: {plain(text)}", file=sys.stderr)
         else:
             super().warn(text)
 
 
-class Warning:
+class CellWarning:
     """A warning shown in a cell: a marked box, and plain text where HTML is not shown."""
 
     def __init__(self, text: str) -> None:
