@@ -10,7 +10,6 @@ from __future__ import annotations
 import statistics
 import time
 from argparse import Namespace
-from typing import Any
 
 from ..api import connect as api
 from ..api.connection import Connection
@@ -69,7 +68,7 @@ URL_ONLY = "for URLs, not server commands"
     bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
     "or the name of a configured server (%mcp servers lists them)",
 )
-def _connect(ns: Namespace) -> Connection | dict[str, Any] | None:
+def _connect(ns: Namespace) -> Connection | None:
     if ns.all or (ns.url is None and ns.command is None):
         return _connect_configured(ns)
     if ns.from_file is not None or ns.consent:
@@ -106,7 +105,7 @@ def _connect(ns: Namespace) -> Connection | dict[str, Any] | None:
     return conn
 
 
-def _connect_configured(ns: Namespace) -> Connection | dict[str, Any] | None:
+def _connect_configured(ns: Namespace) -> Connection | None:
     """`%mcp connect NAME [--from FILE]` and `%mcp connect --all [--from FILE]`."""
     if ns.env or ns.header or ns.bearer_token_env or ns.transport != "auto":
         raise CommandError(
@@ -121,7 +120,7 @@ def _connect_configured(ns: Namespace) -> Connection | dict[str, Any] | None:
             print("no configured servers found (%mcp servers shows where they were looked for)")
         for name, value in results.items():
             print(connected_line(value) if isinstance(value, Connection) else f"{name}: not connected: {value}")
-        return results
+        return None  # each line said how it went; mcp_notebook.connect_all() returns them
     if ns.name is None:
         raise CommandError("connect needs a name: %mcp connect NAME URL, NAME -- COMMAND, or a configured server's NAME")
     try:

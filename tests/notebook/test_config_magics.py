@@ -55,11 +55,11 @@ def test_servers_lists_and_connect_all_connects_each(shell, capsys, config_home)
     text = repr(listing)
     assert [e.name for e in listing] == ["first", "second", "off"] and "off (disabled)" in text
     assert "cannot read " in text and ".cursor/mcp.json: not valid JSON" in text
-    results = shell.run_line_magic("mcp", "connect --all --from cursor --consent")
+    assert shell.run_line_magic("mcp", "connect --all --from cursor --consent") is None  # its lines say it all
     out = capsys.readouterr().out
     assert "connected 'first': sdk-test-server" in out and "connected 'second': sdk-test-server" in out
     assert "off: not connected: off: disabled in" in out
-    assert sorted(mcp_notebook.connections()) == ["first", "second"] and set(results) == {"first", "second", "off"}
+    assert sorted(mcp_notebook.connections()) == ["first", "second"]
     rows = [line.split() for line in repr(shell.run_line_magic("mcp", "servers --from cursor")).splitlines()[1:]]
     assert [(row[0], row[-1]) for row in rows] == [("first", "yes"), ("second", "yes"), ("off", "no")]
 
