@@ -82,7 +82,10 @@ def _consent(entry: ServerEntry, request: consents.ConsentRequest, given: bool |
         raise ConsentRefused(f"{entry.name}: not started (consent=False): {command}")
     answer = frontend.current().ask_consent(request)
     if answer is True:
-        consents.remember(entry)
+        try:
+            consents.remember(entry)
+        except OSError as exc:  # allowed this time all the same; the next connection asks again
+            frontend.current().warn(f"{entry.name}: your Run could not be remembered: {exc}")
         return
     if answer is False:
         raise ConsentRefused(f"{entry.name}: cancelled; nothing was started")

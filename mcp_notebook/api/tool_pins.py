@@ -14,7 +14,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from ..base.errors import McpNotebookError
+from ..base.errors import McpNotebookError, UsageError
 from ..configs import pins
 from ..configs.pins import ToolsDiff, server_key
 from . import frontend
@@ -49,12 +49,13 @@ def check(conn: Any, *, key: str | None = None, refresh: bool = False) -> PinSta
         return None
     try:
         tools = list(conn.list_tools(refresh=refresh))
-    except McpNotebookError as exc:
+        record = pins.pinned(key)
+        if record is None:
+            pins.pin(key, tools)
+    except (McpNotebookError, OSError) as exc:  # the connection stays usable; the user is told
         frontend.current().warn(f"{conn.name}: could not check its tools against their pin: {exc}")
         return None
-    record = pins.pinned(key)
     if record is None:
-        pins.pin(key, tools)
         found = PinStatus(key, ToolsDiff(), first_seen=True)
     else:
         found = PinStatus(key, pins.compare(record, tools))
@@ -80,7 +81,10 @@ def accept(conn: Any) -> int:
     """Pin the connection's tools as they are now; how many were pinned."""
     key = key_of(conn)
     tools = list(conn.list_tools(refresh=True))
-    pins.pin(key, tools)
+    try:
+        pins.pin(key, tools)
+    except OSError as exc:
+        raise UsageError(f"{conn.name}: cannot write the pinned tools: {exc}") from None
     _status[conn] = PinStatus(key, ToolsDiff())
     return len(tools)
 
