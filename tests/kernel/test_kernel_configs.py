@@ -85,3 +85,33 @@ def test_a_configured_command_waits_for_run_and_cancel_starts_nothing(configured
     assert "sdk: cancelled; nothing was started" in "".join(result.traceback + [result.stderr])
     assert not sdk_running()
     assert "[]" in ok(kernel.run("import mcp_notebook; print(sorted(mcp_notebook.connections()))"))
+
+
+@pytest.mark.timeout(240)
+def test_a_vs_code_input_is_asked_in_a_password_field_while_the_cell_waits(configured_kernel: Kernel) -> None:
+    kernel = configured_kernel
+    # https://code.visualstudio.com/docs/copilot/reference/mcp-configuration (inputs; ${input:id})
+    (kernel.tmp / ".vscode").mkdir()
+    (kernel.tmp / ".vscode/mcp.json").write_text(
+        json.dumps(
+            {
+                "inputs": [{"type": "promptString", "id": "token", "description": "SDK token", "password": True}],
+                "servers": {
+                    "vs": {"type": "stdio", "command": sys.executable, "args": [SDK_SERVER], "env": {"T": "${input:token}"}}
+                },
+            }
+        )
+    )
+    ok(kernel.run("%load_ext mcp_notebook"))
+    cell = Cell(
+        kernel.kc, "conn = %mcp connect vs --consent\nprint('SECRET SEEN' if 'pw-8472' in str(conn.trace.filter()) else 'ok')"
+    )
+    frontend = Frontend(kernel, cell)
+    frontend.wait_for_display()
+    frontend.type_into(frontend.find("PasswordModel"), "pw-8472")
+    frontend.click(frontend.find("ButtonModel", description="OK"))
+    out = ok(cell.finish(90))
+    assert "connected 'vs': sdk-test-server" in out and "SECRET SEEN" not in out
+    kernel_state = ok(kernel.run("import json; print(json.dumps(sorted(conn.session.transport._env.items())))"))
+    assert '["T", "pw-8472"]' in kernel_state  # the server got it; nothing stored it
+    assert all("pw-8472" not in p.read_text() for p in (kernel.tmp / "home").rglob("*.json"))
