@@ -12,6 +12,8 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 - `session`: one MCP session on an event loop: requests, pings answered inline, the
   handshake and era negotiation, subscriptions, health counters and the trace.
 - `runtime`: the one background thread and its event loop, bridging callers to it.
+- `configs`: other clients' server configurations, read-only, and what we remember about
+  them in the user data directory: consent to run a configured command, pinned tool definitions.
 - `api`: `connect()`, `Connection` and the client features, the health monitor, settings,
   result objects. It shows things to people only through an `api.frontend.FrontEnd`.
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
@@ -29,7 +31,10 @@ from .api.demo import demo
 from .api.options import ConnectOptions
 from .api.progress import LogRecord
 from .api.results import Listing, PromptResult, ResourceResult, ToolResult
+from .api.server_listing import configured_servers, connect_all
 from .api.tasks import TaskCancelled, TaskList
+from .api.tool_pins import accept as accept_tools
+from .api.tool_pins import tool_changes
 from .api.url_required import UrlElicitationRequired
 from .api.validate import OutputSchemaError, ToolArgumentError
 from .base.about import __version__
@@ -97,13 +102,17 @@ __all__ = [
     "UrlElicitationRequired",
     "UsageError",
     "__version__",
+    "accept_tools",
     "aconnect",
     "close_all",
+    "configured_servers",
     "connect",
+    "connect_all",
     "connections",
     "demo",
     "get_connection",
     "load_trace",
+    "tool_changes",
 ]
 
 # Public classes print as mcp_notebook.Connection, not as the module that defines them.

@@ -122,6 +122,33 @@ def port() -> int:
     return free_port()
 
 
+# ------------------------------------------------------ the user's own files
+
+
+@pytest.fixture(autouse=True)
+def private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Consent records and pinned tool definitions go to a fresh directory, never the user's
+    (kernels started by the test inherit it)."""
+    folder = tmp_path_factory.mktemp("mcp-notebook-data")
+    monkeypatch.setenv("MCP_NOTEBOOK_DATA_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """(home, project): a fresh HOME with no client's configuration in it, and an empty
+    project folder made the working directory; the user data directory left to platformdirs,
+    which now finds it under the fresh HOME. No real configuration file is read."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "APPDATA", "MCP_NOTEBOOK_DATA_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(project)
+    return home, project
+
+
 # ------------------------------------------------------------ leftover children
 
 

@@ -23,8 +23,9 @@ ALLOWED: dict[str, set[str]] = {
     "demo_server": {"base", "protocol"},
     "session": {"base", "protocol", "transports"},
     "runtime": {"base"},
-    "api": {"base", "protocol", "transports", "session", "runtime", "demo_server"},
-    "notebook": {"base", "protocol", "transports", "session", "runtime", "api"},
+    "configs": {"base", "transports"},
+    "api": {"base", "protocol", "transports", "session", "runtime", "configs", "demo_server"},
+    "notebook": {"base", "protocol", "transports", "session", "runtime", "configs", "api"},
     "__main__": {"base", "api"},
 }
 MAX_LINES = 400

@@ -43,13 +43,17 @@ PUBLIC = [
     "UrlElicitationRequired",
     "UsageError",
     "__version__",
+    "accept_tools",
     "aconnect",
     "close_all",
+    "configured_servers",
     "connect",
+    "connect_all",
     "connections",
     "demo",
     "get_connection",
     "load_trace",
+    "tool_changes",
 ]
 # Imported only when a user asks for what needs them (Trace.to_dataframe, YAML arguments), or
 # only inside a running Jupyter kernel, which is ipykernel with jupyter_client and pyzmq under it

@@ -23,6 +23,7 @@ from ..base.errors import UsageError
 from ..runtime import get_runtime
 from ..session.handlers import Handler
 from ..session.session import Session
+from . import configured
 from .connection import Connection
 from .feature_state import install as install_features
 from .options import DEFAULTS as D
@@ -41,7 +42,7 @@ Opening = Generator[tuple[str, Session], BaseException | None, Connection]
 
 
 def connect(
-    target: str | Sequence[str],
+    target: str | Sequence[str] | None = None,
     *,
     name: str | None = D.name,
     era: str = D.era,
@@ -60,6 +61,9 @@ def connect(
     roots: Any = D.roots,
     sampling: Any = D.sampling,
     elicitation: Any = D.elicitation,
+    config: str | None = D.config,
+    config_file: str | Path | None = D.config_file,
+    consent: bool | None = D.consent,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -76,8 +80,15 @@ def connect(
     requests (and modern input requests) from the first frame on. `roots` (paths, or True
     for the working directory), `sampling` (a callback, or True to ask in the notebook) and
     `elicitation` (a callback, True to ask, or "defaults") declare those capabilities.
+
+    `config="NAME"` (no target) connects to a server another client configured (`%mcp servers`
+    lists them; `config_file`, a path or a client such as "cursor", picks one of several of that
+    name): its command, arguments, env, cwd, URL, headers and transport, the options given here
+    winning. A configured command runs only with consent: asked in the notebook the first time
+    (and again when the entry changes), or `consent=True` once you have read it.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
+    target, options, opened_from_config = configured.prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
@@ -93,11 +104,11 @@ def connect(
         try:
             name, session = opening.send(failure)
         except StopIteration as opened:
-            return opened.value  # type: ignore[no-any-return]
+            return opened_from_config(opened.value)  # type: ignore[no-any-return]
 
 
 async def aconnect(
-    target: str | Sequence[str],
+    target: str | Sequence[str] | None = None,
     *,
     name: str | None = D.name,
     era: str = D.era,
@@ -116,9 +127,13 @@ async def aconnect(
     roots: Any = D.roots,
     sampling: Any = D.sampling,
     elicitation: Any = D.elicitation,
+    config: str | None = D.config,
+    config_file: str | Path | None = D.config_file,
+    consent: bool | None = D.consent,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
+    target, options, opened_from_config = configured.prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
@@ -136,7 +151,7 @@ async def aconnect(
         try:
             name, session = opening.send(failure)
         except StopIteration as opened:
-            return opened.value  # type: ignore[no-any-return]
+            return opened_from_config(opened.value)  # type: ignore[no-any-return]
 
 
 def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:

@@ -2,23 +2,34 @@
 
 A waiting call shows its progress, the server's log lines and the server's questions
 through a `Presenter` the front end makes for it; `log_panel()` and
-`subscriptions_panel()` ask the front end for a live view. The default here is for plain
-scripts: progress only when asked (`progress=True` or a callback), log lines to the
-`logging` module, questions declined, panels as text. The notebook's front end (widgets in
+`subscriptions_panel()` ask the front end for a live view; a configured command asks it for
+consent before it first runs (`ask_consent`), a configured entry's inputs are asked through it
+(`ask_inputs`), and warnings (tools changed since they were pinned) go to `warn`. The default
+here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines
+to the `logging` module, questions declined, no consent (`consent=True` is the script's way),
+inputs prompted for on a terminal only, warnings logged, panels as text. The notebook's front end (widgets in
 a kernel, text and prompts in terminal IPython) is plugged in from above with `use()`.
 """
 
 from __future__ import annotations
 
+import getpass
 import logging
+import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
+from ..base.text import plain
+from ..configs.consent import ConsentRequest
+from ..configs.entries import ServerEntry
+from ..configs.interpolate import InputRequest
 from .panels import logs_snapshot, subscriptions_snapshot
 from .progress import Call, CallbackProgress, LogRecord, TextProgress
 from .server_requests import Question
 
 LOG = logging.getLogger("mcp_notebook.server")
+WARN = logging.getLogger("mcp_notebook")
 PYTHON_LEVELS = {"notice": "INFO", "critical": "CRITICAL", "alert": "CRITICAL", "emergency": "CRITICAL"}
 
 
@@ -121,6 +132,33 @@ class FrontEnd:
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
         return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+
+    def ask_consent(self, request: ConsentRequest) -> bool | None:
+        """Run this configured command? True: Run; False: the user cancelled; None: nobody could be
+        asked (a script: it passes consent=True once its author has read the command)."""
+        return None
+
+    def ask_inputs(self, requests: list[InputRequest], entry: ServerEntry) -> Mapping[str, str] | None:
+        """Values for a configured entry's inputs, or None (cancelled, or nobody to ask)."""
+        if sys.stdin is None or not sys.stdin.isatty():
+            return None
+        return prompt_inputs(requests, entry)
+
+    def warn(self, text: str) -> None:
+        """Something the user should see now (tools changed since they were pinned)."""
+        WARN.warning("%s", text)
+
+
+def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str, str]:
+    """Each input asked on the terminal; password inputs without echo. Nothing is kept."""
+    answers = {}
+    for request in requests:
+        hint = f" [{request.default}]" if request.default and not request.password else ""
+        choices = f" ({'/'.join(request.options)})" if request.options else ""
+        prompt = plain(f"{entry.name}: {request.description}{choices}{hint}: ")
+        value = getpass.getpass(prompt) if request.password else input(prompt)
+        answers[request.id] = value or request.default or ""
+    return answers
 
 
 _current: FrontEnd = FrontEnd()

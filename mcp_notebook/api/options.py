@@ -39,6 +39,9 @@ class ConnectOptions:
     roots: Any = None
     sampling: Any = None
     elicitation: Any = None
+    config: str | None = None
+    config_file: str | Path | None = None
+    consent: bool | None = None
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)

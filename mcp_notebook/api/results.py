@@ -271,9 +271,36 @@ def arguments_summary(schema: Any) -> str:
     return ", ".join(parts)
 
 
-def _annotations(tool: dict[str, Any]) -> str:
+BADGES = {
+    "readOnlyHint": "read-only",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "open-world",
+}
+BADGE_COLOURS = {"read-only": "#2f9e44", "destructive": "#e03131", "idempotent": "#1971c2", "open-world": "#f08c00"}
+
+
+def tool_badges(tool: dict[str, Any]) -> list[str]:
+    """The tool's annotation hints that are true, as badge words (read-only, destructive, ...)."""
     notes = tool.get("annotations") or {}
-    return ", ".join(k.removesuffix("Hint") for k, v in notes.items() if v is True and k.endswith("Hint"))
+    return [BADGES[k] for k in BADGES if isinstance(notes, dict) and notes.get(k) is True]
+
+
+def _annotations(tool: dict[str, Any]) -> str:
+    return " ".join(f"[{badge}]" for badge in tool_badges(tool))
+
+
+def _annotations_html(tool: dict[str, Any]) -> str:
+    return " ".join(
+        f'<span style="border:1px solid {BADGE_COLOURS[b]};color:{BADGE_COLOURS[b]};border-radius:3px;padding:0 3px;'
+        f'font-size:0.85em">{esc(b)}</span>'
+        for b in tool_badges(tool)
+    )
+
+
+def tool_output(tool: dict[str, Any]) -> str:
+    """What the tool declares about its output: "schema" for an output schema (room for more marks)."""
+    return " ".join(mark for mark, has in (("schema", isinstance(tool.get("outputSchema"), dict)),) if has)
 
 
 class Listing(list, _Rich):  # type: ignore[type-arg]
@@ -286,6 +313,7 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
             ("description", lambda t: clip(t.get("description"), 70)),
             ("arguments (* required)", lambda t: arguments_summary(t.get("inputSchema"))),
             ("annotations", _annotations),
+            ("output", tool_output),
         ],
         "resources": [
             ("name", lambda r: r.get("name")),
@@ -310,6 +338,8 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         ],
     }
 
+    HTML_CELLS: dict[str, dict[str, Any]] = {"tools": {"annotations": _annotations_html}}  # cells drawn, not just escaped
+
     def __init__(self, kind: str, items: Iterable[dict[str, Any]]) -> None:
         super().__init__(items)
         self.kind = kind
@@ -326,8 +356,13 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
 
     def _html(self) -> str:
         head, rows = self._rows()
+        drawn = self.HTML_CELLS.get(self.kind, {})
+        cells = [
+            [drawn[h](item) if h in drawn else esc(c) for h, c in zip(head, row, strict=True)]
+            for item, row in zip(self, rows, strict=True)
+        ]
         th = "".join(f'<th style="text-align:left">{esc(h)}</th>' for h in head)
-        body = "".join("<tr>" + "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in row) + "</tr>" for row in rows)
+        body = "".join("<tr>" + "".join(f'<td style="text-align:left">{c}</td>' for c in row) + "</tr>" for row in cells)
         return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{len(self)} {esc(self.kind)}</div>'
 
     def _text(self) -> str:

@@ -1,4 +1,5 @@
-"""Defaults every new connection takes: keepalive, trace size, message limit, health history, render rate.
+"""Defaults every new connection takes: keepalive, trace size, message limit, health history, render rate;
+and our own server configuration files.
 
 A traitlets Configurable, so `%config McpNotebook.keepalive_interval = 10` (or an
 ipython_config.py) sets them; plain Python reads and writes `defaults.<name>` the same
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from traitlets import Bool, Float, Int, observe
+from traitlets import Bool, Float, Int, List, Unicode, observe
 from traitlets.config import Configurable
 
 from ..session.trace import DEFAULT_MAX_BYTES
@@ -36,6 +37,9 @@ class McpNotebook(Configurable):
     health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
     health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)
     render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)
+    config_files = List(
+        Unicode(), help="Server configuration files of our own (the mcpServers format), read with the other clients' files."
+    ).tag(config=True)
 
     @observe(
         "keepalive",

@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from ..api import frontend
 from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import parse_value, problems
-from ..base.text import clip, one_line, plain
+from ..base.text import clip, esc, one_line, plain
+from ..configs.consent import ConsentRequest
+from ..configs.entries import ServerEntry
+from ..configs.interpolate import InputRequest
 
 
 def environment() -> str:
@@ -119,6 +123,51 @@ class NotebookFrontEnd(frontend.FrontEnd):
         from .live_widgets import subscriptions_widget
 
         return subscriptions_widget(connection, uri, read=read)
+
+    def _env(self) -> str:
+        return self.where or environment()
+
+    def ask_consent(self, request: ConsentRequest) -> bool | None:
+        """A Run / Cancel form in a kernel; a y/N prompt in terminal IPython; nobody in a script."""
+        where = self._env()
+        if where == "kernel":
+            from .config_widgets import ask_consent
+
+            return ask_consent(request)
+        if where == "ipython" and sys.stdin is not None and sys.stdin.isatty():
+            print("\n".join(plain(line) for line in request.lines()))
+            return input("Run it? [y/N] ").strip().lower() in ("y", "yes")
+        return super().ask_consent(request)
+
+    def ask_inputs(self, requests: list[InputRequest], entry: ServerEntry) -> Mapping[str, str] | None:
+        if self._env() == "kernel":
+            from .config_widgets import ask_inputs
+
+            return ask_inputs(requests, entry)
+        return super().ask_inputs(requests, entry)
+
+    def warn(self, text: str) -> None:
+        """A warning box in a kernel's cell (its text/plain for saved notebooks); stderr in a terminal."""
+        where = self._env()
+        if where == "kernel":
+            from IPython.display import display
+
+            display(CellWarning(text))
+        elif where == "ipython":
+            print(f"warning: {plain(text)}", file=sys.stderr)
+        else:
+            super().warn(text)
+
+
+class CellWarning:
+    """A warning shown in a cell: a marked box, and plain text where HTML is not shown."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
+        html = f'<div style="border-left:4px solid #f08c00;padding:2px 8px;color:#d9480f">⚠ {esc(self.text)}</div>'
+        return {"text/plain": f"warning: {plain(self.text)}", "text/html": html}
 
 
 def ask_in_terminal(question: Question) -> None:

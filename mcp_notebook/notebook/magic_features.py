@@ -15,6 +15,7 @@ from argparse import Namespace
 from typing import Any
 
 from ..api import connect as api
+from ..api import tool_pins
 from ..api.progress import LOG_LEVELS
 from ..api.results import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.validate import parse_pairs
@@ -26,6 +27,7 @@ from .commands import (
     connection,
     connection_of,
     dispatch,
+    exclusive,
     flag,
     last,
     pairs,
@@ -36,6 +38,8 @@ from .commands import (
     subcommand,
     timeout,
 )
+from .magic_configs import DiffView, tools_diff
+from .magic_configs import completions as config_completions
 
 
 def _pairs(words: list[str]) -> dict[str, str]:
@@ -50,12 +54,22 @@ def _pairs(words: list[str]) -> dict[str, str]:
 
 @subcommand(
     "tools",
-    "the server's tools: name, title, description, arguments (* required), annotations",
+    "the server's tools: name, title, description, arguments (* required), annotation badges, output schema; "
+    "a warning if they changed since they were pinned (--diff: how; --accept: pin them as they are now)",
     connection(positional=True),
     REFRESH,
+    exclusive(
+        flag("--diff", help="how the tools differ from their pin (the definitions first seen of this server)"),
+        flag("--accept", help="pin the tools as they are now: later changes are measured from these"),
+    ),
 )
-def _tools(ns: Namespace) -> Listing:
-    return connection_of(ns).list_tools(refresh=ns.refresh)
+def _tools(ns: Namespace) -> Listing | DiffView | None:
+    conn = connection_of(ns)
+    if ns.diff or ns.accept:
+        return tools_diff(conn, accept=ns.accept)
+    listing = conn.list_tools(refresh=ns.refresh)
+    tool_pins.check(conn, refresh=ns.refresh)
+    return listing
 
 
 @subcommand(
@@ -313,6 +327,9 @@ def _completions(line: str, symbol: str) -> list[str]:
     done = words if line.endswith(" ") else words[:-1]  # the words before the one being typed
     if done and done[-1] in ("-c", "--conn"):
         return sorted(name for name in api.connections() if name.startswith(symbol))
+    configured = config_completions(done, symbol)
+    if configured is not None:
+        return configured
     done, named = _without_conn(done)
     if not done or done[0] not in ("call", "prompt", "read"):
         return []

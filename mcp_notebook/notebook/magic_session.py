@@ -1,7 +1,8 @@
 """The session subcommands: `%mcp connect`, `ping`, `status`, `disconnect`.
 
-`connect NAME` names a new connection; the others take the connection as every subcommand
-does (`commands.connection`), and as their first word too.
+`connect NAME` names a new connection (with no URL and no command: the configured server of
+that name, `%mcp servers`); the others take the connection as every subcommand does
+(`commands.connection`), and as their first word too.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from argparse import Namespace
 from ..api import connect as api
 from ..api.connection import Connection
 from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
+from ..api.server_listing import connect_all
 from ..api.targets import is_url
-from ..base.errors import RequestTimeout
+from ..base.errors import RequestTimeout, UsageError
 from ..base.text import one_line
 from ..session import health_view
 from ..session.health import Health
@@ -47,8 +49,9 @@ URL_ONLY = "for URLs, not server commands"
 
 @subcommand(
     "connect",
-    "connect over HTTP, or start a server over stdio; a NAME in use is closed first",
-    arg("name", help="the new connection's name"),
+    "connect over HTTP, or start a server over stdio, or (NAME alone) connect to the configured server of that name "
+    "(%mcp servers); a NAME in use is closed first",
+    arg("name", nargs="?", help="the new connection's name; alone, the configured server of that name"),
     arg("url", nargs="?", help="an http(s) URL to connect to; or give a server command after --"),
     arg("--era", default="auto", choices=["auto", "legacy", "modern"], help="the protocol era; auto probes (default)"),
     arg("--protocol-version", metavar="V", help="the protocol version to ask for"),
@@ -58,10 +61,22 @@ URL_ONLY = "for URLs, not server commands"
     arg("--header", type=_header, action="append", default=[], metavar="'K: V'", help=f"an HTTP header, {URL_ONLY}"),
     arg("--bearer-token-env", metavar="VAR", help=f"send the token in $VAR as Authorization: Bearer, {URL_ONLY}"),
     arg("--transport", choices=["auto", "http", "sse"], default="auto", help=f"the HTTP transport, {URL_ONLY}"),
+    arg(
+        "--from", dest="from_file", metavar="FILE", help="a configured server: the file (or client, e.g. cursor) to take it from"
+    ),
+    flag("--consent", help="a configured command: run it without asking (you have read it in %%mcp servers)"),
+    flag("--all", help="connect to every configured server (of --from FILE), each asking for consent on its own"),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
-    bare="connect needs a name and a URL or a server command: %mcp connect NAME URL, or NAME -- COMMAND",
+    bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
+    "or the name of a configured server (%mcp servers lists them)",
 )
-def _connect(ns: Namespace) -> Connection:
+def _connect(ns: Namespace) -> Connection | None:
+    if ns.all or (ns.url is None and ns.command is None):
+        return _connect_configured(ns)
+    if ns.from_file is not None or ns.consent:
+        raise CommandError("--from and --consent are for configured servers: %mcp connect NAME --from FILE")
+    if ns.name is None:
+        raise CommandError("connect needs a name for the new connection: %mcp connect NAME URL, or NAME -- COMMAND")
     command = ns.command or []
     if ns.url is not None and command:
         raise CommandError("give a URL or a server command after --, not both")
@@ -88,12 +103,44 @@ def _connect(ns: Namespace) -> Connection:
         protocol_version=ns.protocol_version,
         probe_timeout=ns.probe_timeout,
     )
+    print(connected_line(conn))
+    return conn
+
+
+def _connect_configured(ns: Namespace) -> Connection | None:
+    """`%mcp connect NAME [--from FILE]` and `%mcp connect --all [--from FILE]`."""
+    if ns.env or ns.header or ns.bearer_token_env or ns.transport != "auto":
+        raise CommandError(
+            "--env, --header, --bearer-token-env and --transport go with a URL or a command; a configured server has its own"
+        )
+    options = dict(era=ns.era, timeout=ns.timeout or None, protocol_version=ns.protocol_version, probe_timeout=ns.probe_timeout)
+    if ns.all:
+        if ns.name is not None:
+            raise CommandError("give a configured server's NAME or --all, not both")
+        results = connect_all(ns.from_file, consent=True if ns.consent else None, **options)
+        if not results:
+            print("no configured servers found (%mcp servers shows where they were looked for)")
+        for name, value in results.items():
+            print(connected_line(value) if isinstance(value, Connection) else f"{name}: not connected: {value}")
+        return None  # each line said how it went; mcp_notebook.connect_all() returns them
+    if ns.name is None:
+        raise CommandError("connect needs a name: %mcp connect NAME URL, NAME -- COMMAND, or a configured server's NAME")
+    try:
+        conn = api.connect(config=ns.name, config_file=ns.from_file, consent=True if ns.consent else None, **options)
+    except UsageError as exc:
+        if str(exc).startswith("no configured server"):
+            raise CommandError(f"{exc}; %mcp servers lists them. To start a server, write its command after --") from None
+        raise
+    print(connected_line(conn))
+    return conn
+
+
+def connected_line(conn: Connection) -> str:
     server, health = conn.server_info or {}, conn.health
-    print(
+    return (
         f"connected {conn.name!r}: {one_line(server.get('name', '?'))} {one_line(server.get('version', ''))} "
         f"over {health.transport}, {health_view.era_phrase(health)}"
     )
-    return conn
 
 
 _told_no_ping: weakref.WeakSet[Connection] = weakref.WeakSet()  # modern connections told once

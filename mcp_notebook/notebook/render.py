@@ -150,6 +150,15 @@ def health_html(h: Health) -> str:
     )
 
 
+def pin_warning_html(warning: str | None) -> str:
+    """The standing warning of a connection whose tools changed since their pin ("" without one)."""
+    if not warning:
+        return ""
+    return (
+        f'<div class="mcp-pin-warning" style="border-left:4px solid #f08c00;padding:2px 8px;color:#d9480f">⚠ {esc(warning)}</div>'
+    )
+
+
 def stderr_html(lines: Iterable[str]) -> str:
     body = "\n".join(ansi_html(line) for line in lines)  # the server's colours, as colours
     return f'<pre style="max-height:16em;overflow:auto">{body or "(no stderr output)"}</pre>'

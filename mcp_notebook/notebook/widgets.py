@@ -19,8 +19,9 @@ from typing import Any
 import anyio
 import ipywidgets as widgets
 
+from ..api import tool_pins
 from ..api.settings import defaults
-from ..base.text import esc
+from ..base.text import esc, one_line
 from ..runtime import get_runtime
 from ..session.health import Health
 from ..session.trace import TraceEntry, select
@@ -185,21 +186,22 @@ class HealthView(View):
     def key(self) -> Any:
         health = self.connection.health
         self.health = health
-        return _steady(health), self.stderr_button.value
+        return _steady(health), self.stderr_button.value, tool_pins.warning(self.connection)
 
     def render(self) -> None:
         health = self.health if self.health is not None else self.connection.health
-        self.main.value = render.health_html(health)
+        self.main.value = render.pin_warning_html(tool_pins.warning(self.connection)) + render.health_html(health)
         self.stderr.value = render.stderr_html(health.stderr_tail) if self.stderr_button.value else ""
         self.health = None
         if self.connection.closed:
             self.closed = True  # final state shown: the pump lets go of it
 
     def html(self) -> str:
-        return render.health_html(self.connection.health)
+        return render.pin_warning_html(tool_pins.warning(self.connection)) + render.health_html(self.connection.health)
 
     def text(self) -> str:
-        return render.health_text(self.connection.health)
+        warning = tool_pins.warning(self.connection)
+        return (f"warning: {one_line(warning)}\n" if warning else "") + render.health_text(self.connection.health)
 
 
 def _steady(health: Health) -> Health:

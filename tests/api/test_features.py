@@ -49,7 +49,7 @@ def test_tools_are_listed_with_their_schemas_and_cached(conn):
     assert "trigger-sampling-request" not in tools.names()  # only for clients that declare sampling
     calls = len(sent(conn, "tools/list"))
     assert conn.list_tools() is tools and len(sent(conn, "tools/list")) == calls
-    assert "a: number*, b: number*" in tools._text() and "readOnly" in tools._text()
+    assert "a: number*, b: number*" in tools._text() and "[read-only]" in tools._text()  # annotations as badges
     html = tools._repr_mimebundle_()["text/html"]
     assert "<table" in html and "get-sum" in html
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import re
 import sys
 import threading
@@ -348,7 +349,41 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     }
 
 
-def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch):  # noqa: F811 - the fixture
+def configured(conn: mcp_notebook.Connection, tmp: Path, monkeypatch: pytest.MonkeyPatch, displayed: list[Any]) -> dict[str, str]:
+    """A configuration file is text from anyone who can write to a project: its names, command and
+    input descriptions in the servers listing, the consent and inputs forms; and the server's tool
+    names and descriptions in the changed-tools warning and diff."""
+    from mcp_notebook.api import tool_pins
+    from mcp_notebook.api.server_listing import configured_servers
+    from mcp_notebook.configs import pins
+    from mcp_notebook.configs.consent import ConsentRequest
+    from mcp_notebook.configs.discovery import discover as discover_configs
+    from mcp_notebook.configs.interpolate import input_requests
+    from mcp_notebook.notebook import config_widgets
+    from mcp_notebook.notebook.magic_configs import DiffView
+
+    monkeypatch.setenv("HOME", str(tmp))
+    monkeypatch.chdir(tmp)
+    inputs = [{"type": "promptString", "id": "k", "description": MARKUP, "password": True}]
+    servers = {MARKUP: {"command": MARKUP, "args": [MARKUP, "${input:k}"], "env": {MARKUP: "x"}}}
+    (tmp / "mcp.json").write_text(json.dumps({"servers": servers, "inputs": inputs}))
+    entry = discover_configs().named(MARKUP)
+    consent = config_widgets.ConsentForm(ConsentRequest(entry, [MARKUP, MARKUP], MARKUP, [MARKUP]))
+    consent.cancel_button.click()
+    asked = config_widgets.InputsForm(input_requests(entry), entry)
+    asked.ok_button.click()
+    assert config_widgets.ask_consent(ConsentRequest(entry, [MARKUP], None, [])) is None  # no subshell here
+    shown = {"servers": configured_servers()._repr_mimebundle_()["text/html"], "consent": consent.header.value}
+    shown["inputs"] = "".join(w.value for w in html_widgets(asked.widget))
+    key = tool_pins.key_of(conn)
+    pins.pin(key, [{**tool, "description": "as first seen"} for tool in conn.list_tools()])
+    tool_pins.check(conn)
+    shown["tools warning"] = displayed[-1]._repr_mimebundle_()["text/html"]
+    shown["tools diff"] = DiffView(conn.name, tool_pins.tool_changes(conn))._repr_mimebundle_()["text/html"]
+    return shown
+
+
+def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch, tmp_path):  # noqa: F811 - the fixture
     displayed, forms = kernel_cell
     renderers, _, classes = discover()
     assert len(renderers) >= 30 and len(classes) >= 15, "the discovery found the package's renderers"
@@ -359,7 +394,8 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
             hostile_server("modern", "hostile-modern") as modern,
         ):
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
-            shown = results_and_listings(conn) | questions(conn, forms) | views(conn, modern, panels) | magics(monkeypatch)
+            shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
+            shown |= views(conn, modern, panels) | magics(monkeypatch)
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)

@@ -112,9 +112,9 @@ def test_a_new_option_shows_up_in_help(shell, capsys, monkeypatch):
         ("%mcp help bogus", "unknown subcommand 'bogus'"),
         ("%mcp bogus", "unknown subcommand 'bogus'"),
         ("%mcp connect", "connect needs a name and a URL or a server command"),
-        ("%mcp connect demo", "write the server command after --"),
+        ("%mcp connect demo", "no configured server named 'demo' (configured: none); %mcp servers lists them"),
         ("%mcp connect demo --", "no server command after --"),
-        ("%mcp connect -- python x.py", "the following arguments are required: name"),
+        ("%mcp connect -- python x.py", "connect needs a name for the new connection"),
         ("%mcp connect demo -- no-such-executable-xyz", "'no-such-executable-xyz' not found on PATH"),
         ("%mcp ping nosuch", "no connection named 'nosuch'"),
         ("%mcp ping", "no open connection"),
@@ -124,7 +124,7 @@ def test_a_new_option_shows_up_in_help(shell, capsys, monkeypatch):
         ('%mcp connect demo -- "unclosed', "cannot parse the line"),
     ],
 )
-def test_user_mistakes_give_one_line_without_traceback(shell, capsys, line, says):
+def test_user_mistakes_give_one_line_without_traceback(shell, capsys, config_home, line, says):
     assert says in usage_error(shell, capsys, line)
 
 

@@ -25,6 +25,7 @@ def test_notebook_runs_top_to_bottom(path: Path, tmp_path: Path, monkeypatch: py
     nb = nbformat.read(path, as_version=4)
     assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), "commit notebooks without outputs"
     monkeypatch.setenv("IPYTHONDIR", str(tmp_path / "ipython"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))  # `%mcp servers` finds no real client's configuration
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
     km = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=VenvKernelSpecManager())
     client = nbclient.NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(path.parent)}})
