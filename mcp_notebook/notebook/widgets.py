@@ -22,7 +22,7 @@ import ipywidgets as widgets
 from ..api.settings import defaults
 from ..base.text import esc
 from ..runtime import get_runtime
-from ..session.health import Health
+from ..session.health import CLOSED, Health
 from ..session.trace import TraceEntry, select
 from . import render
 
@@ -192,7 +192,7 @@ class HealthView(View):
         self.main.value = render.health_html(health)
         self.stderr.value = render.stderr_html(health.stderr_tail) if self.stderr_button.value else ""
         self.health = None
-        if self.connection.closed:
+        if health.state == CLOSED:
             self.closed = True  # final state shown: the pump lets go of it
 
     def html(self) -> str:
