@@ -2,8 +2,8 @@
 
 A waiting call shows its progress, the server's log lines and the server's questions
 through a `Presenter` the front end makes for it; `log_panel()` and
-`subscriptions_panel()` ask the front end for a live view. The default here is for plain
-scripts: progress only when asked (`progress=True` or a callback), log lines to the
+`subscriptions_panel()` ask the front end for a live view, `draw_diagram()` for a picture.
+The default here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines to the
 `logging` module, questions declined, panels as text. The notebook's front end (widgets in
 a kernel, text and prompts in terminal IPython) is plugged in from above with `use()`.
 """
@@ -121,6 +121,10 @@ class FrontEnd:
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
         return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+
+    def draw_diagram(self, diagram: Any) -> dict[str, str]:
+        """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
+        return {"text/plain": diagram.text()}
 
 
 _current: FrontEnd = FrontEnd()

@@ -120,6 +120,11 @@ class NotebookFrontEnd(frontend.FrontEnd):
 
         return subscriptions_widget(connection, uri, read=read)
 
+    def draw_diagram(self, diagram: Any) -> dict[str, str]:
+        from .diagram_svg import diagram_bundle
+
+        return diagram_bundle(diagram)
+
 
 def ask_in_terminal(question: Question) -> None:
     """Prompts on stdin for a server question (terminal IPython, or a script run by hand); the
