@@ -19,6 +19,7 @@ import mcp_notebook
 from mcp_notebook.api.settings import defaults
 from mcp_notebook.notebook import magic_health as _magic_health
 from mcp_notebook.notebook import render as _render
+from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
@@ -62,7 +63,7 @@ def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):
 
 def test_a_burst_of_10000_frames_renders_under_the_throttle(sdk, panels):
     health = _widgets.health_widget(sdk)
-    trace = _widgets.trace_widget(sdk, live=True)
+    trace = _trace_widget.trace_widget(sdk, live=True)
     panels += [health, trace]
     start = time.monotonic()
     result = sdk.request("tools/call", {"name": "ping_client", "arguments": {"count": 5000}})
@@ -91,7 +92,7 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
             server_info={"name": XSS, "version": XSS},
             stderr_tail=(XSS,),
         )
-        view = _widgets.TraceView(conn.trace, live=False)  # not handed to the pump: driven here
+        view = _trace_widget.TraceView(conn.trace, live=False)  # not handed to the pump: driven here
         panels.append(view.widget)
         error = conn.trace.filter(kind="error")[0]
         view.rows.value = error.seq
@@ -121,7 +122,7 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
 
 
 def test_pause_freezes_the_live_table_and_resume_catches_up(sdk, panels):
-    view = _widgets.TraceView(sdk.trace, live=True, method="ping")  # driven here, not by the pump
+    view = _trace_widget.TraceView(sdk.trace, live=True, method="ping")  # driven here, not by the pump
     panels.append(view.widget)
     sdk.ping()
     view.tick(time.monotonic())
