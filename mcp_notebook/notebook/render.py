@@ -140,7 +140,7 @@ def health_html(h: Health) -> str:
         )
     return (
         f'<div class="mcp-health" style="overflow-x:auto">{state_light(h.state)} <b>{esc(h.name)}</b> {esc(h.state)}{reason}'
-        f'{pictures}<table style="font-family:monospace;font-size:0.9em">{rows}</table></div>'
+        f'{pictures}<table style="font-family:monospace;font-size:0.9em;line-height:1.4">{rows}</table></div>'
     )
 
 
@@ -187,7 +187,7 @@ def dashboard_html(healths: Sequence[Health]) -> str:
         for h, row in zip(healths, dashboard_rows(healths), strict=True)
     )
     return (
-        '<div style="overflow-x:auto"><table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em">'
+        '<div style="overflow-x:auto"><table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em;line-height:1.4">'
         f"<tr>{head}</tr>{body}</table></div>"
     )
 
@@ -299,7 +299,8 @@ def trace_html(
         mark = ";outline:2px solid #1c7ed6" if row.seq == selected else ""
         body.append(f'<tr style="{ROW_STYLES.get(row.flavour, "")}{mark}">{cells}</tr>')
     footer = f"<div>{len(rows)} entries" + (f", {dropped} older ones dropped" if dropped else "") + "</div>"
-    table = f'<table class="mcp-trace" style="font-family:monospace;font-size:0.85em"><tr>{head}</tr>{"".join(body)}</table>'
+    style = "font-family:monospace;font-size:0.85em;line-height:1.4"
+    table = f'<table class="mcp-trace" style="{style}"><tr>{head}</tr>{"".join(body)}</table>'
     if not json_column:  # column-reverse keeps the scroll position at the bottom, where the newest row is
         box = "max-height:24em;overflow:auto;display:flex;flex-direction:column-reverse"
         return f'<div class="mcp-trace-live" style="{box}"><div>{table}</div></div>'

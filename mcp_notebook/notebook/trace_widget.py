@@ -26,7 +26,8 @@ from .widgets import Panel, View, pump
 TRACE_ROWS = 200
 DIAGRAM_ROWS = 60  # the diagram shows the newest of the rows the table would
 KINDS = ("request", "notification", "response", "error", "invalid", "batch")
-DIRECTIONS = (("all", None), ("← in", "in"), ("→ out", "out"), ("· events", "event"))
+DIRECTIONS = (("all", ""), ("← in", "in"), ("→ out", "out"), ("· events", "event"))
+NO_ROW = 0  # the "JSON of" choice that shows none (no entry has seq 0)
 SHOWS = ("table", "diagram")
 
 
@@ -68,7 +69,7 @@ class TraceView(View):
         self.show = widgets.ToggleButtons(options=list(SHOWS), value=show, **_fit())
         self.show.style.button_width = "auto"
         self.status = widgets.Label()
-        self.rows = widgets.Dropdown(options=[], description="JSON of", **_fit())
+        self.rows = widgets.Dropdown(options=[("(pick a row)", NO_ROW)], value=NO_ROW, description="JSON of", **_fit())
         self.rows.layout.max_width = "100%"
         self.table = widgets.HTML()
         self.detail = widgets.HTML()
@@ -104,8 +105,8 @@ class TraceView(View):
     def filters(self) -> dict[str, Any]:
         return {
             "method": self.method.value.strip() or None,
-            "kind": self.kind.value,
-            "direction": self.direction.value,
+            "kind": self.kind.value or None,
+            "direction": self.direction.value or None,
             "last": self.last.value or TRACE_ROWS,
         }
 
@@ -123,8 +124,8 @@ class TraceView(View):
         shown = select(entries, **self.filters())
         rows = render.trace_rows(shown, entries)
         options = [(" ".join(render.row_cells(r)), r.seq) for r in rows]
-        self.rows.options = options
-        self.rows.value = self._selected if self._selected in {seq for _, seq in options} else None
+        self.rows.options = [("(pick a row)", NO_ROW), *options]
+        self.rows.value = self._selected if self._selected in {seq for _, seq in options} else NO_ROW
         chosen = next((e for e in shown if e.seq == self._selected), None)
         if self.show.value == "diagram":
             self.table.value = diagram_html(self.diagram(shown, entries))
