@@ -4,7 +4,10 @@ The hand-off: a view is built and first rendered by the thread that creates it, 
 given to the pump; from then on only the pump (a task on the runtime's event-loop
 thread) writes its widgets' values, at most `render_rate` times a second and only when
 something changed. Frontend controls (filters, pause, row selection) just record what
-the user chose and mark the view dirty. Nothing here prints.
+the user chose and mark the view dirty. At the end of a cell the kernel's main thread
+asks the pump to `flush` (one tick on the loop thread, waited for), then `snapshots`
+brings the saved-notebook copies up to date. Each tick renders in a fresh context, so the
+kernel files the widgets' updates under the cell running then. Nothing here prints.
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def _round_trip(page: Page) -> str:
 
 def _run_all(page: Page, url: str) -> None:
     """Open a notebook, wait for its kernel, run every cell (the Run menu's command) and wait
-    until every code cell has run and the kernel is idle."""
+    until every code cell has run (or one failed, which stops Run All) and the kernel is idle."""
     page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=90_000)
@@ -156,7 +156,8 @@ def _run_all(page: Page, url: str) -> None:
     page.wait_for_function(
         "() => { const w = window.jupyterapp.shell.currentWidget;"
         " const cells = w.content.widgets.filter(c => c.model.type === 'code');"
-        " return cells.every(c => c.model.executionCount !== null)"
+        " const failed = document.querySelector('.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.error\"]');"
+        " return (failed || cells.every(c => c.model.executionCount !== null))"
         " && w.sessionContext.session.kernel.status === 'idle'; }",
         timeout=240_000,
     )
@@ -265,11 +266,10 @@ LESSONS = sorted((REPO / "notebooks").glob("*.ipynb"))
 @pytest.mark.parametrize("lesson", LESSONS, ids=[p.stem for p in LESSONS])
 def test_each_lesson_runs_all_and_is_photographed(chromium: str, jupyter_lab: Lab, lesson: Path, tmp_path: Path) -> None:
     """Run All in the browser, then a screenshot of the whole notebook (the test's artifact,
-    in its tmp_path). The lessons sit in a notebooks/ folder beside tests/peers, as in the repository."""
+    in its tmp_path). The lessons sit in a notebooks/ folder beside tests/, as in the repository."""
     folder = jupyter_lab.root / "notebooks"
     shutil.copytree(REPO / "notebooks", folder)
-    (jupyter_lab.root / "tests").mkdir()
-    (jupyter_lab.root / "tests" / "peers").symlink_to(REPO / "tests" / "peers")
+    (jupyter_lab.root / "tests").symlink_to(REPO / "tests")  # the lessons' test servers and npm peers
     shot = tmp_path / f"{lesson.stem}.png"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
@@ -279,8 +279,11 @@ def test_each_lesson_runs_all_and_is_photographed(chromium: str, jupyter_lab: La
             _no_errors(page)
             assert page.get_by_text("Loading widget...").count() == 0
             # The notebook scrolls inside JupyterLab, not the page: make the window as tall as it.
-            height = page.evaluate("() => document.querySelector('.jp-WindowedPanel-outer, .jp-Notebook').scrollHeight")
-            page.set_viewport_size({"width": 1280, "height": min(int(height) + 200, 30_000)})
+            extra = page.evaluate(
+                "() => { const s = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');"
+                " return s.scrollHeight - s.clientHeight; }"
+            )
+            page.set_viewport_size({"width": 1280, "height": min(1200 + int(extra) + 40, 30_000)})
             page.wait_for_timeout(500)  # let the windowed notebook draw the cells now in view (a picture, not a check)
             page.screenshot(path=str(shot))
         finally:
