@@ -59,8 +59,9 @@ class TraceView(View):
         self._selected: int | None = None
         self.method = widgets.Text(value=method or "", placeholder="any", description="method", **_fit())
         self.method.layout.width = "14em"
-        self.kind = widgets.Dropdown(options=[("all", None), *[(k, k) for k in KINDS]], value=kind, description="kind", **_fit())
-        self.direction = widgets.Dropdown(options=list(DIRECTIONS), value=direction, description="direction", **_fit())
+        kinds = [("all", ""), *[(k, k) for k in KINDS]]
+        self.kind = widgets.Dropdown(options=kinds, value=kind or "", description="kind", **_fit())
+        self.direction = widgets.Dropdown(options=list(DIRECTIONS), value=direction or "", description="direction", **_fit())
         self.last = widgets.BoundedIntText(value=last, min=1, max=100_000, description="last", **_fit())
         self.last.layout.width = "9em"
         self.pause = widgets.ToggleButton(

@@ -247,6 +247,11 @@ def test_quickstart_widgets_fit_the_notebook_and_the_diagram_shows(chromium: str
             _assert_one_line(page, ".mcp-trace-widget .widget-label, .mcp-trace-widget button", "live trace controls")
             truncated = page.evaluate(_TRUNCATED, ".mcp-trace-widget button, .mcp-trace-widget .widget-label")
             assert not truncated, f"clipped controls: {truncated}"
+            blank = page.evaluate(
+                "() => [...document.querySelectorAll('.mcp-trace-widget select')]"
+                ".filter(s => s.offsetParent && !(s.selectedOptions[0] && s.selectedOptions[0].text)).length"
+            )
+            assert blank == 0, "a filter shows no choice"
 
             diagram = page.locator(".jp-OutputArea-output svg.mcp-diagram").first
             expect(diagram).to_be_visible()
@@ -284,6 +289,7 @@ def test_each_lesson_runs_all_and_is_photographed(chromium: str, jupyter_lab: La
                 " return s.scrollHeight - s.clientHeight; }"
             )
             page.set_viewport_size({"width": 1280, "height": min(1200 + int(extra) + 40, 30_000)})
+            page.evaluate("() => { document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer').scrollTop = 0; }")
             page.wait_for_timeout(500)  # let the windowed notebook draw the cells now in view (a picture, not a check)
             page.screenshot(path=str(shot))
         finally:

@@ -87,3 +87,21 @@ def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, 
     finally:
         shell.run_line_magic("unload_ext", "mcp_notebook")
         InteractiveShell.clear_instance()
+
+
+def test_the_filters_say_all_rather_than_nothing(panels):
+    from mcp_notebook.notebook.live_widgets import LogView
+    from mcp_notebook.notebook.trace_widget import TraceView
+
+    with mcp_notebook.demo("filters") as conn:
+        trace = TraceView(conn.trace, live=False)
+        logs = LogView(conn)
+        panels += [trace.widget, logs.widget]
+        assert (trace.kind.label, trace.direction.label, logs.level.label) == ("all", "all", "all")
+        assert trace.filters()["kind"] is None and trace.filters()["direction"] is None
+        assert TraceView(conn.trace, live=False, kind="error", direction="in").filters() | {"last": 1} == {
+            "method": None,
+            "kind": "error",
+            "direction": "in",
+            "last": 1,
+        }
