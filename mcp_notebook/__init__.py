@@ -28,6 +28,7 @@ from .api import frontend as _frontend
 from .api.connect import aconnect, close_all, connect, connections, get_connection
 from .api.connection import Connection
 from .api.demo import demo
+from .api.diagram import Diagram
 from .api.options import ConnectOptions
 from .api.progress import LogRecord
 from .api.results import Listing, PromptResult, ResourceResult, ToolResult
@@ -77,6 +78,7 @@ __all__ = [
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
+    "Diagram",
     "HandshakeError",
     "Health",
     "Interrupted",

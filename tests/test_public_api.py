@@ -18,6 +18,7 @@ PUBLIC = [
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
+    "Diagram",
     "HandshakeError",
     "Health",
     "Interrupted",

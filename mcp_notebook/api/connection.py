@@ -22,6 +22,8 @@ from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
 from . import client_side, frontend, interrupts, panels, prompts, resources, tools
+from .diagram import DIAGRAM_ROWS, Diagram
+from .diagram import build as build_diagram
 from .feature_state import FeatureState
 from .monitor import Monitor
 from .options import check_timeout
@@ -89,6 +91,10 @@ class Connection:
     @property
     def trace(self) -> Trace:
         return self._session.trace
+
+    def diagram(self, last: int | None = DIAGRAM_ROWS, *, events: bool = True, **filters: Any) -> Diagram:
+        """A sequence diagram of the newest `last` trace entries matching `filters` (as `trace.filter`)."""
+        return build_diagram(self.name, self.trace, last=last, events=events, **filters)
 
     @property
     def closed(self) -> bool:

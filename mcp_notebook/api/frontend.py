@@ -2,12 +2,13 @@
 
 A waiting call shows its progress, the server's log lines and the server's questions
 through a `Presenter` the front end makes for it; `log_panel()` and
-`subscriptions_panel()` ask the front end for a live view; a configured command asks it for
-consent before it first runs (`ask_consent`), a configured entry's inputs are asked through it
-(`ask_inputs`), and warnings (tools changed since they were pinned) go to `warn`. The default
-here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines
-to the `logging` module, questions declined, no consent (`consent=True` is the script's way),
-inputs prompted for on a terminal only, warnings logged, panels as text. The notebook's front end (widgets in
+`subscriptions_panel()` ask the front end for a live view, `draw_diagram()` for a picture; a
+configured command asks it for consent before it first runs (`ask_consent`), a configured entry's
+inputs are asked through it (`ask_inputs`), and warnings (tools changed since they were pinned) go
+to `warn`. The default here is for plain scripts: progress only when asked (`progress=True` or a
+callback), log lines to the `logging` module, questions declined, no consent (`consent=True` is
+the script's way), inputs prompted for on a terminal only, warnings logged, panels and diagrams
+as text. The notebook's front end (widgets in
 a kernel, text and prompts in terminal IPython) is plugged in from above with `use()`.
 """
 
@@ -147,6 +148,10 @@ class FrontEnd:
     def warn(self, text: str) -> None:
         """Something the user should see now (tools changed since they were pinned)."""
         WARN.warning("%s", text)
+
+    def draw_diagram(self, diagram: Any) -> dict[str, str]:
+        """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
+        return {"text/plain": diagram.text()}
 
 
 def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str, str]:

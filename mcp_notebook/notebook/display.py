@@ -158,6 +158,11 @@ class NotebookFrontEnd(frontend.FrontEnd):
         else:
             super().warn(text)
 
+    def draw_diagram(self, diagram: Any) -> dict[str, str]:
+        from .diagram_svg import diagram_bundle
+
+        return diagram_bundle(diagram)
+
 
 class CellWarning:
     """A warning shown in a cell: a marked box, and plain text where HTML is not shown."""

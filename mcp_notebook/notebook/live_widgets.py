@@ -54,14 +54,16 @@ class LogView(View):
         self.connection = connection
         self.fx = connection.feature_state
         self.rows = max(1, rows)
+        fit = {"style": {"description_width": "initial"}, "layout": widgets.Layout(width="auto")}
         self.level = widgets.Dropdown(
-            options=[("all", None), *[(f"≥ {name}", name) for name in LOG_LEVELS]], value=level, description="level"
+            options=[("all", ""), *[(f"≥ {name}", name) for name in LOG_LEVELS]], value=level or "", description="level", **fit
         )
         self.unrouted = widgets.ToggleButton(
             value=unrouted_only,
             description="hide cell messages",
             icon="filter",
             tooltip="hide the messages already shown in the cell that was waiting",
+            **fit,
         )
         self.status = widgets.Label()
         self.table = widgets.HTML()
@@ -72,7 +74,7 @@ class LogView(View):
 
     def _rows(self) -> tuple[list[LogRow], list[LogRow]]:
         """(shown, matching): the newest `rows` of the messages that pass the filters."""
-        matching = log_rows(self.fx, level=self.level.value, unrouted_only=self.unrouted.value)
+        matching = log_rows(self.fx, level=self.level.value or None, unrouted_only=self.unrouted.value)
         return matching[-self.rows :], matching
 
     def _status(self, shown: list[LogRow], matching: list[LogRow]) -> str:

@@ -2,8 +2,8 @@
 
 Each but `dashboard` works on one connection, named as `commands.connection` says.
 
-In a Jupyter kernel they display live widgets (or, for a trace snapshot, an HTML table
-that survives in the saved notebook); in terminal IPython or a script they print text.
+In a Jupyter kernel they display live widgets (or, for a trace snapshot, an HTML table or
+a sequence diagram that survives in the saved notebook); in terminal IPython or a script they print text.
 """
 
 from __future__ import annotations
@@ -58,10 +58,15 @@ def _frontend() -> bool:
     "live health widget: state, round trips, pings and pongs, last frames (text outside Jupyter)",
     connection(positional=True),
     flag("--stderr", help="show the server's stderr tail"),
+    flag("--snapshot", help="the health now, as a static table that stays as it is (no live widget)"),
 )
 def _health(ns: Namespace) -> None:
     conn = connection_of(ns)
-    if _frontend():
+    if ns.snapshot and _frontend():
+        health = conn.health
+        html = render.health_html(health) + (render.stderr_html(health.stderr_tail) if ns.stderr else "")
+        _display(_Html(html, render.health_text(health, stderr=ns.stderr)))
+    elif _frontend():
         from .widgets import health_widget
 
         _display(health_widget(conn, show_stderr=ns.stderr))
@@ -74,9 +79,11 @@ KINDS = ["request", "notification", "response", "error", "invalid", "batch", "ev
 
 @subcommand(
     "trace",
-    "frame table (--live: a widget that follows new frames; --save: write the matching entries as JSON lines)",
+    "frame table (--live: a widget that follows new frames; --diagram: a sequence diagram; "
+    "--save: write the matching entries as JSON lines)",
     connection(positional=True),
     LIVE,
+    flag("--diagram", help="the conversation as a sequence diagram (a picture in Jupyter, text elsewhere)"),
     last("how many of the newest matching entries (default: 50)", default=50),
     arg("--method", metavar="M", help="only frames of this method"),
     arg("--kind", metavar="K", choices=KINDS, help=f"only frames of this kind: {', '.join(KINDS)}"),
@@ -96,9 +103,16 @@ def _trace(ns: Namespace) -> None:
         print(f"saved {written} trace entries to {ns.save}")
         return
     if ns.live and _frontend():
-        from .widgets import trace_widget
+        from .trace_widget import trace_widget
 
-        _display(trace_widget(conn, live=True, last=ns.last, **filters))
+        _display(trace_widget(conn, live=True, last=ns.last, show="diagram" if ns.diagram else "table", **filters))
+        return
+    if ns.diagram:
+        diagram = conn.diagram(last=ns.last, **filters)
+        if _frontend():
+            _display(diagram)
+        else:
+            print(diagram.text())
         return
     entries = conn.trace.entries()
     shown = select(entries, last=ns.last, **filters)

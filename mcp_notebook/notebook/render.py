@@ -14,9 +14,11 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ..api.diagram import flavour
 from ..base.text import ansi_html, clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
+from .diagram_svg import histogram_svg, spark_svg
 
 STATE_COLOURS = {
     READY: "#2e9e44",
@@ -57,21 +59,6 @@ def spark_text(values: Sequence[float], width: int = 40) -> str:
     low, high = min(values), max(values)
     span = (high - low) or 1.0
     return "".join(SPARK_BLOCKS[min(7, int((v - low) / span * 7.999))] for v in values)
-
-
-def spark_svg(values: Sequence[float], width: int = 160, height: int = 28) -> str:
-    """An inline SVG sparkline (numbers only, so nothing to escape)."""
-    values = [float(v) for v in values]
-    if len(values) < 2:
-        return f'<svg width="{width}" height="{height}"></svg>'
-    low, high = min(values), max(values)
-    span = (high - low) or 1.0
-    step = width / (len(values) - 1)
-    points = " ".join(f"{i * step:.1f},{height - 2 - (v - low) / span * (height - 4):.1f}" for i, v in enumerate(values))
-    return (
-        f'<svg width="{width}" height="{height}" style="vertical-align:middle">'
-        f'<polyline fill="none" stroke="#1c7ed6" stroke-width="1.5" points="{points}"/></svg>'
-    )
 
 
 # ----- health -----
@@ -122,13 +109,17 @@ def health_text(h: Health, stderr: bool = False) -> str:
     lines = [f"{h.name}: {h.state}" + (f" ({one_line(h.state_reason)})" if h.state_reason else "")]
     lines += [f"  {label:<13}{one_line(value)}" for label, value in health_rows(h)]
     if h.rtt_history:
-        lines.append(f"  {'rtt history':<13}{spark_text(h.rtt_history)}")
+        scale = f"  {ms(min(h.rtt_history))} .. {ms(max(h.rtt_history))}"
+        lines.append(f"  {'rtt history':<13}{spark_text(h.rtt_history)}{scale}")
     if stderr:
         tail = "\n".join(f"    {one_line(line)}" for line in h.stderr_tail)
         lines.append(f"  {'stderr':<13}" + ("\n" + tail if tail else "(none)"))
     elif h.stderr_tail:
         lines.append(f"  {'stderr':<13}{clip(one_line(h.stderr_tail[-1]))}  ({len(h.stderr_tail)} lines kept)")
     return "\n".join(lines)
+
+
+CELL = 'style="text-align:left;white-space:nowrap;padding:1px 0.8em 1px 0"'  # one line a row: nothing wraps
 
 
 def state_light(state: str) -> str:
@@ -139,14 +130,17 @@ def state_light(state: str) -> str:
 def health_html(h: Health) -> str:
     """One connection's health as an HTML block (every server-controlled value escaped)."""
     reason = f' <span style="color:#868e96">({esc(h.state_reason)})</span>' if h.state_reason else ""
-    rows = "".join(
-        f'<tr><th style="text-align:left;padding-right:1em">{esc(label)}</th><td style="text-align:left">{esc(value)}</td></tr>'
-        for label, value in health_rows(h)
-    )
+    rows = "".join(f"<tr><th {CELL}>{esc(label)}</th><td {CELL}>{esc(value)}</td></tr>" for label, value in health_rows(h))
+    pictures = ""
+    if len(h.rtt_history) >= 2:
+        pictures = (
+            f'<div class="mcp-rtt" style="display:flex;gap:2em;align-items:flex-end;flex-wrap:wrap">'
+            f"<div>round trips, oldest to newest<br>{spark_svg(h.rtt_history, 260, 40)}</div>"
+            f"<div>round trips by duration<br>{histogram_svg(h.rtt_history)}</div></div>"
+        )
     return (
-        f'<div class="mcp-health">{state_light(h.state)} <b>{esc(h.name)}</b> {esc(h.state)}{reason}'
-        f"<div>round trips {spark_svg(h.rtt_history)}</div>"
-        f'<table style="font-family:monospace;font-size:0.9em">{rows}</table></div>'
+        f'<div class="mcp-health" style="overflow-x:auto">{state_light(h.state)} <b>{esc(h.name)}</b> {esc(h.state)}{reason}'
+        f'{pictures}<table style="font-family:monospace;font-size:0.9em;line-height:1.4">{rows}</table></div>'
     )
 
 
@@ -194,14 +188,17 @@ def dashboard_text(healths: Sequence[Health]) -> str:
 def dashboard_html(healths: Sequence[Health]) -> str:
     if not healths:
         return "<i>no open connections</i>"
-    head = "".join(f'<th style="text-align:left">{esc(x)}</th>' for x in ["", *DASHBOARD_HEAD, "round trips"])
+    head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in ["", *DASHBOARD_HEAD, "round trips"])
     body = "".join(
-        f"<tr><td>{state_light(h.state)}</td>"
-        + "".join(f'<td style="text-align:left">{esc(clip(c, 40))}</td>' for c in row)
-        + f"<td>{spark_svg(h.rtt_history, 100, 20)}</td></tr>"
+        f"<tr><td {CELL}>{state_light(h.state)}</td>"
+        + "".join(f"<td {CELL}>{esc(clip(c, 40))}</td>" for c in row)
+        + f"<td {CELL}>{spark_svg(h.rtt_history, 170, 24)}</td></tr>"
         for h, row in zip(healths, dashboard_rows(healths), strict=True)
     )
-    return f'<table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em"><tr>{head}</tr>{body}</table>'
+    return (
+        '<div style="overflow-x:auto"><table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em;line-height:1.4">'
+        f"<tr>{head}</tr>{body}</table></div>"
+    )
 
 
 # ----- traces -----
@@ -223,19 +220,6 @@ class Row:
 
 
 TRACE_HEAD = ["#", "time", "", "kind", "method", "id", "size", "latency"]
-
-
-def flavour(e: TraceEntry, request: TraceEntry | None = None) -> str:
-    """How a row stands out: pings and pongs (a reply paired with a ping), events, failures."""
-    if e.direction == EVENT:
-        return "event"
-    if e.kind in ("invalid", "error"):
-        return e.kind
-    if e.kind == "request" and e.method == "ping":
-        return "ping"
-    if e.kind == "response" and (e.note == "pong" or (request is not None and request.method == "ping")):
-        return "pong"
-    return ""
 
 
 def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None) -> list[Row]:
@@ -298,17 +282,35 @@ def entry_json(e: TraceEntry) -> str:
     return e.raw or ""
 
 
-def trace_html(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None, *, dropped: int = 0) -> str:
-    """A static HTML table; each row's JSON unfolds from a <details> (no script needed)."""
-    rows = trace_rows(entries, context)
-    head = "".join(f'<th style="text-align:left">{esc(x)}</th>' for x in [*TRACE_HEAD, "JSON"])
+def trace_html(
+    entries: Sequence[TraceEntry],
+    context: Sequence[TraceEntry] | None = None,
+    *,
+    dropped: int = 0,
+    json_column: bool = True,
+    selected: int | None = None,
+    rows: Sequence[Row] | None = None,
+) -> str:
+    """A static HTML table; each row's JSON unfolds from a <details> (no script needed).
+    Without `json_column` (the live table, which shows the `selected` row's JSON below it),
+    it scrolls inside a box that stays at its newest row. `rows`: `trace_rows` already made."""
+    rows = trace_rows(entries, context) if rows is None else rows
+    head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in [*TRACE_HEAD, *(["JSON"] if json_column else [])])
     body = []
     for e, row in zip(entries, rows, strict=True):
-        cells = "".join(f'<td style="text-align:left">{esc(c)}</td>' for c in row_cells(row))
-        note = f" ({esc(clip(e.note, 60))})" if e.note and e.direction != EVENT else ""
-        details = f"<details><summary>show{note}</summary><pre>{esc(entry_json(e))}</pre></details>"
-        body.append(f'<tr style="{ROW_STYLES.get(row.flavour, "")}">{cells}<td style="text-align:left">{details}</td></tr>')
+        cells = "".join(f"<td {CELL}>{esc(c)}</td>" for c in row_cells(row))
+        if json_column:
+            note = f" ({esc(clip(e.note, 60))})" if e.note and e.direction != EVENT else ""
+            cells += (
+                f'<td {CELL}><details><summary style="white-space:nowrap">show{note}</summary>'
+                f'<pre style="white-space:pre-wrap;max-width:60em">{esc(entry_json(e))}</pre></details></td>'
+            )
+        mark = ";outline:2px solid #1c7ed6" if row.seq == selected else ""
+        body.append(f'<tr style="{ROW_STYLES.get(row.flavour, "")}{mark}">{cells}</tr>')
     footer = f"<div>{len(rows)} entries" + (f", {dropped} older ones dropped" if dropped else "") + "</div>"
-    return (
-        f'<table class="mcp-trace" style="font-family:monospace;font-size:0.85em"><tr>{head}</tr>{"".join(body)}</table>' + footer
-    )
+    style = "font-family:monospace;font-size:0.85em;line-height:1.4"
+    table = f'<table class="mcp-trace" style="{style}"><tr>{head}</tr>{"".join(body)}</table>'
+    if not json_column:  # column-reverse keeps the scroll position at the bottom, where the newest row is
+        box = "max-height:24em;overflow:auto;display:flex;flex-direction:column-reverse"
+        return f'<div class="mcp-trace-live" style="{box}"><div>{table}</div></div>'
+    return f'<div style="overflow-x:auto">{table}</div>' + footer

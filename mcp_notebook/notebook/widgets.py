@@ -1,14 +1,18 @@
-"""Live ipywidgets views of health and traces, kept fresh by one throttled render pump.
+"""Live ipywidgets views of health and of every connection, kept fresh by one throttled render pump.
 
 The hand-off: a view is built and first rendered by the thread that creates it, then
 given to the pump; from then on only the pump (a task on the runtime's event-loop
 thread) writes its widgets' values, at most `render_rate` times a second and only when
 something changed. Frontend controls (filters, pause, row selection) just record what
-the user chose and mark the view dirty. Nothing here prints.
+the user chose and mark the view dirty. At the end of a cell the kernel's main thread
+asks the pump to `flush` (one tick on the loop thread, waited for), then `snapshots`
+brings the saved-notebook copies up to date. Each tick renders in a fresh context, so the
+kernel files the widgets' updates under the cell running then. Nothing here prints.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import threading
 import time
@@ -21,17 +25,14 @@ import ipywidgets as widgets
 
 from ..api import tool_pins
 from ..api.settings import defaults
-from ..base.text import esc, one_line
+from ..base.text import one_line
 from ..runtime import get_runtime
-from ..session.health import Health
-from ..session.trace import TraceEntry, select
-from . import render
+from ..session.health import CLOSED, Health
+from . import render, snapshots
 
 MAX_VIEWS = 32  # live views the pump keeps updating; older ones freeze
 REFRESH = 1.0  # seconds: re-render at least this often (ages like "last frame 3 s ago")
-TRACE_ROWS = 200
-KINDS = ("request", "notification", "response", "error", "invalid", "batch")
-DIRECTIONS = (("all", None), ("← in", "in"), ("→ out", "out"), ("· events", "event"))
+FLUSH_WAIT = 2.0  # seconds the end of a cell waits for the pump to render the last state
 
 
 def has_widget_frontend() -> bool:
@@ -45,11 +46,16 @@ def has_widget_frontend() -> bool:
 
 
 class Panel(widgets.VBox):
-    """A VBox whose saved-notebook fallback is the view's HTML (text/html beside the widget)."""
+    """A VBox that leaves its view's last state behind for saved notebooks and exports: its
+    bundle carries the view's HTML, and displayed in a kernel it is followed by a snapshot
+    output (`snapshots`) that its own style hides while the widget is drawn."""
 
-    def __init__(self, view: View, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, view: View, *, children: Sequence[widgets.Widget] = (), **kwargs: Any) -> None:
+        self.snapshot_id = snapshots.new_id()
+        style = widgets.HTML(value=snapshots.hide_style(self.snapshot_id))
+        super().__init__(children=[style, *children], **kwargs)
         self._view = view
+        self.add_class("mcp-panel")
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
@@ -58,8 +64,16 @@ class Panel(widgets.VBox):
             bundle["text/plain"] = self._view.text()
         return bundle
 
+    def _ipython_display_(self) -> None:
+        bundle = super()._repr_mimebundle_()
+        if isinstance(bundle, dict):
+            bundle.pop("text/html", None)  # the snapshot output below carries it
+            bundle["text/plain"] = "(a live view; its last state follows)"
+        snapshots.show(self, bundle)
+
     def close(self) -> None:
         self._view.closed = True
+        snapshots.forget(self)
         super().close()
 
 
@@ -148,13 +162,28 @@ class Pump:
             period = 1.0 / max(0.1, defaults.render_rate)
             await anyio.sleep(max(0.0, period - (time.monotonic() - started)))
 
+    def flush(self) -> None:
+        """Render what changed now, on the loop thread, and wait (at most FLUSH_WAIT): the
+        kernel's main thread asks this at the end of a cell, so the last state of every view
+        goes out as part of that cell."""
+        runtime = get_runtime()
+        if not self.views or self._thread is None or not runtime.running or runtime.in_loop_thread():
+            return
+        try:
+            runtime.call_sync(self.tick, time.monotonic(), timeout=FLUSH_WAIT)
+        except TimeoutError:
+            pass  # the loop is busy: the pump renders it at its next tick
+
     def tick(self, now: float) -> None:
         """Render what changed (loop thread); a view that fails or was closed is dropped."""
         self.ticks += 1
         for view in list(self.views):
             try:
                 if not view.closed:
-                    view.tick(now)
+                    # A fresh context: the kernel then sends the widget's updates as part of
+                    # the cell running now, not the one that made the view (the context the
+                    # pump was started in), so nbclient records them in the notebook.
+                    contextvars.Context().run(view.tick, now)
             except Exception as exc:  # noqa: BLE001 - one broken view never stops the others
                 view.last_error = f"{type(exc).__name__}: {exc}"
                 view.closed = True
@@ -163,6 +192,7 @@ class Pump:
 
 
 pump = Pump()
+snapshots.before_refresh(pump.flush)
 
 
 def _html(**kwargs: Any) -> widgets.HTML:
@@ -193,7 +223,7 @@ class HealthView(View):
         self.main.value = render.pin_warning_html(tool_pins.warning(self.connection)) + render.health_html(health)
         self.stderr.value = render.stderr_html(health.stderr_tail) if self.stderr_button.value else ""
         self.health = None
-        if self.connection.closed:
+        if health.state == CLOSED:
             self.closed = True  # final state shown: the pump lets go of it
 
     def html(self) -> str:
@@ -237,103 +267,9 @@ class DashboardView(View):
         return render.dashboard_text(self._snapshots())
 
 
-class TraceView(View):
-    """A frame table with filters, pause/resume and the selected row's JSON."""
-
-    def __init__(
-        self,
-        trace: Any,
-        *,
-        live: bool = True,
-        last: int = TRACE_ROWS,
-        method: str | None = None,
-        kind: str | None = None,
-        direction: str | None = None,
-    ) -> None:
-        super().__init__()
-        self.trace = trace
-        self.live = live
-        self._frozen: list[TraceEntry] | None = None if live else trace.entries()
-        self._selected: int | None = None
-        self.method = widgets.Text(value=method or "", placeholder="method", description="method")
-        self.kind = widgets.Dropdown(options=[("all", None), *[(k, k) for k in KINDS]], value=kind, description="kind")
-        self.direction = widgets.Dropdown(options=list(DIRECTIONS), value=direction, description="direction")
-        self.last = widgets.BoundedIntText(value=last, min=1, max=100_000, description="last")
-        self.pause = widgets.ToggleButton(value=not live, description="paused" if not live else "pause", disabled=not live)
-        self.status = widgets.Label()
-        self.rows = widgets.Select(options=[], rows=16, layout=widgets.Layout(width="100%"))
-        self.rows.add_class("mcp-trace-rows")
-        self.detail = _html()
-        style = _html(value="<style>.mcp-trace-rows select { font-family: monospace; }</style>")
-        for control in (self.method, self.kind, self.direction, self.last):
-            control.observe(self.touch, names="value")
-        self.pause.observe(self._toggle_pause, names="value")
-        self.rows.observe(self._select, names="value")
-        controls = widgets.HBox([self.method, self.kind, self.direction, self.last, self.pause])
-        self.widget = Panel(self, children=[style, controls, self.status, self.rows, self.detail])
-        self._render_now(time.monotonic())
-
-    # ----- frontend side: record the choice, let the pump render it -----
-
-    def _toggle_pause(self, change: dict[str, Any]) -> None:
-        if get_runtime().in_loop_thread():
-            return
-        self._frozen = self.trace.entries() if change["new"] else None
-        self.touch()
-
-    def _select(self, change: dict[str, Any]) -> None:
-        if get_runtime().in_loop_thread():
-            return  # the pump itself re-set the options
-        self._selected = change["new"]
-        self.touch()
-
-    # ----- pump side -----
-
-    def _source(self) -> list[TraceEntry]:
-        return self._frozen if self._frozen is not None else self.trace.entries()
-
-    def filters(self) -> dict[str, Any]:
-        return {
-            "method": self.method.value.strip() or None,
-            "kind": self.kind.value,
-            "direction": self.direction.value,
-            "last": self.last.value or TRACE_ROWS,
-        }
-
-    def key(self) -> Any:
-        source = id(self._frozen) if self._frozen is not None else self.trace.last_seq
-        return source, tuple(self.filters().items()), self._selected
-
-    def render(self) -> None:
-        entries = self._source()
-        shown = select(entries, **self.filters())
-        rows = render.trace_rows(shown, entries)
-        options = [(" ".join(render.row_cells(r)), r.seq) for r in rows]
-        self.rows.options = options
-        self.rows.value = self._selected if self._selected in {seq for _, seq in options} else None
-        chosen = next((e for e in shown if e.seq == self._selected), None)
-        self.detail.value = f"<pre>{esc(render.entry_json(chosen))}</pre>" if chosen is not None else ""
-        state = "live" if self.live and self._frozen is None else "paused" if self.live else "snapshot"
-        dropped = f", {self.trace.dropped} dropped" if self.trace.dropped else ""
-        self.status.value = f"{state}: {len(shown)} of {len(entries)} entries shown{dropped}"
-
-    def html(self) -> str:
-        entries = self._source()
-        return render.trace_html(select(entries, **self.filters()), entries, dropped=self.trace.dropped)
-
-    def text(self) -> str:
-        entries = self._source()
-        return render.trace_text(select(entries, **self.filters()), entries, dropped=self.trace.dropped)
-
-
 def health_widget(connection: Any, *, show_stderr: bool = False) -> Panel:
     """A live health widget for `connection`, updated by the pump while no cell runs."""
     return pump.add(HealthView(connection, show_stderr=show_stderr)).widget
-
-
-def trace_widget(connection: Any, *, live: bool = True, **filters: Any) -> Panel:
-    """A frame-table widget for `connection`'s trace (live follows new frames; else a snapshot)."""
-    return pump.add(TraceView(connection.trace, live=live, **filters)).widget
 
 
 def dashboard_widget(connections: Callable[[], dict[str, Any]]) -> Panel:
@@ -345,4 +281,4 @@ def views_of(widget: Panel) -> View:
     return widget._view
 
 
-__all__: Sequence[str] = ["dashboard_widget", "has_widget_frontend", "health_widget", "pump", "trace_widget"]
+__all__: Sequence[str] = ["dashboard_widget", "has_widget_frontend", "health_widget", "pump"]

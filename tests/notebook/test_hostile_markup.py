@@ -44,6 +44,8 @@ from mcp_notebook.api.panels import subscriptions_snapshot
 from mcp_notebook.api.server_requests import Question
 from mcp_notebook.notebook import interaction_widgets as iw
 from mcp_notebook.notebook import magic_health as _magic_health
+from mcp_notebook.notebook import snapshots
+from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.runtime import get_runtime
 
@@ -312,12 +314,15 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     uri = modern.list_resources()[0]["uri"]
     modern.subscribe(uri)
     modern.call_tool("touch", {"uri": uri})
+    conn.ping()
+    conn.ping()  # two round trips: the health view draws their sparkline and histogram
     health = _widgets.health_widget(conn, show_stderr=True)
     dashboard = _widgets.dashboard_widget(mcp_notebook.connections)
     logs = conn.log_panel()
     subscriptions = modern.subscriptions_panel(read=True)
-    trace = _widgets.TraceView(conn.trace, live=False)  # driven here, not by the pump
-    panels += [health, dashboard, logs, subscriptions, trace.widget]
+    trace = _trace_widget.TraceView(conn.trace, live=False)  # driven here, not by the pump
+    pictured = _trace_widget.TraceView(conn.trace, live=False, show="diagram")
+    panels += [health, dashboard, logs, subscriptions, trace.widget, pictured.widget]
     trace.rows.value = conn.trace.filter(kind="error")[0].seq
     trace.tick(time.monotonic())
     reading = _widgets.views_of(subscriptions)
@@ -327,6 +332,8 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     shown |= {"trace row": trace.detail.value, "subscriptions": subscriptions._repr_mimebundle_()["text/html"]}
     shown["subscriptions snapshot"] = subscriptions_snapshot(modern.feature_state)[1]
     shown["health snapshot"] = conn.health._repr_html_()  # conn.health as a cell's value
+    shown |= {"live diagram": pictured.table.value, "diagram": conn.diagram()._repr_html_() or ""}
+    shown["health snapshot output"] = snapshots.bundle(health)["text/html"]
     return shown
 
 
@@ -341,12 +348,13 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     try:
         shell.run_line_magic("mcp", "trace --conn hostile")
         shell.run_line_magic("mcp", "logs --conn hostile")
+        shell.run_line_magic("mcp", "trace --conn hostile --diagram")
+        shell.run_line_magic("mcp", "health --conn hostile --snapshot --stderr")
     finally:
         shell.run_line_magic("unload_ext", "mcp_notebook")
         InteractiveShell.clear_instance()
-    return {
-        f"%mcp {name}": shown._repr_mimebundle_()["text/html"] for name, shown in zip(["trace", "logs"], displayed, strict=True)
-    }
+    names = ["trace", "logs", "trace --diagram", "health --snapshot"]
+    return {f"%mcp {name}": shown._repr_mimebundle_()["text/html"] for name, shown in zip(names, displayed, strict=True)}
 
 
 def configured(conn: mcp_notebook.Connection, tmp: Path, monkeypatch: pytest.MonkeyPatch, displayed: list[Any]) -> dict[str, str]:

@@ -1,0 +1,107 @@
+"""The live widgets end on the connection's final state, and leave a snapshot of it behind:
+what a saved notebook or an nbconvert export shows where no widget can be drawn."""
+
+from __future__ import annotations
+
+import re
+
+from test_live_panels import wait_until
+
+import mcp_notebook
+from mcp_notebook.notebook import snapshots as _snapshots
+from mcp_notebook.notebook import widgets as _widgets
+
+
+def headline(markup: str) -> str:
+    """The state word after the connection's name in a health block."""
+    found = re.search(r"</b> (\w+)", markup)
+    assert found, markup
+    return found.group(1)
+
+
+def test_the_health_widget_ends_on_closed_not_closing(panels):
+    conn = mcp_notebook.demo("ends")
+    panel = _widgets.health_widget(conn)
+    panels.append(panel)
+    view = _widgets.views_of(panel)
+    assert headline(view.main.value) == "ready"
+    conn.close()
+    wait_until(lambda: view.closed, "the pump to let go of the health view")
+    assert conn.state == "closed"
+    assert headline(view.main.value) == "closed"
+
+
+def test_a_displayed_panel_leaves_a_snapshot_that_follows_it_to_its_final_state(panels, monkeypatch):
+    import IPython.display
+
+    shown: list[tuple[dict, str | None]] = []
+    updates: list[tuple[dict, str]] = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw=False, display_id=None: shown.append((data, display_id)))
+    monkeypatch.setattr(
+        IPython.display, "update_display", lambda data, raw=False, display_id=None: updates.append((data, display_id))
+    )
+    conn = mcp_notebook.demo("snap")
+    panel = _widgets.health_widget(conn)
+    panels.append(panel)
+    panel._ipython_display_()
+    (widget, no_id), (snapshot, snapshot_id) = shown
+    assert no_id is None and "application/vnd.jupyter.widget-view+json" in widget and "text/html" not in widget
+    assert snapshot_id == panel.snapshot_id and headline(snapshot["text/html"]) == "ready"
+    assert f".{snapshot_id}{{display:none}}" in panel.children[0].value  # the widget hides its own snapshot
+    assert snapshot_id in _snapshots.PENDING
+
+    conn.close()
+    wait_until(lambda: _widgets.views_of(panel).closed, "the pump to render the final state")
+    _snapshots.refresh()  # what the end of each cell runs
+    ours = [data for data, display_id in updates if display_id == snapshot_id]
+    assert ours and headline(ours[-1]["text/html"]) == "closed" and "snap: closed" in ours[-1]["text/plain"]
+    assert snapshot_id not in _snapshots.PENDING  # the final state is out: no longer followed
+    _snapshots.refresh()
+    assert len([1 for _, display_id in updates if display_id == snapshot_id]) == len(ours)
+
+
+def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, panels):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    from mcp_notebook.notebook import magic_health
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
+    try:
+        conn = mcp_notebook.demo("magic")
+        conn.call_tool("echo", {"text": "hi"})
+        shell.run_line_magic("mcp", "trace magic --diagram --last 6")
+        text = capsys.readouterr().out
+        assert "magic: " in text and "tools/call" in text and "◀──────────" in text  # no widget frontend: text
+
+        displayed: list = []
+        monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
+        monkeypatch.setattr(magic_health, "_display", displayed.append)
+        shell.run_line_magic("mcp", "trace magic --diagram --last 6")
+        shell.run_line_magic("mcp", "health magic --snapshot")
+        diagram, health = displayed
+        assert isinstance(diagram, mcp_notebook.Diagram) and len(diagram.steps) == 6
+        assert diagram._repr_svg_().startswith("<svg") and "tools/call" in diagram._repr_html_()
+        bundle = health._repr_mimebundle_()
+        assert set(bundle) == {"text/html", "text/plain"} and headline(bundle["text/html"]) == "ready"
+    finally:
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+        InteractiveShell.clear_instance()
+
+
+def test_the_filters_say_all_rather_than_nothing(panels):
+    from mcp_notebook.notebook.live_widgets import LogView
+    from mcp_notebook.notebook.trace_widget import TraceView
+
+    with mcp_notebook.demo("filters") as conn:
+        trace = TraceView(conn.trace, live=False)
+        logs = LogView(conn)
+        panels += [trace.widget, logs.widget]
+        assert (trace.kind.label, trace.direction.label, logs.level.label) == ("all", "all", "all")
+        assert trace.filters()["kind"] is None and trace.filters()["direction"] is None
+        assert TraceView(conn.trace, live=False, kind="error", direction="in").filters() | {"last": 1} == {
+            "method": None,
+            "kind": "error",
+            "direction": "in",
+            "last": 1,
+        }
