@@ -41,9 +41,9 @@ LAZY = (
 LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)$")
 
 
-def run(module: str) -> tuple[float, Counter[str], set[str]]:
+def run(module: str, source: Path = REPO) -> tuple[float, Counter[str], set[str]]:
     """One fresh interpreter: total ms, self µs by top-level package, and the lazy modules it loaded."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")]))}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: from bytecode, not compiled each time
     check = f"import sys; print(' '.join(m for m in {LAZY!r} if m in sys.modules))"
     proc = subprocess.run(
@@ -68,30 +68,36 @@ def run(module: str) -> tuple[float, Counter[str], set[str]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=15, help="runs of each import, alternating (default 15)")
+    parser.add_argument("--baseline", type=Path, metavar="PATH", help="also time `import mcp_notebook` from this checkout")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
 
-    totals: dict[str, list[float]] = {module: [] for module in MODULES}
+    runs = [(module, module, REPO) for module in MODULES]
+    if args.baseline:
+        runs.append(("mcp_notebook (baseline)", "mcp_notebook", args.baseline))
+    totals: dict[str, list[float]] = {label: [] for label, _, _ in runs}
     heaviest: Counter[str] = Counter()
     loaded: set[str] = set()
-    for module in MODULES:
-        run(module)  # untimed: writes the bytecode the timed runs read
+    for _, module, source in runs:
+        run(module, source)  # untimed: writes the bytecode the timed runs read
     for _ in range(args.rounds):
-        for module in MODULES:
-            total, by_package, lazy_loaded = run(module)
-            totals[module].append(total)
-            if module == "mcp_notebook":
+        for label, module, source in runs:
+            total, by_package, lazy_loaded = run(module, source)
+            totals[label].append(total)
+            if label == "mcp_notebook":
                 heaviest, loaded = by_package, lazy_loaded
     medians = {module: statistics.median(values) for module, values in totals.items()}
     ratio = medians["mcp_notebook"] / medians["httpx2"]
 
     print(f"python -X importtime totals, {args.rounds} rounds, alternating\n")
-    print(f"{'import':<22} {'median ms':>10} {'min ms':>10}")
-    for module, values in totals.items():
-        print(f"{module:<22} {medians[module]:>10.1f} {min(values):>10.1f}")
+    print(f"{'import':<24} {'median ms':>10} {'min ms':>10}")
+    for label, values in totals.items():
+        print(f"{label:<24} {medians[label]:>10.1f} {min(values):>10.1f}")
     print(f"\nmcp_notebook / httpx2: {ratio:.2f}x (medians)")
+    if args.baseline:
+        print(f"baseline / httpx2: {medians['mcp_notebook (baseline)'] / medians['httpx2']:.2f}x (medians)")
     top = ", ".join(f"{name} {own / 1000:.1f}" for name, own in heaviest.most_common(8))
     print(f"heaviest packages (self ms, last run): {top}")
     print(f"lazy modules loaded by `import mcp_notebook`: {', '.join(sorted(loaded)) or 'none'}")
