@@ -49,6 +49,7 @@ def run(module: str, source: Path = REPO) -> tuple[float, Counter[str], set[str]
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", f"import {module}; {check}"],
         env=env,
+        cwd=source,  # `-c` puts the working directory first on sys.path
         capture_output=True,
         text=True,
         check=True,
