@@ -199,7 +199,8 @@ class Connection:
         return await get_runtime().acall(_request, self._session, method, params, timeout)
 
     def _round_trip(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> Pending:
-        """One request from a blocking caller: one hop to the loop, woken by the response itself.
+        """One request from a blocking caller, written from this thread where the transport allows
+        (else one hop to the loop), woken by the response itself.
 
         Ctrl-C or the timeout abandons the request on the loop (which tells the server)
         before this returns, so the session stays usable.
@@ -209,8 +210,9 @@ class Connection:
         waker = threading.Lock()
         waker.acquire()
         pending = session.new_request(method, params, waker)
-        runtime.call_soon(session.launch, pending)
         try:
+            if not session.send_here(pending):
+                runtime.call_soon(session.launch, pending)
             if waker.acquire(timeout=-1 if limit is None else limit):
                 return pending
         except KeyboardInterrupt as exc:

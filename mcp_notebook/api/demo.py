@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .. import demo_server
 from ..runtime import get_runtime
 from .connect import connect
 from .connection import Connection
 from .options import DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from .. import demo_server
 
 DEMO_KEEPALIVE = 2.0  # seconds: often enough that a health widget visibly moves
 CLIENT_ERA = {"legacy": "legacy", "modern": "modern", "both": "auto"}
@@ -53,6 +55,8 @@ def demo(
         raise ValueError(f"transport must be 'stdio' or 'http', not {transport!r}")
     if era not in CLIENT_ERA:
         raise ValueError(f"era must be one of {tuple(CLIENT_ERA)}, not {era!r}")
+    from .. import demo_server  # a separate program: imported when a demo starts, not with the package
+
     chosen_era = client_era or CLIENT_ERA[era]
     if load_magics:
         _load_magics()

@@ -8,8 +8,9 @@ them in its own cell at each wake-up (a `Presenter` of the front end's). The dea
 progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
 cancellation of the awaiting task, the request is cancelled on the server first.
 
-Legacy requests from a thread take the fast path: one hop to the loop, and the response
-itself wakes the caller. Modern requests (several rounds when the server asks for input),
+Legacy requests from a thread take the fast path: written from the caller's thread where
+the transport allows it (stdio), else one hop to the loop, and the response itself wakes
+the caller. Modern requests (several rounds when the server asks for input),
 task-augmented ones (a task followed to its end, `tasks`) and every awaited request run
 as a `Flight` on the session loop.
 
@@ -126,7 +127,8 @@ def _timed_out(call: Call) -> RequestTimeout:
 
 
 class Sent:
-    """A legacy request from a thread: launched in one hop, its response releases the caller's lock."""
+    """A legacy request from a thread: sent from there (or launched in one hop), its response
+    releases the caller's lock."""
 
     __slots__ = ("session", "pending")
     lingers = False  # stopped is ended
@@ -134,6 +136,9 @@ class Sent:
     def __init__(self, session: Session, pending: Pending) -> None:
         self.session = session
         self.pending = pending
+
+    def launch_here(self) -> bool:
+        return self.session.send_here(self.pending)
 
     def launch(self) -> None:
         self.session.launch(self.pending)
@@ -174,6 +179,9 @@ class Flight:
         self.result: Any = None
         self.failure: BaseException | None = None
         self.finished = False
+
+    def launch_here(self) -> bool:
+        return False  # it runs on the loop
 
     def launch(self) -> None:
         try:
@@ -268,7 +276,8 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
     fx.begin(call, pending)
     failed, seen = True, 0
     try:
-        runtime.call_soon(handle.launch)
+        if not handle.launch_here():
+            runtime.call_soon(handle.launch)
         while True:
             remaining = call.deadline.remaining()
             if waker.acquire(timeout=TICK if remaining is None else max(0.0, min(TICK, remaining))):

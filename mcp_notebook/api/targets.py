@@ -2,7 +2,8 @@
 
 It decides the transport (stdio, HTTP), registers credentials with the trace before any
 frame is recorded, and chooses the era to open in: as asked, implied by a pinned version
-or transport, or remembered from an earlier probe of the same server.
+or transport, or remembered from an earlier probe of the same server. The HTTP transport
+(and with it httpx2) is imported with the first URL, so `import mcp_notebook` stays light.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import shlex
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..base.errors import HandshakeError, UsageError
@@ -20,11 +22,13 @@ from ..protocol.versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
 from ..session.session import Session
 from ..session.trace import Trace
 from ..transports.base import Transport
-from ..transports.http import HttpTransport
-from ..transports.http_errors import is_secret_name, redact_url
 from ..transports.stdio import StdioTransport
+from ..transports.urls import is_secret_name, redact_url
 from .options import ConnectOptions
 from .settings import defaults
+
+if TYPE_CHECKING:
+    from ..transports.http import HttpTransport
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
 _era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
@@ -137,6 +141,8 @@ def _check_program(program: str, path: str | None) -> None:
 
 def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTransport:
     """An HTTP transport whose credentials the trace will never show."""
+    from ..transports.http import HttpTransport  # httpx2 is imported with the first URL, not with the package
+
     mode, bearer_token_env = options.transport, options.bearer_token_env
     if mode not in ("auto", "http", "sse"):
         raise UsageError(f"unknown transport {mode!r}; use auto, http (Streamable HTTP only) or sse (HTTP+SSE)")

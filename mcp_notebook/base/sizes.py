@@ -9,7 +9,6 @@ a fair measure of what a parsed JSON value holds. Nothing here locks: a ring's o
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import sys
 from collections import deque
@@ -117,6 +116,8 @@ def give_back_memory() -> None:
 def _malloc_trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # on the first close, not at start-up
+
     try:
         return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)

@@ -1,12 +1,15 @@
 """What a session writes: every frame encoded, traced and handed to the transport, and replies
 to server requests, whose failure to go out is recorded, never raised.
 
-Runs on the session thread. The pong latency (from reading a ping to writing its answer) is
+Runs on the session thread, and on a caller's thread for a request its transport lets any
+thread send (stdio): the lock keeps each frame's trace entry and its write together, in
+order. The pong latency (from reading a ping to writing its answer) is
 measured here, at the last moment we own the frame.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -24,6 +27,7 @@ class Outbox:
         self.transport = transport
         self.trace = trace
         self.counters = counters
+        self.lock = threading.Lock()
 
     def send(
         self,
@@ -35,9 +39,10 @@ class Outbox:
     ) -> None:
         """Write one frame now; TransportClosed if the transport cannot take it."""
         text = rpc.encode(message)
-        entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
-        self.counters.last_frame_out = entry.monotonic
-        self.transport.send(text, message["id"] if kind == rpc.REQUEST else None, headers=headers, opens=opens)
+        with self.lock:
+            entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
+            self.counters.last_frame_out = entry.monotonic
+            self.transport.send(text, message["id"] if kind == rpc.REQUEST else None, headers=headers, opens=opens)
 
     def send_reply(
         self, reply: dict[str, Any], request: dict[str, Any], note: str | None = None, read_at: float | None = None

@@ -211,13 +211,36 @@ class Session:
             self.requests.settle(pending, failure=self.closed_error())
             return
         self.requests.add(pending)
-        if pending.method == "ping":
-            self.counters.pings_sent += 1
+        self._count_sent(pending)
         pending.sent_at = time.perf_counter()
         if self.inbound.recovering and pending.method != "initialize":
             self.inbound.lost.append(pending)  # sent once the new session is up
             return
         self.send_request(pending)
+
+    def send_here(self, pending: Pending) -> bool:
+        """Send a legacy request from the caller's thread, sparing it the hop into the loop, where
+        the transport lets any thread write (stdio); the session thread stays the only reader.
+
+        False when nothing was sent: the caller then hands the request to `launch` on the loop,
+        which also settles it if the connection has closed meanwhile (only the loop settles).
+        """
+        if not self.transport.sends_from_any_thread or self.era != "legacy" or self.closed:
+            return False
+        self.requests.add(pending)
+        pending.sent_at = time.perf_counter()
+        try:
+            self.outbox.send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, pending.note)
+        except TransportClosed:
+            self.requests.pop(pending.id)
+            return False
+        self._count_sent(pending)
+        return True
+
+    def _count_sent(self, pending: Pending) -> None:
+        if pending.method == "ping":
+            with self.outbox.lock:  # callers' threads count too
+                self.counters.pings_sent += 1
 
     def send_request(self, pending: Pending, note: str | None = None) -> None:
         params, headers = pending.params, None

@@ -53,6 +53,8 @@ class Transport(Protocol):
     kind: str
     exit_code: int | None
     stderr_tail: deque[str]
+    # `send` may be called from any thread (else from the event loop's only).
+    sends_from_any_thread: bool
 
     def describe(self) -> str:
         """Where the server is (command line or URL), with secrets redacted."""

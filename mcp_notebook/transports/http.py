@@ -40,6 +40,8 @@ VERSIONS_WITH_HEADER = ("2025-06-18", "2025-11-25", "2026-07-28")  # MCP-Protoco
 class HttpTransport:
     """Frames over HTTP to one MCP endpoint: `mode` is "auto", "http" (no fallback) or "sse"."""
 
+    sends_from_any_thread = False  # each POST is a task on the loop
+
     def __init__(
         self,
         url: str,

@@ -1,5 +1,5 @@
 """One-line explanations of HTTP failures that say what to do, URL redaction, and the
-refusal of redirects to another origin.
+refusal of redirects to another origin (the redaction itself is `urls`', re-exported here).
 
 Nothing here may echo a credential: URLs are redacted, header values never quoted, and no
 request follows a redirect off the origin the user named (it would carry our headers there).
@@ -9,36 +9,22 @@ from __future__ import annotations
 
 import json
 import ssl
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx2
 
-REDACTED = "[redacted]"
-SECRET_WORDS = ("token", "key", "secret", "password", "passwd", "auth", "sig", "credential", "session", "cookie")
+from .urls import REDACTED, SECRET_WORDS, is_secret_name, redact_url
 
-
-def is_secret_name(name: str) -> bool:
-    """Whether a header, query parameter or variable name suggests its value is a credential."""
-    lowered = name.lower()
-    return any(word in lowered for word in SECRET_WORDS)
-
-
-def redact_url(url: str) -> str:
-    """The URL with any password and any credential-looking query values replaced."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return REDACTED
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, host = netloc.rpartition("@")
-        user = userinfo.partition(":")[0]
-        netloc = f"{user}:{REDACTED}@{host}" if ":" in userinfo else f"{REDACTED}@{host}"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        query = urlencode([(k, REDACTED if is_secret_name(k) else v) for k, v in pairs], safe="[]")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+__all__ = [
+    "REDACTED",
+    "SECRET_WORDS",
+    "CrossOriginRedirect",
+    "describe_failure",
+    "describe_status",
+    "is_secret_name",
+    "origin",
+    "redact_url",
+    "refuse_cross_origin_redirects",
+]
 
 
 class CrossOriginRedirect(httpx2.HTTPError):

@@ -3,7 +3,10 @@
 It moves frames and reports transport events (spawn, stderr lines, exit); it knows
 nothing of MCP. Frames are read in the event loop's fd-readiness callback and written
 with non-blocking writes, so a frame is handed on (and a pong written) without a task
-switch: this is what keeps a round trip close to a raw blocking loop. The child's
+switch: this is what keeps a round trip close to a raw blocking loop. Any thread may
+write (`sends_from_any_thread`): a caller's request goes out from the caller's thread,
+under the write lock, in one atomic pipe write; whatever cannot go out at once waits in
+a buffer the loop flushes, so a frame is never torn. The child's
 stderr goes to a bounded buffer, never to our stderr (that would land in a random cell).
 Each child leads a process group of its own, which the reaper stops should this process
 die without closing it.
@@ -17,6 +20,7 @@ import select
 import shutil
 import signal
 import subprocess
+import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -28,6 +32,7 @@ import anyio.to_thread
 from ..base.errors import TransportClosed
 from ..protocol.jsonrpc import RequestId
 from .base import MAX_FRAME_BYTES, Sink, size_text
+from .lines import LineSplitter
 from .reaper import Reaper
 
 EventSink = Callable[..., Any]
@@ -47,48 +52,11 @@ def _no_events(name: str, note: str | None = None, **detail: Any) -> None:
     return None
 
 
-class _LineSplitter:
-    """Turns chunks of bytes into complete lines, bounding what an unterminated line may hold:
-    a line that grows past the limit is dropped, up to and with its newline."""
-
-    def __init__(self, limit: int) -> None:
-        self._partial = bytearray()
-        self._limit = limit
-        self._skipping = False  # in the rest of a line that was dropped
-        self.overflowed = 0
-
-    def feed(self, chunk: bytes) -> list[bytearray]:
-        if self._skipping:
-            end = chunk.find(b"\n")
-            if end < 0:
-                return []
-            self._skipping, chunk = False, chunk[end + 1 :]
-        if b"\n" not in chunk:
-            self._partial += chunk
-            if len(self._partial) > self._limit:
-                self.overflowed += 1
-                self._partial.clear()
-                self._skipping = True
-            return []
-        self._partial += chunk
-        *lines, rest = self._partial.split(b"\n")
-        self._partial = bytearray(rest)
-        return [line for line in lines if len(line) <= self._limit or self._overflow()]
-
-    def _overflow(self) -> bool:
-        self.overflowed += 1
-        return False
-
-    def rest(self) -> bytes:
-        """What an unterminated last line holds; the splitter holds nothing afterwards."""
-        rest, self._partial = bytes(self._partial), bytearray()
-        return rest
-
-
 class StdioTransport:
     """Spawn a server and exchange newline-delimited UTF-8 frames with it."""
 
     kind = "stdio"
+    sends_from_any_thread = True
 
     def __init__(
         self,
@@ -111,9 +79,12 @@ class StdioTransport:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sink: Sink | None = None
         self.max_frame_bytes = max_frame_bytes
-        self._stdout = _LineSplitter(max_frame_bytes)
-        self._stderr = _LineSplitter(64 * 1024)
+        self._stdout = LineSplitter(max_frame_bytes)
+        self._stderr = LineSplitter(64 * 1024)
         self._unwritten = bytearray()
+        self._write_lock = threading.Lock()  # the stdin pipe and what waits to be written
+        self._writer_on = False  # the loop watches stdin to flush `_unwritten`
+        self._loop_thread: int | None = None
         self._write_error: str | None = None
         self._exited = anyio.Event()
         self._closing = False
@@ -138,6 +109,7 @@ class StdioTransport:
             raise FileNotFoundError(f"executable {self.command[0]!r} not found on PATH")
         self._sink = sink
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         self._process = process = await anyio.to_thread.run_sync(self._spawn, executable)
         self._events("spawn", pid=process.pid, command=self.command)
         if self._unwatched is not None:
@@ -276,44 +248,64 @@ class StdioTransport:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone."""
-        process = self._process
-        if process is None or process.stdin is None or process.stdin.closed or self._closing:
-            raise TransportClosed("the server's stdin is closed")
-        if self._write_error is not None:
-            raise TransportClosed(self._write_error)
+        """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone.
+
+        From any thread. Off the loop only a frame that fits one atomic pipe write (PIPE_BUF)
+        is written directly, so an interrupt in the caller cannot tear it; others are queued
+        for the loop to write.
+        """
         data = text.encode() + b"\n"
-        if self._unwritten:
+        with self._write_lock:
+            process = self._process
+            if process is None or process.stdin is None or process.stdin.closed or self._closing:
+                raise TransportClosed("the server's stdin is closed")
+            if self._write_error is not None:
+                raise TransportClosed(self._write_error)
+            on_loop = threading.get_ident() == self._loop_thread
+            if not self._unwritten and (on_loop or len(data) <= select.PIPE_BUF):
+                try:
+                    written = os.write(process.stdin.fileno(), data)
+                except BlockingIOError:
+                    written = 0
+                except OSError as exc:
+                    self._write_error = f"cannot write to the server: {exc.strerror or exc}"
+                    raise TransportClosed(self._write_error) from exc
+                if written == len(data):
+                    return
+                data = data[written:]
             if len(self._unwritten) + len(data) > MAX_UNWRITTEN_BYTES:
                 raise TransportClosed("the server has stopped reading its stdin")
             self._unwritten += data
-            return
-        try:
-            written = os.write(process.stdin.fileno(), data)
-        except BlockingIOError:
-            written = 0
-        except OSError as exc:
-            self._write_error = f"cannot write to the server: {exc.strerror or exc}"
-            raise TransportClosed(self._write_error) from exc
-        if written < len(data):
-            self._unwritten += data[written:]
-            assert self._loop is not None
-            self._loop.add_writer(process.stdin.fileno(), self._flush)
+        assert self._loop is not None
+        if on_loop:
+            self._watch_stdin()
+        else:
+            self._loop.call_soon_threadsafe(self._watch_stdin)
+
+    def _watch_stdin(self) -> None:
+        """Have the loop flush `_unwritten` once stdin can take it (loop thread)."""
+        assert self._process is not None and self._process.stdin is not None and self._loop is not None
+        with self._write_lock:
+            if self._unwritten and not self._writer_on and not self._process.stdin.closed:
+                self._loop.add_writer(self._process.stdin.fileno(), self._flush)
+                self._writer_on = True
 
     def _flush(self) -> None:
         assert self._process is not None and self._process.stdin is not None and self._loop is not None
         fd = self._process.stdin.fileno()
-        try:
-            written = os.write(fd, self._unwritten)
-        except BlockingIOError:
-            return
-        except OSError as exc:
-            self._write_error = f"cannot write to the server: {exc.strerror or exc}"
-            self._events("write-failed", note=self._write_error, dropped=len(self._unwritten))
-            written = len(self._unwritten)
-        del self._unwritten[:written]
-        if not self._unwritten:
-            self._loop.remove_writer(fd)
+        with self._write_lock:
+            try:
+                written = os.write(fd, self._unwritten)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                self._write_error = f"cannot write to the server: {exc.strerror or exc}"
+                self._events("write-failed", note=self._write_error, dropped=len(self._unwritten))
+                written = len(self._unwritten)
+            del self._unwritten[:written]
+            if not self._unwritten:
+                self._loop.remove_writer(fd)
+                self._writer_on = False
 
     def initialized(self, protocol_version: str) -> None:
         """Nothing to do: a pipe has no version headers and no listening stream."""
@@ -348,10 +340,12 @@ class StdioTransport:
         self._closing = True
         with anyio.CancelScope(shield=True):
             assert process.stdin is not None and self._loop is not None
-            if not process.stdin.closed:
-                if self._unwritten:
-                    self._loop.remove_writer(process.stdin.fileno())
-                process.stdin.close()
+            with self._write_lock:  # no other thread is writing to the pipe as it closes
+                if not process.stdin.closed:
+                    if self._writer_on:
+                        self._loop.remove_writer(process.stdin.fileno())
+                        self._writer_on = False
+                    process.stdin.close()
             exit_grace = self._exit_grace if grace is None else grace
             for sig, wait in ((None, exit_grace), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, KILL_WAIT)):
                 if sig is not None:
@@ -364,7 +358,8 @@ class StdioTransport:
                     self._stop_reading(stream)
             self._stdout.rest()  # drop a line the exit cut off: it may hold up to a frame's worth
             self._stderr.rest()
-            self._unwritten = bytearray()
+            with self._write_lock:
+                self._unwritten = bytearray()
         self._events("exit", code=self.exit_code)
 
     def _signal_group(self, sig: signal.Signals) -> None:

@@ -1,0 +1,64 @@
+"""Requests written from the caller's thread over stdio (no hop into the loop), and the
+frames that cannot go out at once: queued, flushed by the loop, never torn or reordered."""
+
+from __future__ import annotations
+
+import threading
+
+from conftest import server_everything_cmd
+
+import mcp_notebook
+from mcp_notebook.runtime import get_runtime
+
+
+def test_a_ping_is_written_by_the_calling_thread_while_the_loop_is_busy():
+    with mcp_notebook.connect(server_everything_cmd(), era="legacy", name="direct") as conn:
+        session, runtime = conn.session, get_runtime()
+        busy, release = threading.Event(), threading.Event()
+
+        def hold_the_loop() -> None:
+            busy.set()
+            release.wait(30)
+
+        runtime.call_soon(hold_the_loop)
+        assert busy.wait(30)
+        try:
+            waker = threading.Lock()
+            waker.acquire()
+            pending = session.new_request("ping", None, waker)
+            assert session.send_here(pending)  # written here: the loop could not have done it
+            sent = conn.trace.frames("out")[-1]
+            assert (sent.method, sent.id) == ("ping", pending.id)
+            assert not pending.settled  # the session thread, the only reader, is still held
+        finally:
+            release.set()
+        assert waker.acquire(timeout=30)
+        assert pending.outcome() == {} and conn.health.pings_sent == 1 and conn.health.pings_answered == 1
+
+
+def test_frames_from_many_threads_arrive_whole_large_ones_through_the_loop():
+    big = "x" * 200_000  # more than one atomic pipe write: queued, the loop writes it
+    with mcp_notebook.connect(server_everything_cmd(), era="legacy", name="writers") as conn:
+        failures: list[BaseException] = []
+
+        def pings() -> None:
+            try:
+                for _ in range(40):
+                    conn.ping()
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=pings) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        echoed = [conn.call_tool("echo", {"message": big}).text for _ in range(3)]
+        for thread in threads:
+            thread.join(60)
+        assert not failures
+        assert echoed == [f"Echo: {big}"] * 3
+        health = conn.health
+        assert health.pings_sent == health.pings_answered == 160
+        assert health.invalid_frames == 0 and conn.state == "ready"
+        sent = [e for e in conn.trace.frames("out") if e.kind == "request"]
+        assert len({e.id for e in sent}) == len(sent)
+        assert [e.method for e in sent].count("ping") == 160 and [e.method for e in sent].count("tools/call") == 3
