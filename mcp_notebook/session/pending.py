@@ -2,12 +2,15 @@
 
 A leaf of the session layer: it knows ids, waiters and the ping counters a settled ping
 moves, and nothing of transports or eras. Everything here runs on the session thread,
-except `InFlight.new`, which any thread may call (ids are never reused).
+except `InFlight.new` (ids are never reused) and `InFlight.add_unless_ended`, which any thread
+may call: a request added from another thread is either failed with the rest when the session
+ends, or refused, never lost in between.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from _thread import LockType
 from collections import OrderedDict
 from typing import Any
@@ -74,6 +77,8 @@ class InFlight:
         self._ids = itertools.count(1)
         self._pending: dict[int, Pending] = {}
         self._cancelled: OrderedDict[int, str] = OrderedDict()
+        self._ending = threading.Lock()
+        self._ended = False
 
     def new(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
         """A request with a fresh id; safe to call from any thread."""
@@ -81,6 +86,14 @@ class InFlight:
 
     def add(self, pending: Pending) -> None:
         self._pending[pending.id] = pending
+
+    def add_unless_ended(self, pending: Pending) -> bool:
+        """Add `pending` from any thread; False once the session has failed what was in flight."""
+        with self._ending:
+            if self._ended:
+                return False
+            self._pending[pending.id] = pending
+            return True
 
     def get(self, request_id: object) -> Pending | None:
         return self._pending.get(request_id) if isinstance(request_id, int) else None
@@ -130,6 +143,8 @@ class InFlight:
             pending.waker.release()
 
     def fail_all(self, error: BaseException) -> None:
-        pending, self._pending = list(self._pending.values()), {}
+        with self._ending:
+            self._ended = True
+            pending, self._pending = list(self._pending.values()), {}
         for request in pending:
             self.settle(request, failure=error)

@@ -227,20 +227,22 @@ class Session:
         """
         if not self.transport.sends_from_any_thread or self.era != "legacy" or self.closed:
             return False
-        self.requests.add(pending)
+        if not self.requests.add_unless_ended(pending):
+            return False
+        self._count_sent(pending)  # before the write: its answer may be counted at once
         pending.sent_at = time.perf_counter()
         try:
             self.outbox.send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, pending.note)
         except TransportClosed:
             self.requests.pop(pending.id)
+            self._count_sent(pending, -1)
             return False
-        self._count_sent(pending)
         return True
 
-    def _count_sent(self, pending: Pending) -> None:
+    def _count_sent(self, pending: Pending, count: int = 1) -> None:
         if pending.method == "ping":
             with self.outbox.lock:  # callers' threads count too
-                self.counters.pings_sent += 1
+                self.counters.pings_sent += count
 
     def send_request(self, pending: Pending, note: str | None = None) -> None:
         params, headers = pending.params, None

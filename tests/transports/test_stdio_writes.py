@@ -8,7 +8,10 @@ import threading
 from conftest import server_everything_cmd
 
 import mcp_notebook
+from mcp_notebook.base.errors import ConnectionClosed
 from mcp_notebook.runtime import get_runtime
+from mcp_notebook.session.health import HealthCounters
+from mcp_notebook.session.pending import InFlight
 
 
 def test_a_ping_is_written_by_the_calling_thread_while_the_loop_is_busy():
@@ -62,3 +65,16 @@ def test_frames_from_many_threads_arrive_whole_large_ones_through_the_loop():
         sent = [e for e in conn.trace.frames("out") if e.kind == "request"]
         assert len({e.id for e in sent}) == len(sent)
         assert [e.method for e in sent].count("ping") == 160 and [e.method for e in sent].count("tools/call") == 3
+
+
+def test_a_request_added_from_another_thread_after_the_session_failed_its_requests_is_refused():
+    # The window a caller's thread could race: past its `closed` check, the session fails what
+    # is in flight. The request must be refused (and so launched on the loop, which settles it),
+    # never left in a table nobody will settle.
+    table = InFlight(HealthCounters())
+    early = table.new("ping")
+    assert table.add_unless_ended(early)
+    table.fail_all(ConnectionClosed("gone"))
+    assert early.settled and isinstance(early.failure, ConnectionClosed)
+    late = table.new("ping")
+    assert not table.add_unless_ended(late) and late.id not in table
