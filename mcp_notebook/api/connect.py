@@ -19,6 +19,7 @@ from ..base.errors import UsageError
 from ..runtime import get_runtime
 from ..session.handlers import Handler
 from ..session.session import Session
+from . import app_meta, frontend
 from .connection import Connection
 from .feature_state import install as install_features
 from .options import DEFAULTS as D
@@ -56,6 +57,7 @@ def connect(
     roots: Any = D.roots,
     sampling: Any = D.sampling,
     elicitation: Any = D.elicitation,
+    apps: bool | None = D.apps,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -72,6 +74,8 @@ def connect(
     requests (and modern input requests) from the first frame on. `roots` (paths, or True
     for the working directory), `sampling` (a callback, or True to ask in the notebook) and
     `elicitation` (a callback, True to ask, or "defaults") declare those capabilities.
+    `apps` declares MCP Apps (the `io.modelcontextprotocol/ui` extension) and shows tools'
+    views in the cell; None (the default) turns it on where the front end can draw them.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     runtime = get_runtime()
@@ -112,6 +116,7 @@ async def aconnect(
     roots: Any = D.roots,
     sampling: Any = D.sampling,
     elicitation: Any = D.elicitation,
+    apps: bool | None = D.apps,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
@@ -143,6 +148,9 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         features = install_features(
             session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation
         )
+        features.apps.enabled = frontend.current().apps_default() if options.apps is None else bool(options.apps)
+        if features.apps.enabled:
+            session.client.capabilities = app_meta.declare(session.client.capabilities)
         failure = yield name, session
         if failure is None:
             remember_era(target, session)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .panels import logs_snapshot, subscriptions_snapshot
@@ -121,6 +122,14 @@ class FrontEnd:
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
         return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+
+    def apps_default(self) -> bool:
+        """Whether connections declare MCP Apps unless told (only where views can be drawn)."""
+        return False
+
+    def app_bundle(self, make_view: Callable[[], Any], fallback: dict[str, Any]) -> dict[str, Any]:
+        """How a tool's view (MCP Apps) displays: here, as its text result (`fallback`)."""
+        return fallback
 
 
 _current: FrontEnd = FrontEnd()

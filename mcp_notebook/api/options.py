@@ -39,6 +39,7 @@ class ConnectOptions:
     roots: Any = None
     sampling: Any = None
     elicitation: Any = None
+    apps: bool | None = None  # MCP Apps: None = on where the front end can draw them (Jupyter)
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)

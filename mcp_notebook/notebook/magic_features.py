@@ -15,6 +15,7 @@ from argparse import Namespace
 from typing import Any
 
 from ..api import connect as api
+from ..api.apps import model_tools
 from ..api.progress import LOG_LEVELS
 from ..api.results import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.validate import parse_pairs
@@ -53,9 +54,10 @@ def _pairs(words: list[str]) -> dict[str, str]:
     "the server's tools: name, title, description, arguments (* required), annotations",
     connection(positional=True),
     REFRESH,
+    flag("--all", help='also list app-only tools (MCP Apps: visibility ["app"]), hidden by default'),
 )
 def _tools(ns: Namespace) -> Listing:
-    return connection_of(ns).list_tools(refresh=ns.refresh)
+    return model_tools(connection_of(ns).list_tools(refresh=ns.refresh), everything=ns.all)
 
 
 @subcommand(
