@@ -77,9 +77,7 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     shown = [m["content"]["data"] for m in cell.messages if m["msg_type"] == "execute_result"]
     assert len(shown) == 1 and WIDGET_MIME in shown[0]
     assert "probe ready: x" in shown[0]["text/html"] and "probe ready: x" in shown[0]["text/plain"]  # saved notebooks
-    frames = [
-        m["content"] for m in cell.messages if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("srcdoc")
-    ]
+    frames = [m["content"] for m in cell.messages if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("srcdoc")]
     assert len(frames) == 1
     state = frames[0]["data"]["state"]
     assert state["srcdoc"].startswith('<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src')
