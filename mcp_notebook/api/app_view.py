@@ -66,7 +66,7 @@ class AppView:
         self.result: ToolResult | None = None
         self.cancelled: str | None = None
         self.done = threading.Event()  # the call ended: a result, or cancelled
-        self.state = "new"  # -> initialized -> torn down
+        self.state = "new"  # -> initialized -> torn down (we asked) or closed (the frame left the page)
         self.page: dict[str, Any] = {}  # what the front end knows: theme, locale, timeZone, width
         self.send: Callable[[dict[str, Any]], None] | None = None  # to the front end
         self.on_change: Callable[[], None] = lambda: None  # records changed: the front end redraws them
@@ -105,6 +105,12 @@ class AppView:
             self._teardown_id = f"teardown-{next(self._ids)}"
         self._out({"jsonrpc": "2.0", "id": self._teardown_id, "method": "ui/resource-teardown", "params": {"reason": reason}})
         return True
+
+    def restart(self) -> None:
+        """A new frame will load the app (the view was drawn again): initialize and deliver anew."""
+        with self._lock:
+            self.state, self._delivered, self._teardown_id = "new", False, None
+            self._links.clear()
 
     # ----- from the call -----
 

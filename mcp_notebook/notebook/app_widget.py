@@ -68,14 +68,16 @@ class AppPanel:
             self.view.receive(content.get("message"))
         elif kind == "hello" and isinstance(content.get("page"), dict):
             self.view.page = content["page"]
+            self.view.restart()  # drawn again (the notebook reopened): the new frame starts afresh
         elif kind == "link-clicked" and isinstance(content.get("id"), int):
             self.view.link_clicked(content["id"])
         elif kind == "permissions" and isinstance(content.get("granted"), list):
             self.view.granted = [p for p in content["granted"] if p in self.view.permissions]
             self.view.session.trace.event("app-permissions", f"{self.view.name}: granted {self.view.granted}", via="app")
         elif kind == "closed":
-            self.view.state = "torn down"
-            self.view.session.trace.event("app-closed", f"{self.view.name}: the view left the page", via="app")
+            self.view.state = "closed"
+            why = "the view left the page (its output was cleared, its cell ran again or the page closed)"
+            self.view.session.trace.event("app-closed", f"{self.view.name}: {why}", via="app")
 
     def _redraw(self) -> None:
         view = self.view
