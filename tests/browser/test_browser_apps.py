@@ -7,22 +7,29 @@ not write): its "Get Server Time" button makes the app call the server's get-tim
 new time must show in the app, and the trace must hold the app's tools/call. The second runs
 tests/servers/apps_server.py, whose view tries three things that must fail (a tool without
 "app" visibility, `window.parent.document`, a fetch to an undeclared origin) beside one that
-must work, and leaves the notebook as it was.
+must work, and leaves the notebook as it was. The third shows the same view working in
+Jupyter Notebook 7.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
+import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import PEERS_DIR, SERVERS_DIR, node_executable
+from conftest import PEERS_DIR, SERVERS_DIR, free_port, node_executable
 from playwright.sync_api import Page, expect, sync_playwright
-from test_browser import Lab, _open_with_kernel, _run
+from test_browser import REPO, Lab, _open_with_kernel, _run
 from test_browser import chromium as chromium  # the fixtures, for this module too
 from test_browser import jupyter_lab as jupyter_lab
+
+from mcp_notebook.demo_server import LineLog
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
@@ -37,7 +44,7 @@ def _notebook(path: Path, *cells: str) -> None:
     nbformat.write(notebook, path)
 
 
-def _browse(chromium: str, lab: Lab, name: str, tmp_path: Path, check) -> None:  # type: ignore[no-untyped-def]
+def _browse(chromium: str, lab: Lab, name: str, tmp_path: Path, check, url: str | None = None) -> None:  # type: ignore[no-untyped-def]
     """Open `name` in JupyterLab and run `check(page)`; a Playwright trace and the lab's log on failure."""
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
@@ -46,7 +53,7 @@ def _browse(chromium: str, lab: Lab, name: str, tmp_path: Path, check) -> None: 
         page = context.new_page()
         failed = True
         try:
-            _open_with_kernel(page, lab.url(name))
+            _open_with_kernel(page, url or lab.url(name))
             check(page)
             failed = False
         finally:
@@ -144,3 +151,64 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
         assert json.loads(text.inner_text().split("WIRE", 1)[1].strip().splitlines()[0]) == ["probe", "echo_app"]
 
     _browse(chromium, jupyter_lab, "probe.ipynb", tmp_path, check)
+
+
+@pytest.fixture
+def notebook7(tmp_path: Path) -> Iterator[Lab]:
+    """Jupyter Notebook 7 on 127.0.0.1 with a token, serving tmp_path/root."""
+    pytest.importorskip("notebook")
+    root = tmp_path / "root"
+    root.mkdir()
+    port, token = free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    argv = [
+        sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        f"--JupyterNotebookApp.user_settings_dir={tmp_path / 'settings'}",
+        f"--JupyterNotebookApp.workspaces_dir={tmp_path / 'workspaces'}",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    server = subprocess.Popen(argv, env=env, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)  # fmt: skip
+    assert server.stderr is not None
+    log = LineLog(server.stderr)
+    try:
+        log.wait_for(rf"http://127\.0\.0\.1:{port}/tree\?token=", timeout=90)
+        yield Lab(root=root, base=f"http://127.0.0.1:{port}", token=token, pid=server.pid, log=log)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.join(5)
+
+
+def test_the_view_works_in_notebook_7(chromium: str, notebook7: Lab, tmp_path: Path) -> None:
+    command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
+    _notebook(
+        notebook7.root / "seven.ipynb",
+        f"import mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='probe')\n%mcp call probe",
+    )
+    url = f"{notebook7.base}/notebooks/seven.ipynb?token={notebook7.token}"
+
+    def check(page: Page) -> None:
+        cell = page.locator(".jp-Notebook .jp-CodeCell").nth(0)
+        _run(page, cell)
+        app = cell.locator(".jp-Cell-outputArea").frame_locator("iframe")
+        expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=90_000)
+        app.locator("#call-app-tool").click()
+        expect(app.locator("#app-tool")).to_have_text("ok: echo: from the app", timeout=30_000)
+        app.locator("#reach-parent").click()
+        expect(app.locator("#parent")).to_have_text("blocked: SecurityError")
+
+    _browse(chromium, notebook7, "seven.ipynb", tmp_path, check, url)
