@@ -289,6 +289,17 @@ def test_closing_the_connection_tears_the_view_down() -> None:
     assert view.state == "torn down" and front.sent[-1] == {"kind": "remove"}
 
 
+def test_a_failed_call_reaches_the_view_as_tool_cancelled() -> None:
+    with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
+        view = conn.app("broken")
+        front = FrontEnd(view)
+        assert view.wait(WAIT) is None and "broken on purpose" in (view.cancelled or "")
+        front.start()
+        cancelled = front.wait_for(lambda m: m.get("method") == "ui/notifications/tool-cancelled")
+        assert "broken on purpose" in cancelled["params"]["reason"]
+        assert not any(m.get("method") == "ui/notifications/tool-result" for m in front.rpc())
+
+
 def test_conn_app_checks_the_arguments_before_showing_anything() -> None:
     with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
         with pytest.raises(mcp_notebook.ToolArgumentError):

@@ -125,7 +125,7 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
         output = cells.nth(0).locator(".jp-Cell-outputArea")
         app = output.frame_locator("iframe")
         expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=90_000)
-        expect(app.locator("#host")).to_contain_text("mcp-notebook")
+        expect(app.locator("#host")).to_have_text("mcp-notebook light inline")  # JupyterLab's light theme
         before = notebook_state(page)
 
         app.locator("#call-app-tool").click()

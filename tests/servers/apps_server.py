@@ -15,7 +15,8 @@ happened beside them:
 
 Tools: ``probe(label)`` (the view), ``echo_app(text)``, ``model_only()``, ``app_only()``
 (visibility ["app"]), ``flat()`` (names the view with the deprecated flat key only) and
-``touch_view()`` (changes the view's HTML and sends notifications/resources/updated for it).
+``touch_view()`` (changes the view's HTML and sends notifications/resources/updated for it),
+``broken()`` (a view whose call fails with a JSON-RPC error).
 
 Usage: python apps_server.py [--transport stdio|streamable-http] [--port N]
 """
@@ -23,6 +24,7 @@ Usage: python apps_server.py [--transport stdio|streamable-http] [--port N]
 import argparse
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
 
 VIEW = "ui://probe/view"
 MIME = "text/html;profile=mcp-app"
@@ -124,6 +126,10 @@ def build() -> MCPServer:
     @mcp.tool(description="Names its view the deprecated way.", meta={"ui/resourceUri": VIEW})
     def flat() -> str:
         return "flat"
+
+    @mcp.tool(description="A view whose call fails.", meta={"ui": {"resourceUri": VIEW}})
+    def broken() -> str:
+        raise MCPError(-32603, "broken on purpose")
 
     @mcp.tool(description="Change the view and say so (notifications/resources/updated).")
     async def touch_view(ctx: Context) -> str:
