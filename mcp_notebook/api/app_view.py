@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from ..base.about import CLIENT_NAME, __version__
 from ..base.errors import McpError
-from ..base.text import one_line
+from ..base.text import esc, one_line
 from ..protocol import jsonrpc as rpc
 from ..runtime import get_runtime
 from ..session.session import Session
@@ -95,6 +95,15 @@ class AppView:
         request_id = self._links.pop(link, None)
         if request_id is not None:
             self._reply(request_id, {})
+
+    def context_changed(self, change: dict[str, Any]) -> None:
+        """The page changed (JupyterLab's theme): `ui/notifications/host-context-changed`."""
+        theme = change.get("theme")
+        if theme not in ("light", "dark"):
+            return
+        self.page = {**self.page, "theme": theme}
+        if self.state == "initialized":
+            self._send_notification("ui/notifications/host-context-changed", {"theme": theme})
 
     def teardown(self, reason: str) -> bool:
         """Ask the app to wind down (`ui/resource-teardown`); False if it never started or has ended."""
@@ -289,7 +298,8 @@ class AppView:
         return "\n".join(lines)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
-        return frontend.current().app_bundle(lambda: self, {"text/plain": self.text()})
+        shown = self.result._html() if self.result is not None else f"<pre>{esc(self.text())}</pre>"
+        return frontend.current().app_bundle(lambda: self, {"text/plain": self.text(), "text/html": shown})
 
     def __repr__(self) -> str:
         return f"<AppView {self.name!r} on {self.connection!r} {self.state}, {len(self.messages)} messages>"

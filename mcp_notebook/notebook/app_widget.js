@@ -89,6 +89,14 @@ function render({ model, el }) {
 
   window.addEventListener("message", fromApp);
   model.on("msg:custom", fromKernel);
+  let shownTheme = theme();
+  const themeWatch = new MutationObserver(() => {
+    if (theme() !== shownTheme) {
+      shownTheme = theme();
+      model.send({ kind: "context", context: { theme: shownTheme } });
+    }
+  });
+  themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   const asked = model.get("permissions");
   if (asked.length) {
     const ask = document.createElement("div");
@@ -111,6 +119,7 @@ function render({ model, el }) {
 
   return () => {
     window.removeEventListener("message", fromApp);
+    themeWatch.disconnect();
     model.off("msg:custom", fromKernel);
     hosted.delete(model);
     model.send({ kind: "closed" });

@@ -69,6 +69,8 @@ class AppPanel:
         elif kind == "hello" and isinstance(content.get("page"), dict):
             self.view.page = content["page"]
             self.view.restart()  # drawn again (the notebook reopened): the new frame starts afresh
+        elif kind == "context" and isinstance(content.get("context"), dict):
+            self.view.context_changed(content["context"])
         elif kind == "link-clicked" and isinstance(content.get("id"), int):
             self.view.link_clicked(content["id"])
         elif kind == "permissions" and isinstance(content.get("granted"), list):

@@ -277,6 +277,18 @@ def test_messages_context_links_and_logs_are_kept_and_links_wait_for_a_click() -
         assert front.answer(3)["result"] == {}
 
 
+def test_a_theme_change_reaches_the_app_as_host_context_changed() -> None:
+    with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
+        view = conn.app("probe")
+        front = FrontEnd(view)
+        view.page = {"theme": "light"}
+        assert front.start()["result"]["hostContext"]["theme"] == "light"
+        view.context_changed({"theme": "dark"})
+        view.context_changed({"theme": "purple"})
+        changes = [m["params"] for m in front.rpc() if m.get("method") == "ui/notifications/host-context-changed"]
+        assert changes == [{"theme": "dark"}]
+
+
 def test_closing_the_connection_tears_the_view_down() -> None:
     conn = mcp_notebook.connect(PROBE, era="legacy", apps=True)
     view = conn.app("probe")
