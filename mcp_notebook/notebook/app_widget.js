@@ -83,6 +83,17 @@ function render({ model, el }) {
 
   function load(granted) {
     if (granted.length) iframe.setAttribute("allow", granted.map((p) => `${p} *`).join("; "));
+    let loads = 0;
+    iframe.addEventListener("load", () => {
+      // A second document in the frame is not the app we were given (it navigated away, and
+      // left our CSP behind): stop relaying and close it.
+      if (++loads > 1) {
+        window.removeEventListener("message", fromApp);
+        iframe.remove();
+        box.textContent = "(the MCP App left its page, and was closed)";
+        model.send({ kind: "closed" });
+      }
+    });
     iframe.srcdoc = model.get("srcdoc");
     box.replaceChildren(iframe);
   }

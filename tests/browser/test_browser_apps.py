@@ -145,6 +145,9 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
         expect(app.locator("#opened")).to_have_text("")
 
         assert notebook_state(page) == before  # the notebook is as it was
+        app.locator("#navigate").click()  # another document in the frame: no longer the app
+        expect(output).to_contain_text("the MCP App left its page, and was closed", timeout=30_000)
+        expect(output.locator("iframe")).to_have_count(0)
         _run(page, cells.nth(1))
         text = cells.nth(1).locator(".jp-Cell-outputArea")
         expect(text).to_contain_text("WIRE", timeout=60_000)

@@ -12,6 +12,7 @@ happened beside them:
 * ``#fetch``           fetches https://example.com/ (no connectDomains: CSP must stop it)
 * ``#say``             ui/message and ui/update-model-context
 * ``#open``            ui/open-link https://example.com/docs?from=app
+* ``#navigate``        leaves its page for another document (the host must stop relaying)
 
 Tools: ``probe(label)`` (the view), ``echo_app(text)``, ``model_only()``, ``app_only()``
 (visibility ["app"]), ``flat()`` (names the view with the deprecated flat key only) and
@@ -74,6 +75,7 @@ on("say", () => Promise.all([
 ]).then(() => show("said", "said")));
 on("open", () => request("ui/open-link", { url: "https://example.com/docs?from=app" })
   .then(() => show("opened", "opened"), (e) => show("opened", "refused: " + e.message)));
+on("navigate", () => { window.location.href = "data:text/html,<p>somewhere else</p>"; });
 request("ui/initialize", { appCapabilities: {}, appInfo: { name: "probe", version: "1" }, protocolVersion: "2026-01-26" })
   .then((r) => {
     show("host", r.hostInfo.name + " " + r.hostContext.theme + " " + r.hostContext.displayMode);
@@ -93,6 +95,7 @@ def page(version: int) -> str:
             ("fetch", "fetched"),
             ("say", "said"),
             ("open", "opened"),
+            ("navigate", "navigated"),
         ]
     )
     return (
