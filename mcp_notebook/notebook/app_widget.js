@@ -6,6 +6,7 @@
 // only carries JSON-RPC: from the app (postMessage) to the kernel (the widget's comm), and
 // back. Everything is answered in the kernel, which keeps the trace.
 
+const MAX_RESTORES = 3;
 const hosted = new WeakSet(); // models whose app is on screen: one iframe per model
 
 function theme() {
@@ -83,16 +84,25 @@ function render({ model, el }) {
 
   function load(granted) {
     if (granted.length) iframe.setAttribute("allow", granted.map((p) => `${p} *`).join("; "));
-    let loads = 0;
+    let ours = true; // the next load is of our document
+    let restores = 0;
     iframe.addEventListener("load", () => {
-      // A second document in the frame is not the app we were given (it navigated away, and
-      // left our CSP behind): stop relaying and close it.
-      if (++loads > 1) {
-        window.removeEventListener("message", fromApp);
-        iframe.remove();
-        box.textContent = "(the MCP App left its page, and was closed)";
-        model.send({ kind: "closed" });
+      if (ours) {
+        ours = false;
+        return;
       }
+      // Another document: the app navigated away (leaving our CSP behind), or the notebook
+      // moved the frame and it reloaded. Either way load the app afresh, a few times at most.
+      if (restores++ < MAX_RESTORES) {
+        model.send({ kind: "restart" });
+        ours = true;
+        iframe.srcdoc = model.get("srcdoc");
+        return;
+      }
+      window.removeEventListener("message", fromApp);
+      iframe.remove();
+      box.textContent = "(the MCP App kept leaving its page, and was closed)";
+      model.send({ kind: "closed" });
     });
     iframe.srcdoc = model.get("srcdoc");
     box.replaceChildren(iframe);

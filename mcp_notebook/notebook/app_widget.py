@@ -76,6 +76,9 @@ class AppPanel:
         elif kind == "permissions" and isinstance(content.get("granted"), list):
             self.view.granted = [p for p in content["granted"] if p in self.view.permissions]
             self.view.session.trace.event("app-permissions", f"{self.view.name}: granted {self.view.granted}", via="app")
+        elif kind == "restart":
+            self.view.session.trace.event("app-restart", f"{self.view.name}: another document in the frame; reloaded", via="app")
+            self.view.restart()
         elif kind == "closed":
             self.view.state = "closed"
             why = "the view left the page (its output was cleared, its cell ran again or the page closed)"

@@ -12,7 +12,7 @@ happened beside them:
 * ``#fetch``           fetches https://example.com/ (no connectDomains: CSP must stop it)
 * ``#say``             ui/message and ui/update-model-context
 * ``#open``            ui/open-link https://example.com/docs?from=app
-* ``#navigate``        leaves its page for another document (the host must stop relaying)
+* ``#navigate``        leaves its page for another document (the host must load the app afresh)
 
 Tools: ``probe(label)`` (the view), ``echo_app(text)``, ``model_only()``, ``app_only()``
 (visibility ["app"]), ``flat()`` (names the view with the deprecated flat key only) and
