@@ -85,7 +85,7 @@ class AppView:
         self._trace(IN, frame.kind, message)
         if frame.kind == rpc.REQUEST:
             self._request(message)
-        elif frame.kind == rpc.NOTIFICATION:
+        elif frame.kind == rpc.NOTIFICATION and isinstance(message.get("params") or {}, dict):
             self._notification(message["method"], message.get("params") or {})
         elif frame.kind in (rpc.RESPONSE, rpc.ERROR) and message.get("id") == self._teardown_id:
             self._torn_down()
@@ -146,7 +146,9 @@ class AppView:
 
     def _request(self, message: dict[str, Any]) -> None:
         method, params, request_id = message["method"], message.get("params") or {}, message["id"]
-        if method == "ui/initialize":
+        if not isinstance(params, dict):
+            self._error(request_id, rpc.INVALID_PARAMS, f"{method}: params must be an object")
+        elif method == "ui/initialize":
             self._reply(request_id, self._initialize_result())
         elif method == "ping":
             self._reply(request_id, {})

@@ -265,11 +265,15 @@ def test_messages_context_links_and_logs_are_kept_and_links_wait_for_a_click() -
         view.receive({"jsonrpc": "2.0", "id": 3, "method": "ui/open-link", "params": {"url": "https://example.com/a?b=c"}})
         view.receive({"jsonrpc": "2.0", "id": 4, "method": "ui/open-link", "params": {"url": "javascript:alert(1)"}})
         view.receive({"jsonrpc": "2.0", "id": 5, "method": "ui/no-such-thing", "params": {}})
+        view.receive({"jsonrpc": "2.0", "id": 6, "method": "ui/message", "params": ["not", "an", "object"]})
+        view.receive({"jsonrpc": "2.0", "method": "notifications/message", "params": "nonsense"})
+        view.receive("not JSON-RPC at all")
         assert front.answer(1)["result"] == {} and front.answer(2)["result"] == {}
         assert [m["content"]["text"] for m in view.messages] == ["hi"]
         assert view.model_context is not None and view.model_context["structuredContent"] == {"n": 1}
         assert view.logs[0]["data"] == "log"
         assert front.answer(4)["error"]["code"] == -32000 and front.answer(5)["error"]["code"] == -32601
+        assert front.answer(6)["error"]["code"] == -32602 and len(view.logs) == 1
         link = next(m for m in front.sent if m["kind"] == "link")
         assert link["url"] == "https://example.com/a?b=c"
         assert not any(m.get("id") == 3 for m in front.rpc())  # no answer before the click
