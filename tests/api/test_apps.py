@@ -24,6 +24,8 @@ import mcp_notebook
 from mcp_notebook.api import app_meta
 from mcp_notebook.api.app_view import AppView
 from mcp_notebook.api.apps import model_tools
+from mcp_notebook.notebook import magic_features  # noqa: F401 - registers %mcp tools
+from mcp_notebook.notebook.commands import dispatch
 
 WAIT = 20.0  # a hang guard, not a timing claim
 EXT = "io.modelcontextprotocol/ui"
@@ -133,6 +135,8 @@ def test_listing_marks_views_and_hides_app_only_tools_unless_asked() -> None:
         row = next(line for line in str(tools).splitlines() if line.startswith("app_only"))
         assert row.rstrip().endswith("app only")
         assert next(line for line in str(shown).splitlines() if line.startswith("probe ")).rstrip().endswith("app")
+        assert dispatch(["tools", conn.name]).names() == shown.names()  # %mcp tools
+        assert dispatch(["tools", conn.name, "--all"]).names() == tools.names()
 
 
 def test_the_deprecated_flat_key_names_a_view_and_is_reported_once() -> None:
