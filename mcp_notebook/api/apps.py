@@ -62,15 +62,23 @@ def fetch(conn: Featured, uri: str) -> AppResource:
         html = str(content["text"])
     else:
         html = base64.b64decode(str(content.get("blob", ""))).decode("utf-8", "replace")
-    resource = AppResource(uri, html, app_meta.resource_meta(content, _listed(fx, uri)))
+    ui = app_meta.resource_meta(content, None) or app_meta.resource_meta({}, _listed(conn, uri))
+    resource = AppResource(uri, html, ui)
     fx.apps.store(resource, stamp)
     fx.session.trace.event("app-csp", f"{uri}: {app_meta.csp(resource.ui.get('csp'))}", via="app")
     return resource
 
 
-def _listed(fx: FeatureState, uri: str) -> dict[str, Any] | None:
-    """The view's `resources/list` entry, if the connection listed resources already."""
+def _listed(conn: Featured, uri: str) -> dict[str, Any] | None:
+    """The view's `resources/list` entry (listed once per connection), where the server lists
+    resources: its `_meta.ui` counts where the content has none (draft spec)."""
+    fx = conn.feature_state
     listing = fx.cached("resources")
+    if listing is None and fx.session.server.capabilities.get("resources") is not None:
+        try:
+            listing = conn.list_resources()  # type: ignore[attr-defined]
+        except McpNotebookError:
+            listing = None
     return next((r for r in listing or () if r.get("uri") == uri), None)
 
 

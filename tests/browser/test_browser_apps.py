@@ -7,7 +7,8 @@ not write): its "Get Server Time" button makes the app call the server's get-tim
 new time must show in the app, and the trace must hold the app's tools/call. The second runs
 tests/servers/apps_server.py, whose view tries three things that must fail (a tool without
 "app" visibility, `window.parent.document`, a fetch to an undeclared origin) beside one that
-must work, and leaves the notebook as it was. The third shows the same view working in
+must work, and leaves the notebook as it was; a view that asks for the camera loads only
+after a click on "Allow", and then with it. The third shows the same view working in
 Jupyter Notebook 7.
 """
 
@@ -108,6 +109,7 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
     _notebook(
         jupyter_lab.root / "probe.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='probe', era='legacy')\n%mcp call probe",
+        "%mcp call camera",
         "wire = [e.message['params']['name'] for e in conn.trace.frames('out') if e.method == 'tools/call' and not e.detail]\n"
         "print('WIRE', json.dumps(wire))\nconn.close()",
     )
@@ -148,10 +150,20 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
         app.locator("#navigate").click()  # another document in the frame: the app is loaded afresh
         expect(app.locator("#app-tool")).to_have_text("", timeout=30_000)  # a fresh page, not the one clicked before
         expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=30_000)  # input and result again
+        # A view that asks for the camera: nothing loads until the user answers, and then with it.
         _run(page, cells.nth(1))
-        text = cells.nth(1).locator(".jp-Cell-outputArea")
+        asking = cells.nth(1).locator(".jp-Cell-outputArea")
+        expect(asking).to_contain_text("This app asks for: camera.", timeout=90_000)
+        expect(asking.locator("iframe")).to_have_count(0)
+        asking.get_by_role("button", name="Allow").click()
+        expect(asking.locator("iframe")).to_have_attribute("allow", "camera *")
+        expect(asking.frame_locator("iframe").locator("#result")).to_have_text("camera view", timeout=30_000)
+
+        _run(page, cells.nth(2))
+        text = cells.nth(2).locator(".jp-Cell-outputArea")
         expect(text).to_contain_text("WIRE", timeout=60_000)
-        assert json.loads(text.inner_text().split("WIRE", 1)[1].strip().splitlines()[0]) == ["probe", "echo_app"]
+        wire = json.loads(text.inner_text().split("WIRE", 1)[1].strip().splitlines()[0])
+        assert wire == ["probe", "echo_app", "camera"], wire
 
     _browse(chromium, jupyter_lab, "probe.ipynb", tmp_path, check)
 

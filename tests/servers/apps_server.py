@@ -17,7 +17,8 @@ happened beside them:
 Tools: ``probe(label)`` (the view), ``echo_app(text)``, ``model_only()``, ``app_only()``
 (visibility ["app"]), ``flat()`` (names the view with the deprecated flat key only) and
 ``touch_view()`` (changes the view's HTML and sends notifications/resources/updated for it),
-``broken()`` (a view whose call fails with a JSON-RPC error).
+``broken()`` (a view whose call fails with a JSON-RPC error) and ``camera()`` (the same page
+as ``ui://probe/camera``, whose ``_meta.ui.permissions`` ask for the camera).
 
 Usage: python apps_server.py [--transport stdio|streamable-http] [--port N]
 """
@@ -28,6 +29,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.shared.exceptions import MCPError
 
 VIEW = "ui://probe/view"
+CAMERA_VIEW = "ui://probe/camera"
 MIME = "text/html;profile=mcp-app"
 
 SCRIPT = r"""
@@ -142,6 +144,15 @@ def build() -> MCPServer:
         return f"view v{state['version']}"
 
     mcp.resource(VIEW, name="probe view", mime_type=MIME)(lambda: page(state["version"]))
+
+    @mcp.tool(description="The probe view, asking for the camera.", meta={"ui": {"resourceUri": CAMERA_VIEW}})
+    def camera() -> str:
+        return "camera view"
+
+    # The SDK puts this _meta on the resources/list entry and on the read content alike.
+    mcp.resource(CAMERA_VIEW, name="camera view", mime_type=MIME, meta={"ui": {"permissions": {"camera": {}}}})(
+        lambda: page(state["version"])
+    )
     return mcp
 
 
