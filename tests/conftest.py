@@ -278,6 +278,8 @@ def client_frames_follow_the_schema(monkeypatch):
         version = conn.protocol_version
         server_requests: dict = {}
         for entry in conn.trace.frames():
+            if entry.detail.get("via") == "app":
+                continue  # an MCP App's postMessage JSON-RPC (its own protocol), not a frame to the server
             if entry.direction == "in" and entry.kind == "request":
                 params = entry.message.get("params")
                 server_requests[entry.id] = (entry.method, isinstance(params, dict) and isinstance(params.get("task"), dict))

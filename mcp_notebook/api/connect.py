@@ -23,7 +23,7 @@ from ..base.errors import UsageError
 from ..runtime import get_runtime
 from ..session.handlers import Handler
 from ..session.session import Session
-from . import configured
+from . import app_meta, configured, frontend
 from .connection import Connection
 from .feature_state import install as install_features
 from .options import DEFAULTS as D
@@ -64,6 +64,7 @@ def connect(
     config: str | None = D.config,
     config_file: str | Path | None = D.config_file,
     consent: bool | None = D.consent,
+    apps: bool | None = D.apps,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -86,6 +87,9 @@ def connect(
     name): its command, arguments, env, cwd, URL, headers and transport, the options given here
     winning. A configured command runs only with consent: asked in the notebook the first time
     (and again when the entry changes), or `consent=True` once you have read it.
+
+    `apps` declares MCP Apps (the `io.modelcontextprotocol/ui` extension) and shows tools'
+    views in the cell; None (the default) turns it on where the front end can draw them.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     target, options, opened_from_config = configured.prepare(target, options)
@@ -130,6 +134,7 @@ async def aconnect(
     config: str | None = D.config,
     config_file: str | Path | None = D.config_file,
     consent: bool | None = D.consent,
+    apps: bool | None = D.apps,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
@@ -162,6 +167,9 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         features = install_features(
             session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation
         )
+        features.apps.enabled = frontend.current().apps_default() if options.apps is None else bool(options.apps)
+        if features.apps.enabled:
+            session.client.capabilities = app_meta.declare(session.client.capabilities)
         failure = yield name, session
         if failure is None:
             remember_era(target, session)

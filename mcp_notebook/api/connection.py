@@ -21,7 +21,7 @@ from ..session.pending import Pending, request_timeout
 from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import client_side, frontend, interrupts, panels, prompts, resources, tools
+from . import apps, client_side, frontend, interrupts, panels, prompts, resources, tools
 from .diagram import DIAGRAM_ROWS, Diagram
 from .diagram import build as build_diagram
 from .feature_state import FeatureState
@@ -304,6 +304,7 @@ class Connection:
     set_roots = client_side.set_roots
     aset_roots = client_side.aset_roots
     cancel = tools.cancel
+    app = apps.app
 
     # ----- the server's log and subscriptions: records, and live panels -----
 
@@ -347,10 +348,12 @@ class Connection:
     def close(self) -> None:
         """Close the connection and reap the server process."""
         self._on_close(self)
+        self._fx.apps.close_views("the connection closed")
         get_runtime().call(self._session.close)
 
     async def aclose(self) -> None:
         self._on_close(self)
+        self._fx.apps.close_views("the connection closed")
         await get_runtime().acall(self._session.close)
 
     def __enter__(self) -> Connection:

@@ -20,6 +20,7 @@ import anyio.to_thread
 from ..base.sizes import Ring, bounded, clipped_text
 from ..session.session import Session
 from ..session.subscriptions import Subscription
+from .app_host import AppHost
 from .progress import Call, LogRecord
 from .results import Listing
 from .server_requests import ServerRequests
@@ -63,6 +64,7 @@ class FeatureState:
         self.requests = requests or ServerRequests()
         self.requests.current_call = self.current_call
         self.task_watch = TaskWatch(session)
+        self.apps = AppHost()  # MCP Apps: switched on by connect()
         handlers = session.notification_handlers
         # Bookkeeping runs inline, in frame order: progress or a log line that precedes a
         # result is seen before the caller wakes. User callbacks stay off the frame path.

@@ -18,7 +18,7 @@ import getpass
 import logging
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base.text import plain
@@ -152,6 +152,14 @@ class FrontEnd:
     def draw_diagram(self, diagram: Any) -> dict[str, str]:
         """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
         return {"text/plain": diagram.text()}
+
+    def apps_default(self) -> bool:
+        """Whether connections declare MCP Apps unless told (only where views can be drawn)."""
+        return False
+
+    def app_bundle(self, make_view: Callable[[], Any], fallback: dict[str, Any]) -> dict[str, Any]:
+        """How a tool's view (MCP Apps) displays: here, as its text result (`fallback`)."""
+        return fallback
 
 
 def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str, str]:

@@ -42,6 +42,7 @@ class ConnectOptions:
     config: str | None = None
     config_file: str | Path | None = None
     consent: bool | None = None
+    apps: bool | None = None  # MCP Apps: None = on where the front end can draw them (Jupyter)
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)

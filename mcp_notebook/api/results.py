@@ -15,6 +15,7 @@ from typing import Any
 
 from ..base.errors import UsageError
 from ..base.text import clip, esc, table_text
+from . import app_meta
 
 MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
 
@@ -108,6 +109,13 @@ def to_dataframe(data: Any) -> Any:
     return pandas.DataFrame(rows)
 
 
+def _view(tool: dict[str, Any]) -> str:
+    """MCP Apps: "app" for a tool with a view, "app only" for one only its app may call."""
+    if app_meta.app_only(tool):
+        return "app only"
+    return "app" if app_meta.resource_uri(tool) else ""
+
+
 class _Rich:
     """Shared display plumbing: subclasses give `_html()` and `_text()`."""
 
@@ -130,6 +138,11 @@ class ToolResult(_Rich):
     def __init__(self, name: str, raw: dict[str, Any]) -> None:
         self.name = name
         self.raw = raw
+        self.app: Any = None  # an api.apps.AppLink when the tool has a view (MCP Apps) to show
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        return self.app.bundle(bundle) if self.app is not None else bundle
 
     @property
     def content(self) -> list[Any]:
@@ -314,6 +327,7 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
             ("arguments (* required)", lambda t: arguments_summary(t.get("inputSchema"))),
             ("annotations", _annotations),
             ("output", tool_output),
+            ("view", _view),
         ],
         "resources": [
             ("name", lambda r: r.get("name")),
@@ -340,9 +354,10 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
 
     HTML_CELLS: dict[str, dict[str, Any]] = {"tools": {"annotations": _annotations_html}}  # cells drawn, not just escaped
 
-    def __init__(self, kind: str, items: Iterable[dict[str, Any]]) -> None:
+    def __init__(self, kind: str, items: Iterable[dict[str, Any]], note: str = "") -> None:
         super().__init__(items)
         self.kind = kind
+        self.note = note  # a line under the table (what a listing left out)
 
     def names(self) -> list[str]:
         return [str(item.get("name")) for item in self]
@@ -363,13 +378,14 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         ]
         th = "".join(f'<th style="text-align:left">{esc(h)}</th>' for h in head)
         body = "".join("<tr>" + "".join(f'<td style="text-align:left">{c}</td>' for c in row) + "</tr>" for row in cells)
-        return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{len(self)} {esc(self.kind)}</div>'
+        note = f"; {esc(self.note)}" if self.note else ""
+        return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{len(self)} {esc(self.kind)}{note}</div>'
 
     def _text(self) -> str:
         if not self:
             return f"(no {self.kind})"
         head, rows = self._rows()
-        return table_text(head, [[clip(c, 60) for c in row] for row in rows])
+        return table_text(head, [[clip(c, 60) for c in row] for row in rows]) + (f"\n{self.note}" if self.note else "")
 
     def __repr__(self) -> str:
         return self._text()

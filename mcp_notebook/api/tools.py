@@ -14,6 +14,7 @@ from typing import Any
 
 from ..base.errors import ConnectionClosed
 from ..runtime import get_runtime
+from . import apps
 from . import feature_steps as steps
 from .exchange import adrive, drive
 from .feature_state import Featured
@@ -70,12 +71,13 @@ def call_tool(
     `task` (2025-11-25): None runs the tool as a task when it requires one, True when it
     allows one; the task's status changes show like progress, and a stop cancels the task.
     """
-    return drive(
+    result = drive(
         self.feature_state,
         steps.call_tool(
             self.feature_state, name, arguments, timeout, max_total, reset_on_progress, progress, validate, log_level, task
         ),
     )
+    return apps.link(self, result, arguments)
 
 
 async def acall_tool(
@@ -92,12 +94,13 @@ async def acall_tool(
     task: bool | None = None,
 ) -> ToolResult:
     """`call_tool`, awaited: the caller's event loop keeps running; cancelling cancels the call."""
-    return await adrive(
+    result = await adrive(
         self.feature_state,
         steps.call_tool(
             self.feature_state, name, arguments, timeout, max_total, reset_on_progress, progress, validate, log_level, task
         ),
     )
+    return apps.link(self, result, arguments)
 
 
 # ----- tasks (2025-11-25) -----

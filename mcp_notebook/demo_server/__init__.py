@@ -35,6 +35,13 @@ Tools
 ``slow(seconds=5, steps=5)`` (progress after each step when asked for; stops when
 cancelled), ``image()`` (a 16x16 PNG as image content), ``faults(...)``.
 
+MCP Apps
+--------
+To a client that declares the ``io.modelcontextprotocol/ui`` extension (legacy: in
+``initialize``; modern: in each request's ``_meta``) the server also offers a live view of
+its counters: ``counters()`` (its view ``ui://demo/counters``, read with ``resources/read``)
+and ``counters-poll()`` (visibility ["app"]: for the view to poll). See ``_ui_app``.
+
 Fault switches (command-line flags, ``faults`` tool arguments, ``command()`` keywords)
 ------------------------------------------------------------------------------------
 Settings hold until changed:
@@ -63,7 +70,7 @@ Counters (client pings received / ignored, server pings sent, pongs received,
 responses dropped, requests cancelled) come back from every ``faults`` call.
 
 Not supported: JSON-RPC batches (2025-03-26), SSE resumption (``Last-Event-ID``),
-``subscriptions/listen``, resources and prompts.
+``subscriptions/listen``, resources and prompts (but for the MCP Apps view).
 """
 
 from __future__ import annotations

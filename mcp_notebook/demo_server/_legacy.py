@@ -15,6 +15,7 @@ import anyio
 
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
+from . import _ui_app
 from ._app import INSTRUCTIONS, LOG_LEVELS, SERVER_INFO, App, Call, Outbox, RpcError, cancel, log
 from ._faults import wait_pong_delay
 from ._tools import call_tool, tool_list
@@ -35,6 +36,7 @@ class LegacySession:
         self.label = label
         self.version: str | None = None
         self.initialized = False
+        self.apps = False  # the client declared MCP Apps (io.modelcontextprotocol/ui)
         self.log_level = "debug"  # until logging/setLevel: every level
         self.in_flight: dict[Any, anyio.CancelScope] = {}
         self._send_to_client = send_to_client
@@ -57,6 +59,10 @@ class LegacySession:
 
     async def _result(self, call: Call) -> dict[str, Any]:
         method = call.method
+        if method == "resources/read":
+            if not self.apps:
+                raise _ui_app.not_offered(method)
+            return _ui_app.read(call)
         if method not in METHODS:
             raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {method}")
         if method == "initialize":
@@ -64,7 +70,7 @@ class LegacySession:
         if self.version is None:
             raise RpcError(rpc.INVALID_REQUEST, f"{method} before initialize: send initialize first")
         if method == "tools/list":
-            return {"tools": tool_list(self.version)}
+            return {"tools": tool_list(self.version) + _ui_app.tools(self.apps)}
         if method == "tools/call":
             return await call_tool(self.app, call)
         return self._set_level(call)
@@ -74,10 +80,11 @@ class LegacySession:
             raise RpcError(rpc.INVALID_REQUEST, f"this session is already initialized ({self.version})")
         requested = call.params.get("protocolVersion")
         self.version = requested if requested in LEGACY_VERSIONS else LATEST_LEGACY
+        self.apps = _ui_app.wanted(call.params.get("capabilities"))
         log(f"{self.label}: initialize: client asked for {requested!r}, serving {self.version}")
         return {
             "protocolVersion": self.version,
-            "capabilities": CAPABILITIES,
+            "capabilities": _ui_app.capabilities(CAPABILITIES, self.apps),
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }

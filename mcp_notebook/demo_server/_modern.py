@@ -24,6 +24,7 @@ from typing import Any
 
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import MODERN_VERSIONS
+from . import _ui_app
 from ._app import INSTRUCTIONS, LOG_LEVELS, PROTOCOL_VERSION_KEY, SERVER_INFO, App, Call, Outbox, RpcError
 from ._legacy import CAPABILITIES
 from ._tools import call_tool, tool_list
@@ -126,7 +127,9 @@ def check(app: App, message: dict[str, Any], headers: list[tuple[str, str]] | No
     if version not in MODERN_VERSIONS:
         data = {"supported": app.supported_versions(), "requested": version}
         raise RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data)
-    if message["method"] not in METHODS:
+    if message["method"] not in METHODS and not (
+        message["method"] == "resources/read" and _ui_app.wanted(meta[CAPABILITIES_KEY])
+    ):
         raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
     return version
 
@@ -144,13 +147,15 @@ async def handle(app: App, call: Call) -> dict[str, Any]:
         if call.method == "server/discover":
             result = {
                 "supportedVersions": app.supported_versions(),
-                "capabilities": CAPABILITIES,
+                "capabilities": _ui_app.capabilities(CAPABILITIES, _apps(call)),
                 "instructions": INSTRUCTIONS,
                 "ttlMs": 0,
                 "cacheScope": "public",
             }
         elif call.method == "tools/list":
-            result = {"tools": tool_list(call.version), "ttlMs": 0, "cacheScope": "public"}
+            result = {"tools": tool_list(call.version) + _ui_app.tools(_apps(call)), "ttlMs": 0, "cacheScope": "public"}
+        elif call.method == "resources/read":
+            result = _ui_app.read(call)
         else:
             result = await call_tool(app, call)
     except RpcError as exc:
@@ -159,3 +164,8 @@ async def handle(app: App, call: Call) -> dict[str, Any]:
     meta = result.get("_meta")
     result["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: SERVER_INFO}
     return rpc.result(call.id, result)
+
+
+def _apps(call: Call) -> bool:
+    """The request's client declared MCP Apps (capabilities travel in each modern request)."""
+    return _ui_app.wanted(call.meta.get(CAPABILITIES_KEY))

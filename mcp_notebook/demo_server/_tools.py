@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 
 from ..protocol import jsonrpc as rpc
-from . import _faults
+from . import _faults, _ui_app
 from ._app import App, Call, RpcError, crash, log
 from ._png import demo_image
 
@@ -182,7 +182,7 @@ FUNCTIONS: dict[str, ToolFunction] = {
 async def call_tool(app: App, call: Call) -> dict[str, Any]:
     """Run `tools/call`; the CallToolResult body, or RpcError for an unknown tool."""
     name = call.params.get("name")
-    function = FUNCTIONS.get(name) if isinstance(name, str) else None
+    function = (FUNCTIONS.get(name) or _ui_app.FUNCTIONS.get(name)) if isinstance(name, str) else None
     if function is None:
         raise RpcError(rpc.INVALID_PARAMS, f"Unknown tool: {name!r}")
     arguments = call.params.get("arguments")

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..api import frontend
 from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import parse_value, problems
+from ..base.errors import McpNotebookError
 from ..base.text import clip, esc, one_line, plain
 from ..configs.consent import ConsentRequest
 from ..configs.entries import ServerEntry
@@ -162,6 +163,23 @@ class NotebookFrontEnd(frontend.FrontEnd):
         from .diagram_svg import diagram_bundle
 
         return diagram_bundle(diagram)
+
+    def apps_default(self) -> bool:
+        return (self.where or environment()) == "kernel"
+
+    def app_bundle(self, make_view: Callable[[], Any], fallback: dict[str, Any]) -> dict[str, Any]:
+        """In a kernel, the app's view with the text result under it; elsewhere the text alone.
+        A view that cannot be fetched leaves the text result and one line saying why."""
+        if (self.where or environment()) != "kernel":
+            return fallback
+        from .app_widget import app_bundle
+
+        try:
+            view = make_view()
+        except McpNotebookError as exc:
+            why = f"(the tool's view could not be shown: {one_line(str(exc))})"
+            return {**fallback, "text/plain": f"{fallback.get('text/plain', '')}\n{why}"}
+        return app_bundle(view, fallback)
 
 
 class CellWarning:

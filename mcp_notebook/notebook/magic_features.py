@@ -16,6 +16,7 @@ from typing import Any
 
 from ..api import connect as api
 from ..api import tool_pins
+from ..api.apps import model_tools
 from ..api.progress import LOG_LEVELS
 from ..api.results import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.validate import parse_pairs
@@ -54,7 +55,7 @@ def _pairs(words: list[str]) -> dict[str, str]:
 
 @subcommand(
     "tools",
-    "the server's tools: name, title, description, arguments (* required), annotation badges, output schema; "
+    "the server's tools: name, title, description, arguments (* required), annotation badges, output schema, view (MCP Apps); "
     "a warning if they changed since they were pinned (--diff: how; --accept: pin them as they are now)",
     connection(positional=True),
     REFRESH,
@@ -62,6 +63,7 @@ def _pairs(words: list[str]) -> dict[str, str]:
         flag("--diff", help="how the tools differ from their pin (the definitions first seen of this server)"),
         flag("--accept", help="pin the tools as they are now: later changes are measured from these"),
     ),
+    flag("--all", help='also list app-only tools (MCP Apps: visibility ["app"]), hidden by default'),
 )
 def _tools(ns: Namespace) -> Listing | DiffView | None:
     conn = connection_of(ns)
@@ -69,7 +71,7 @@ def _tools(ns: Namespace) -> Listing | DiffView | None:
         return tools_diff(conn, accept=ns.accept)
     listing = conn.list_tools(refresh=ns.refresh)
     tool_pins.check(conn, refresh=ns.refresh)
-    return listing
+    return model_tools(listing, everything=ns.all)
 
 
 @subcommand(

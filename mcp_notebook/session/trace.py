@@ -302,7 +302,7 @@ def _id_key(value: Any) -> tuple[str, Any] | None:
 
 def pair(entries: Iterable[TraceEntry]) -> dict[int, tuple[TraceEntry, float]]:
     """Match replies to requests: ours with the server's responses, the server's with ours."""
-    open_requests: dict[tuple[str, tuple[str, Any]], TraceEntry] = {}
+    open_requests: dict[tuple[str, bool, tuple[str, Any]], TraceEntry] = {}
     found: dict[int, tuple[TraceEntry, float]] = {}
     for e in entries:
         if e.direction == EVENT:
@@ -310,10 +310,11 @@ def pair(entries: Iterable[TraceEntry]) -> dict[int, tuple[TraceEntry, float]]:
         key = _id_key(e.id)
         if key is None:
             continue
+        app = e.detail.get("via") == "app"  # an MCP App's messages: ids of their own
         if e.kind == "request":
-            open_requests[(e.direction, key)] = e
+            open_requests[(e.direction, app, key)] = e
         elif e.kind in ("response", "error"):
-            request = open_requests.pop((OUT if e.direction == IN else IN, key), None)
+            request = open_requests.pop((OUT if e.direction == IN else IN, app, key), None)
             if request is not None:
                 found[e.seq] = (request, e.monotonic - request.monotonic)
     return found

@@ -176,6 +176,10 @@ def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
 
 # ----- watching them run -----
 
+# An MCP App's own document: the server's HTML, meant to run, in the iframe sandboxed with
+# allow-scripts only (tests/browser/test_browser_apps.py shows it cannot reach the page).
+SANDBOXED = {"mcp_notebook.api.app_meta.with_csp"}
+
 
 def markup_in(value: Any) -> list[str]:
     if isinstance(value, str):
@@ -217,6 +221,8 @@ class Watch:
             return
         name = self.renderers[frame.f_code]
         self.ran.add(frame.f_code)
+        if name in SANDBOXED:
+            return
         me = frame.f_locals.get("self")
         if me is not None:
             self.classes.add(type(me))
@@ -337,6 +343,19 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     return shown
 
 
+def apps(conn: mcp_notebook.Connection) -> dict[str, str]:
+    """A tool's MCP App view: the result under it, and what the app said (ui/message, model
+    context) shown in the cell; its own document goes only into the sandboxed frame."""
+    view = conn.app("view")
+    assert view.wait(WAIT) is not None
+    bundle = view._repr_mimebundle_()
+    said = {"type": "text", "text": MARKUP}
+    view.receive({"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": {"role": "user", "content": said}})
+    view.receive({"jsonrpc": "2.0", "id": 2, "method": "ui/update-model-context", "params": {"content": [said]}})
+    panel = view.on_change.__self__  # type: ignore[attr-defined]
+    return {"app view": bundle["text/html"], "app records": panel.records.value}
+
+
 def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """`%mcp trace` and `%mcp logs` as a notebook shows them: static HTML that is saved with it.
     Last: unloading the extension closes every connection and stops the runtime."""
@@ -403,7 +422,8 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
         ):
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
             shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
-            shown |= views(conn, modern, panels) | magics(monkeypatch)
+            shown |= views(conn, modern, panels) | apps(conn)
+            shown |= magics(monkeypatch)
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)

@@ -18,6 +18,8 @@ descriptions of everything it lists. Its tools:
 * ``open_link(url)`` -> a URL elicitation with the markup as message; reports completion on accept
 * ``sample()``       -> a sampling request: system prompt and message of markup
 * ``touch(uri)``     -> announces that resource ``uri`` changed
+* ``view()``         -> the markup, as a tool with an MCP App view (``ui://hostile/view``:
+                        a page of markup, listed last among the resources)
 
 A prompt named by the markup, a resource whose URI, name, MIME type and text carry it, and
 a resource template.
@@ -50,6 +52,8 @@ from mcp_types import (
 from pydantic import Field, create_model
 
 ELICITATION_ID = "hostile-1"
+APP_VIEW = "ui://hostile/view"
+APP_MIME = "text/html;profile=mcp-app"
 
 
 def resource_uri(markup: str) -> str:
@@ -135,6 +139,12 @@ def build(markup: str) -> MCPServer:
 
     mcp.resource(resource_uri(m), name=m, title=m, description=m, mime_type=m)(lambda: m)
     mcp.resource("hostile://t/{part}", name=m, title=m, description=m, mime_type="text/plain")(lambda part: m + part)
+
+    @mcp.tool(description=m, meta={"ui": {"resourceUri": APP_VIEW}})
+    def view() -> str:
+        return m
+
+    mcp.resource(APP_VIEW, name=m, title=m, description=m, mime_type=APP_MIME)(lambda: f"<!DOCTYPE html><p>{m}</p>")
     return mcp
 
 

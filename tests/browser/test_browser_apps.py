@@ -1,0 +1,229 @@
+"""MCP Apps in JupyterLab and Chromium: a tool's view renders in the cell that called the
+tool, and its controls reach the server through the bridge (iframe -> postMessage -> widget
+-> comm -> kernel -> the connection's session), and nothing more.
+
+The first test runs @modelcontextprotocol/server-basic-vanillajs (an ext-apps example we did
+not write): its "Get Server Time" button makes the app call the server's get-time tool; the
+new time must show in the app, and the trace must hold the app's tools/call. The second runs
+tests/servers/apps_server.py, whose view tries three things that must fail (a tool without
+"app" visibility, `window.parent.document`, a fetch to an undeclared origin) beside one that
+must work, and leaves the notebook as it was; a view that asks for the camera loads only
+after a click on "Allow", and then with it. The third shows the same view working in
+Jupyter Notebook 7.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import PEERS_DIR, SERVERS_DIR, free_port, node_executable
+from playwright.sync_api import Page, expect, sync_playwright
+from test_browser import REPO, Lab, _open_with_kernel, _run
+from test_browser import chromium as chromium  # the fixtures, for this module too
+from test_browser import jupyter_lab as jupyter_lab
+
+from mcp_notebook.demo_server import LineLog
+
+pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+
+VANILLA = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / "server-basic-vanillajs" / "dist" / "index.js"
+
+
+def _notebook(path: Path, *cells: str) -> None:
+    notebook = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(cell) for cell in cells],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
+    nbformat.write(notebook, path)
+
+
+def _browse(chromium: str, lab: Lab, name: str, tmp_path: Path, check, url: str | None = None) -> None:  # type: ignore[no-untyped-def]
+    """Open `name` in JupyterLab and run `check(page)`; a Playwright trace and the lab's log on failure."""
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1280, "height": 1600})
+        context.tracing.start(screenshots=True, snapshots=True)
+        page = context.new_page()
+        failed = True
+        try:
+            _open_with_kernel(page, url or lab.url(name))
+            check(page)
+            failed = False
+        finally:
+            if failed:
+                context.tracing.stop(path=str(tmp_path / "trace.zip"))
+                page.screenshot(path=str(tmp_path / "failure.png"))
+                print("JupyterLab log (kernel stderr included):", *lab.log.tail(60), sep="\n")
+            else:
+                context.tracing.stop()
+            browser.close()
+
+
+def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
+    if not VANILLA.is_file():
+        pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
+    command = [node_executable(), str(VANILLA), "--stdio"]
+    _notebook(
+        jupyter_lab.root / "app.ipynb",
+        f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')\n%mcp call get-time",
+        "bridge = [e.method for e in conn.trace.frames('in') if e.detail.get('via') == 'app']\n"
+        "wire = [e.message['params']['name'] for e in conn.trace.frames('out') if e.method == 'tools/call' and not e.detail]\n"
+        "print('TRACE', json.dumps({'bridge': bridge, 'wire': wire}))\nconn.close()",
+    )
+    shot = tmp_path / "app.png"
+
+    def check(page: Page) -> None:
+        cells = page.locator(".jp-Notebook .jp-CodeCell")
+        _run(page, cells.nth(0))
+        output = cells.nth(0).locator(".jp-Cell-outputArea")
+        app = output.frame_locator("iframe")
+        shown = app.locator("#server-time")
+        expect(shown).to_contain_text("T", timeout=90_000)  # an ISO time from the tool result
+        first = shown.inner_text()
+        expect(shown).not_to_have_text("Loading...")
+        expect(output).to_contain_text("get-time")  # the text result under the view
+        app.locator("#get-time-btn").click()
+        expect(shown).not_to_have_text(first, timeout=60_000)  # the app called get-time through the bridge
+        output.screenshot(path=str(shot))
+        _run(page, cells.nth(1))
+        text = cells.nth(1).locator(".jp-Cell-outputArea")
+        expect(text).to_contain_text("TRACE", timeout=60_000)
+        trace = json.loads(text.inner_text().split("TRACE", 1)[1].strip().splitlines()[0])
+        assert "ui/initialize" in trace["bridge"] and "tools/call" in trace["bridge"], trace
+        assert trace["wire"].count("get-time") >= 2, trace  # the cell's call, then the app's
+
+    _browse(chromium, jupyter_lab, "app.ipynb", tmp_path, check)
+    assert shot.stat().st_size > 5_000
+
+
+def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
+    command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
+    _notebook(
+        jupyter_lab.root / "probe.ipynb",
+        f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='probe', era='legacy')\n%mcp call probe",
+        "%mcp call camera",
+        "wire = [e.message['params']['name'] for e in conn.trace.frames('out') if e.method == 'tools/call' and not e.detail]\n"
+        "print('WIRE', json.dumps(wire))\nconn.close()",
+    )
+
+    def notebook_state(page: Page) -> object:
+        return page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return { cells: w.content.widgets.map(c => c.model.sharedModel.getSource()),"
+            " pwned: document.body.dataset.pwned || null, dirtyTitle: document.title }; }"
+        )
+
+    def check(page: Page) -> None:
+        cells = page.locator(".jp-Notebook .jp-CodeCell")
+        _run(page, cells.nth(0))
+        output = cells.nth(0).locator(".jp-Cell-outputArea")
+        app = output.frame_locator("iframe")
+        expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=90_000)
+        expect(app.locator("#host")).to_have_text("mcp-notebook light inline")  # JupyterLab's light theme
+        before = notebook_state(page)
+
+        app.locator("#call-app-tool").click()
+        expect(app.locator("#app-tool")).to_have_text("ok: echo: from the app", timeout=30_000)  # the bridge works
+        app.locator("#call-model-only").click()
+        expect(app.locator("#model-only")).to_contain_text("refused: model_only: not callable by apps", timeout=30_000)
+        app.locator("#reach-parent").click()
+        expect(app.locator("#parent")).to_have_text("blocked: SecurityError")
+        app.locator("#fetch").click()
+        expect(app.locator("#fetched")).to_have_text("blocked: TypeError", timeout=30_000)  # CSP connect-src 'none'
+        app.locator("#say").click()
+        expect(output).to_contain_text("app message: hello from the app", timeout=30_000)
+        expect(output).to_contain_text("model context: the app's context")
+        app.locator("#open").click()
+        link = output.get_by_role("link", name="https://example.com/docs?from=app")
+        expect(link).to_be_visible(timeout=30_000)  # the full URL, shown: nothing opens until clicked
+        expect(app.locator("#opened")).to_have_text("")
+
+        assert notebook_state(page) == before  # the notebook is as it was
+        app.locator("#navigate").click()  # another document in the frame: the app is loaded afresh
+        expect(app.locator("#app-tool")).to_have_text("", timeout=30_000)  # a fresh page, not the one clicked before
+        expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=30_000)  # input and result again
+        # A view that asks for the camera: nothing loads until the user answers, and then with it.
+        _run(page, cells.nth(1))
+        asking = cells.nth(1).locator(".jp-Cell-outputArea")
+        expect(asking).to_contain_text("This app asks for: camera.", timeout=90_000)
+        expect(asking.locator("iframe")).to_have_count(0)
+        asking.get_by_role("button", name="Allow").click()
+        expect(asking.locator("iframe")).to_have_attribute("allow", "camera *")
+        expect(asking.frame_locator("iframe").locator("#result")).to_have_text("camera view", timeout=30_000)
+
+        _run(page, cells.nth(2))
+        text = cells.nth(2).locator(".jp-Cell-outputArea")
+        expect(text).to_contain_text("WIRE", timeout=60_000)
+        wire = json.loads(text.inner_text().split("WIRE", 1)[1].strip().splitlines()[0])
+        assert wire == ["probe", "echo_app", "camera"], wire
+
+    _browse(chromium, jupyter_lab, "probe.ipynb", tmp_path, check)
+
+
+@pytest.fixture
+def notebook7(tmp_path: Path) -> Iterator[Lab]:
+    """Jupyter Notebook 7 on 127.0.0.1 with a token, serving tmp_path/root."""
+    pytest.importorskip("notebook")
+    root = tmp_path / "root"
+    root.mkdir()
+    port, token = free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    argv = [
+        sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+        f"--JupyterNotebookApp.user_settings_dir={tmp_path / 'settings'}",
+        f"--JupyterNotebookApp.workspaces_dir={tmp_path / 'workspaces'}",
+        "--JupyterNotebookApp.expose_app_in_browser=True",
+    ]  # fmt: skip
+    if os.geteuid() == 0:
+        argv.append("--allow-root")
+    server = subprocess.Popen(argv, env=env, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE)  # fmt: skip
+    assert server.stderr is not None
+    log = LineLog(server.stderr)
+    try:
+        log.wait_for(rf"http://127\.0\.0\.1:{port}/tree\?token=", timeout=90)
+        yield Lab(root=root, base=f"http://127.0.0.1:{port}", token=token, pid=server.pid, log=log)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.join(5)
+
+
+def test_the_view_works_in_notebook_7(chromium: str, notebook7: Lab, tmp_path: Path) -> None:
+    command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
+    _notebook(
+        notebook7.root / "seven.ipynb",
+        f"import mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='probe')\n%mcp call probe",
+    )
+    url = f"{notebook7.base}/notebooks/seven.ipynb?token={notebook7.token}"
+
+    def check(page: Page) -> None:
+        cell = page.locator(".jp-Notebook .jp-CodeCell").nth(0)
+        _run(page, cell)
+        app = cell.locator(".jp-Cell-outputArea").frame_locator("iframe")
+        expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=90_000)
+        app.locator("#call-app-tool").click()
+        expect(app.locator("#app-tool")).to_have_text("ok: echo: from the app", timeout=30_000)
+        app.locator("#reach-parent").click()
+        expect(app.locator("#parent")).to_have_text("blocked: SecurityError")
+
+    _browse(chromium, notebook7, "seven.ipynb", tmp_path, check, url)

@@ -1,0 +1,136 @@
+"""An MCP App view in a real kernel, with the test playing the browser's widget front end
+over the comm: what `app_widget.js` would relay from the iframe (`{"kind": "rpc", ...}`) and
+what it would get back. The server is tests/servers/apps_server.py (the official SDK).
+
+The view is shown by `%mcp call TOOL`, its text result kept beside it for saved notebooks;
+the app's messages are answered after the cell ended and while another cell is busy (the
+answering subshell, as for the question forms).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from queue import Empty
+from typing import Any
+
+import pytest
+from conftest import SERVERS_DIR
+from test_kernel import Cell, Kernel, json_line, ok
+from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+
+pytestmark = [pytest.mark.kernel]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+WAIT = 60.0  # a hang guard, not a timing claim
+INIT = {"appCapabilities": {}, "appInfo": {"name": "t", "version": "1"}, "protocolVersion": "2026-01-26"}
+
+
+class AppFrontEnd:
+    """The app frame's comm, played: send what the iframe posts, read what the kernel relays."""
+
+    def __init__(self, kernel: Kernel, comm_id: str) -> None:
+        self.kc, self.comm_id = kernel.kc, comm_id
+        self.received: list[dict[str, Any]] = []
+
+    def send(self, content: dict[str, Any]) -> None:
+        data = {"method": "custom", "content": content}
+        self.kc.shell_channel.send(self.kc.session.msg("comm_msg", {"comm_id": self.comm_id, "data": data}))
+
+    def post(self, message: dict[str, Any]) -> None:
+        self.send({"kind": "rpc", "message": message})
+
+    def wait_for(self, match: Any) -> dict[str, Any]:
+        """The first JSON-RPC message relayed to the app that `match`es (reading iopub as needed)."""
+        deadline = time.monotonic() + WAIT
+        while True:
+            for content in self.received:
+                if content.get("kind") == "rpc" and match(content["message"]):
+                    return content["message"]  # type: ignore[no-any-return]
+            assert time.monotonic() < deadline, f"nothing matched; relayed so far: {self.received}"
+            try:
+                msg = self.kc.get_iopub_msg(timeout=0.2)
+            except Empty:
+                continue
+            data = msg["content"].get("data") or {}
+            if msg["msg_type"] == "comm_msg" and msg["content"].get("comm_id") == self.comm_id and data.get("method") == "custom":
+                self.received.append(data["content"])
+
+    def answer(self, request_id: Any) -> dict[str, Any]:
+        return self.wait_for(lambda m: m.get("id") == request_id and "method" not in m)
+
+
+def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kernel: Kernel) -> None:
+    command = json.dumps([sys.executable, str(SERVERS_DIR / "apps_server.py")])
+    out = ok(
+        kernel.run(
+            f"import json, threading, mcp_notebook\n"
+            f"conn = mcp_notebook.connect({command}, name='probe', era='legacy')\n"
+            f"print('EXT', json.dumps(sorted(conn.session.client.capabilities.get('extensions', {{}}))))"
+        )
+    )
+    assert json_line(out, "EXT") == ["io.modelcontextprotocol/ui"]  # on by default in a kernel
+
+    cell = Cell(kernel.kc, "%mcp call probe label=x")
+    ok(cell.finish(WAIT))
+    shown = [m["content"]["data"] for m in cell.messages if m["msg_type"] == "execute_result"]
+    assert len(shown) == 1 and WIDGET_MIME in shown[0]
+    assert "probe ready: x" in shown[0]["text/html"] and "probe ready: x" in shown[0]["text/plain"]  # saved notebooks
+    frames = [m["content"] for m in cell.messages if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("srcdoc")]
+    assert len(frames) == 1
+    state = frames[0]["data"]["state"]
+    assert state["srcdoc"].startswith('<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src')
+    assert "connect-src &#x27;none&#x27;" in state["srcdoc"]
+    app = AppFrontEnd(kernel, frames[0]["comm_id"])
+
+    app.send({"kind": "hello", "page": {"theme": "dark", "locale": "fr-FR", "timeZone": "Europe/Paris", "width": 500}})
+    app.post({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": INIT})
+    context = app.answer(1)["result"]["hostContext"]
+    assert (context["theme"], context["locale"], context["timeZone"]) == ("dark", "fr-FR", "Europe/Paris")
+    app.post({"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}})
+    assert app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-input")["params"] == {"arguments": {"label": "x"}}
+    result = app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-result")
+    assert result["params"]["content"][0]["text"] == "probe ready: x"
+    app.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo_app", "arguments": {"text": "hi"}}})
+    assert app.answer(2)["result"]["content"][0]["text"] == "echo: hi"
+    app.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "model_only", "arguments": {}}})
+    assert "not callable by apps" in app.answer(3)["error"]["message"]
+
+    # While another cell is busy, the app is still answered (the frame's comm goes to the subshell).
+    busy = Cell(
+        kernel.kc,
+        "view = Out[2].app.view\n"
+        "said = threading.Event()\n"
+        "redraw = view.on_change\n"
+        "view.on_change = lambda: (redraw(), said.set())\n"
+        "print('WAITING', flush=True)\n"
+        "print('SAID', json.dumps([said.wait(60), [m['content']['text'] for m in view.messages]]))",
+    )
+    assert busy.wait_for_output("WAITING", WAIT)
+    said = {"role": "user", "content": {"type": "text", "text": "while busy"}}
+    app.post({"jsonrpc": "2.0", "id": 4, "method": "ui/message", "params": said})
+    assert json_line(ok(busy.finish(WAIT)), "SAID") == [True, ["while busy"]]  # (its reply went by: see the trace)
+
+    out = ok(
+        kernel.run(
+            "bridge = [(e.direction, e.method, e.id) for e in conn.trace.frames() if e.detail.get('via') == 'app']\n"
+            "wire = [e.message['params']['name'] for e in conn.trace.frames('out')"
+            " if e.method == 'tools/call' and not e.detail]\n"
+            "print('TRACE', json.dumps({'bridge': bridge, 'wire': wire}))"
+        )
+    )
+    trace = json_line(out, "TRACE")
+    assert ["in", "tools/call", 2] in trace["bridge"] and ["in", "ui/message", 4] in trace["bridge"]
+    assert ["out", None, 4] in trace["bridge"]
+    assert ["out", None, 3] in trace["bridge"]  # the refusal is in the trace too
+    assert trace["wire"] == ["probe", "echo_app"]  # model_only never reached the server
+    closing = Cell(kernel.kc, "conn.close()")
+    ok(closing.finish(WAIT))
+    relayed = [
+        m["content"]["data"]["content"]
+        for m in closing.messages
+        if m["msg_type"] == "comm_msg" and m["content"]["comm_id"] == app.comm_id
+    ]
+    assert [r["message"]["method"] for r in relayed] == ["ui/resource-teardown"]
+    assert relayed[0]["message"]["params"] == {"reason": "the connection closed"}
