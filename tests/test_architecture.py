@@ -21,11 +21,12 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"base"},
     "transports": {"base", "protocol"},
     "demo_server": {"base", "protocol"},
+    "auth": {"base", "transports"},
     "session": {"base", "protocol", "transports"},
     "runtime": {"base"},
-    "api": {"base", "protocol", "transports", "session", "runtime", "demo_server"},
-    "notebook": {"base", "protocol", "transports", "session", "runtime", "api"},
-    "__main__": {"base", "api"},
+    "api": {"base", "protocol", "transports", "auth", "session", "runtime", "demo_server"},
+    "notebook": {"base", "protocol", "transports", "auth", "session", "runtime", "api"},
+    "__main__": {"base", "auth", "api"},
 }
 MAX_LINES = 400
 
