@@ -15,15 +15,18 @@ import mcp_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLIC = [
+    "AuthorizationError",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
+    "CrossAppAccess",
     "HandshakeError",
     "Health",
     "Listing",
     "LogRecord",
     "McpError",
     "McpNotebookError",
+    "OAuth",
     "OutputSchemaError",
     "PromptResult",
     "ProtocolViolation",

@@ -56,6 +56,7 @@ def connect(
     roots: Any = D.roots,
     sampling: Any = D.sampling,
     elicitation: Any = D.elicitation,
+    auth: Any = D.auth,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -72,6 +73,9 @@ def connect(
     requests (and modern input requests) from the first frame on. `roots` (paths, or True
     for the working directory), `sampling` (a callback, or True to ask in the notebook) and
     `elicitation` (a callback, True to ask, or "defaults") declare those capabilities.
+    `auth` is "auto" (authorize with OAuth when an HTTP server answers 401, asking you
+    through the front end), an `OAuth(...)` (client credentials, scopes, an `authorize`
+    callback), or None (never authorize).
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     runtime = get_runtime()
@@ -112,6 +116,7 @@ async def aconnect(
     roots: Any = D.roots,
     sampling: Any = D.sampling,
     elicitation: Any = D.elicitation,
+    auth: Any = D.auth,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})

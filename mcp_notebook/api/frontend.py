@@ -11,9 +11,11 @@ a kernel, text and prompts in terminal IPython) is plugged in from above with `u
 from __future__ import annotations
 
 import logging
+import sys
 import time
 from typing import Any
 
+from ..base.errors import AuthorizationError
 from .panels import logs_snapshot, subscriptions_snapshot
 from .progress import Call, CallbackProgress, LogRecord, TextProgress
 from .server_requests import Question
@@ -121,6 +123,17 @@ class FrontEnd:
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
         return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+
+    def authorize(self, url: str) -> str:
+        """Ask the user to authorize at `url`; the URL their browser was sent back to. Runs in a
+        worker thread while the request that needed it waits. Here: the terminal, if there is one."""
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise AuthorizationError(
+                "the server wants OAuth authorization and there is no terminal to ask in: "
+                "pass auth=OAuth(authorize=callback) (the callback gets the URL and returns where the browser ended)"
+            )
+        print(f"Authorize in a browser, then paste the URL it ends on (the page may not load):\n  {url}", flush=True)  # noqa: T201 - a script's terminal
+        return input("URL: ")
 
 
 _current: FrontEnd = FrontEnd()

@@ -39,6 +39,7 @@ class ConnectOptions:
     roots: Any = None
     sampling: Any = None
     elicitation: Any = None
+    auth: Any = "auto"
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)
