@@ -160,7 +160,7 @@ class OAuthFlow:
                 scopes = (*scopes, "offline_access")  # SEP-2207: ask for a refresh token where the server offers one
         if self.client is None:
             grants = ["authorization_code", "refresh_token"] if grant == "authorization_code" else ["client_credentials"]
-            self.client = await identify(self.http, self.options, found, self.options.redirect_uri, grants)
+            self.client = await identify(self.http, self.options, found, self.options.redirect_uri, grants, scopes or ())
         client = self.client
         self.authorizations += 1
         if grant == "cross-app":

@@ -50,7 +50,9 @@ def secret_method(found: Discovered) -> str:
     return next((m for m in SECRET_METHODS if m in listed), "client_secret_basic")
 
 
-async def identify(http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str]) -> ClientIdentity:
+async def identify(
+    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str], scopes: tuple[str, ...]
+) -> ClientIdentity:
     """The client's identity at `found`'s authorization server: given, a document URL, or registered."""
     if options.client_id is not None:
         if options.private_key is not None:
@@ -71,12 +73,14 @@ async def identify(http: AuthExchange, options: OAuth, found: Discovered, redire
     if options.client_metadata_url is not None and found.metadata.get("client_id_metadata_document_supported") is True:
         http.step("client", f"client id metadata document {options.client_metadata_url}", client_id=options.client_metadata_url)
         return ClientIdentity(options.client_metadata_url, "none", "metadata document")
-    return await _register(http, options, found, redirect_uri, grants)
+    return await _register(http, options, found, redirect_uri, grants, scopes)
 
 
 async def _register(
-    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str]
+    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str], scopes: tuple[str, ...]
 ) -> ClientIdentity:
+    """RFC 7591; the scopes registered are those asked for now and all the resource offers, so
+    a server that holds clients to their registered scopes still allows a later step-up."""
     endpoint = found.metadata.get("registration_endpoint")
     if not isinstance(endpoint, str):
         raise AuthorizationError(
@@ -86,7 +90,7 @@ async def _register(
     listed = found.metadata.get("token_endpoint_auth_methods_supported")
     wanted = "none" if not isinstance(listed, list) or "none" in listed else secret_method(found)
     loopback = urlsplit(redirect_uri).hostname in ("127.0.0.1", "localhost", "::1")
-    request = {
+    request: dict[str, object] = {
         "client_name": options.client_name,
         "redirect_uris": [redirect_uri],
         "grant_types": grants,
@@ -94,6 +98,9 @@ async def _register(
         "token_endpoint_auth_method": wanted,
         "application_type": "native" if loopback else "web",
     }
+    registered = tuple(dict.fromkeys((*scopes, *(found.scopes_supported or ()))))
+    if registered:
+        request["scope"] = " ".join(registered)
     status, answer = await http.post("registration", endpoint, body=request)
     if status not in (200, 201) or not answer or not isinstance(answer.get("client_id"), str):
         if found.defaults:
@@ -110,10 +117,10 @@ async def _register(
 
 def authenticate(client: ClientIdentity, form: dict[str, str], audience: str) -> dict[str, str]:
     """Add the client's credentials to a token request's `form`; the headers to send with it."""
+    form["client_id"] = client.client_id  # with Basic too: not a second credential, and some servers want it
     if client.method == "client_secret_basic" and client.secret is not None:
         pair = f"{quote(client.client_id, safe='')}:{quote(client.secret, safe='')}"  # RFC 6749 2.3.1: form-encoded first
         return {"Authorization": "Basic " + base64.b64encode(pair.encode()).decode()}
-    form["client_id"] = client.client_id
     if client.method == "client_secret_post" and client.secret is not None:
         form["client_secret"] = client.secret
     elif client.method == "private_key_jwt":

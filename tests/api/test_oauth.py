@@ -1,0 +1,143 @@
+"""OAuth against a real peer: FastMCP's OAuth-protected server with its own in-memory
+authorization server (tests/servers/fastmcp_oauth_server.py). The test plays the browser
+through the `authorize=` callback: it opens the authorization URL and hands back the URL
+the server redirected to. First authorization, calls, expiry then refresh, a refresh that
+fails then a new authorization, a 403 `insufficient_scope` step-up; no credential in the
+trace or any repr."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+import pytest
+from conftest import free_port, wait_for_port
+
+import mcp_notebook
+from mcp_notebook import OAuth
+
+SERVER = Path(__file__).parents[1] / "servers" / "fastmcp_oauth_server.py"
+
+
+@contextlib.contextmanager
+def oauth_server(port: int, *extra: str) -> Iterator[str]:
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--port", str(port), *extra],
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with oauth_server(free_port()) as url:
+        yield url
+
+
+class Browser:
+    """The user's browser: opens the authorization URL, and returns the URL it is sent back to."""
+
+    def __init__(self) -> None:
+        self.visits: list[dict[str, list[str]]] = []
+        self.codes: list[str] = []
+
+    def __call__(self, url: str) -> str:
+        self.visits.append(parse_qs(urlsplit(url).query))
+        with httpx2.Client(follow_redirects=False, timeout=30.0) as client:
+            response = client.get(url)
+        assert response.is_redirect, response.text
+        back = response.headers["location"]
+        self.codes += parse_qs(urlsplit(back).query).get("code", [])
+        return back
+
+
+def call(conn: mcp_notebook.Connection, tool: str, **arguments: str) -> str:
+    result = conn.request("tools/call", {"name": tool, "arguments": arguments})
+    assert not result.get("isError"), result
+    return "".join(part.get("text", "") for part in result["content"])
+
+
+def steps(conn: mcp_notebook.Connection) -> list[str]:
+    return [e.detail.get("step", "") for e in conn.trace.entries() if e.kind == "auth"]
+
+
+def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(server: str) -> None:
+    browser = Browser()
+    with mcp_notebook.connect(server, name="notes", auth=OAuth(authorize=browser)) as conn:
+        # First authorization: asked once, with PKCE, the resource, and the challenge's scope.
+        assert call(conn, "whoami") == "notes:read"
+        assert len(browser.visits) == 1
+        first = browser.visits[0]
+        assert first["code_challenge_method"] == ["S256"]
+        assert first["resource"] == [server]
+        assert first["scope"] == ["notes:read"]
+        flow = conn.session.transport.auth  # type: ignore[attr-defined]
+        assert flow.client.source == "registered"
+
+        # The access token expires: refreshed without asking the user.
+        assert call(conn, "expire_tokens") == "expired"
+        assert call(conn, "whoami") == "notes:read"
+        assert len(browser.visits) == 1
+        assert "refresh" in steps(conn)
+
+        # The refresh token is gone too: the user is asked again.
+        call(conn, "forget_refresh_tokens")
+        call(conn, "expire_tokens")
+        assert call(conn, "whoami") == "notes:read"
+        assert len(browser.visits) == 2
+
+        token, client = flow.token, flow.client
+        secrets = [token.access_token, token.refresh_token, client.secret, *browser.codes]
+        assert all(secrets) and len(browser.codes) == 2
+        shown = json.dumps([e.to_record() for e in conn.trace.entries()], default=str)
+        shown += repr(conn) + repr(token) + repr(client) + repr(flow.options) + repr(conn.health)
+        for secret in secrets:
+            assert secret not in shown
+        assert "auth-http" in shown and "/token" in shown  # the steps are there, their secrets are not
+
+
+def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
+    """The user asked for too little (notes:read); the server wants notes:write as well."""
+    browser = Browser()
+    with oauth_server(free_port(), "--require-write") as server:
+        with mcp_notebook.connect(server, name="narrow", auth=OAuth(scopes=["notes:read"], authorize=browser)) as conn:
+            assert call(conn, "whoami") == "notes:read notes:write"
+            assert [visit["scope"] for visit in browser.visits] == [["notes:read"], ["notes:read notes:write"]]
+            assert "step-up" in steps(conn)
+
+
+def test_auth_none_keeps_the_servers_401(server: str) -> None:
+    with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 401 Unauthorized.*wants credentials"):
+        mcp_notebook.connect(server, name="plain", auth=None, era="legacy", timeout=20)
+
+
+def test_without_a_way_to_ask_the_user_it_says_what_to_pass(server: str) -> None:
+    with pytest.raises(mcp_notebook.HandshakeError, match=r"auth=OAuth\(authorize="):
+        mcp_notebook.connect(server, name="nobody-to-ask", era="legacy", timeout=20)
+
+
+def test_the_authorize_callbacks_failure_is_one_line(server: str) -> None:
+    def refuse(url: str) -> str:
+        raise RuntimeError("the user closed the tab")
+
+    with pytest.raises(mcp_notebook.HandshakeError, match="authorization was not completed: the user closed the tab"):
+        mcp_notebook.connect(server, name="refused", auth=OAuth(authorize=refuse), era="legacy", timeout=20)
