@@ -97,6 +97,7 @@ def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
         signing_algorithm=context.get("signing_algorithm"),
         cross_app=cross_app,
         authorize=follow_authorization(args.redirect_uri),
+        remember=not os.environ.get("MCP_CONFORMANCE_SCENARIO"),  # each scenario is a new server on a reused port
     )
 
 

@@ -37,7 +37,8 @@ class OAuth:
     to (`redirect_uri` with the code); without it the front end asks the user. A
     `private_key` (PEM) authenticates the client with a signed JWT (`private_key_jwt`) in
     the client credentials grant; `grant` picks the grant ("auto": client credentials when
-    there is a key or the server offers no other, else the authorization code).
+    there is a key or the server offers no other, else the authorization code). With
+    `remember`, tokens are kept in the user data directory for later kernels.
     """
 
     client_id: str | None = None
@@ -51,6 +52,7 @@ class OAuth:
     cross_app: CrossAppAccess | None = None
     authorize: Callable[[str], str] | None = field(default=None, repr=False)
     client_name: str = "mcp-notebook"
+    remember: bool = True
 
     def __post_init__(self) -> None:
         if self.grant not in GRANTS:

@@ -29,6 +29,7 @@ from .discovery import Discovered, discover
 from .exchange import AuthExchange, Events
 from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
 from .identity import ClientIdentity, NotOffered, identify
+from .store import TokenStore
 
 MAX_RETRIES = 3
 Authorize = Callable[[str], str]
@@ -68,6 +69,32 @@ class OAuthFlow:
         self.http.secret(
             options.client_secret, options.private_key, access and access.id_token, access and access.idp_client_secret
         )
+        self.store = TokenStore() if options.remember else None
+        self._stale = False  # the metadata came from a saved file: discover afresh before authorizing
+        if self.store is not None:
+            self._load(self.store)
+
+    def _load(self, store: TokenStore) -> None:
+        loaded = store.load(self.server_url, self.options.client_id)
+        if loaded is None:
+            return
+        self.found, self.client, self.token = loaded
+        self._stale = True
+        self.http.secret(self.token.access_token, self.token.refresh_token, self.client.secret)
+        self.http.step("saved token", f"a saved token from {self.found.issuer}", scopes=" ".join(self.token.scopes))
+
+    def _save(self) -> None:
+        if self.store is None or self.found is None or self.client is None or self.token is None:
+            return
+        try:
+            self.store.save(self.server_url, self.found, self.client, self.token)
+        except OSError as exc:
+            self.http.step("saved token", f"the token could not be saved ({exc.strerror}); it lasts this connection only")
+
+    def logout(self) -> int:
+        """Forget the token, here and in the saved files; how many files there were."""
+        self.token = None
+        return self.store.forget(self.server_url) if self.store is not None else 0
 
     # ----- the AuthHook -----
 
@@ -131,6 +158,7 @@ class OAuthFlow:
             try:
                 self.token = await refresh(self.http, found, client, token)
                 self.http.step("refresh", "token refreshed", scopes=" ".join(self.token.scopes))
+                self._save()
                 return
             except AuthorizationError as exc:
                 self.http.step("refresh", f"{exc}; authorizing afresh")
@@ -149,8 +177,11 @@ class OAuthFlow:
         await self._obtain(challenge, union)
 
     async def _obtain(self, challenge: Challenge, scopes: tuple[str, ...] | None) -> None:
-        if self.found is None:
-            self.found = await discover(self.http, self.server_url, challenge)
+        if self.found is None or self._stale:
+            fresh = await discover(self.http, self.server_url, challenge)
+            if self.found is not None and fresh.issuer != self.found.issuer:
+                self.client = None  # client ids belong to the authorization server that issued them
+            self.found, self._stale = fresh, False
         found = self.found
         grant = self._grant(found)
         if scopes is None:
@@ -172,6 +203,7 @@ class OAuthFlow:
             token = await self._authorization_code(found, client, scopes)
         self.token = token
         self.http.step("token", f"authorized for {found.resource}", scopes=" ".join(token.scopes), issuer=found.issuer)
+        self._save()
 
     async def _authorization_code(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
         request = authorization_request(found, client, self.options.redirect_uri, scopes)

@@ -47,6 +47,19 @@ def oauth_server(port: int, *extra: str) -> Iterator[str]:
             process.wait()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def token_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Saved tokens go to a directory of the test's own (platformdirs follows XDG_DATA_HOME)."""
+    home = tmp_path_factory.mktemp("data")
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(home)
+    yield home / "mcp-notebook" / "oauth"
+    if old is None:
+        del os.environ["XDG_DATA_HOME"]
+    else:
+        os.environ["XDG_DATA_HOME"] = old
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     with oauth_server(free_port()) as url:
@@ -123,6 +136,30 @@ def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
             assert call(conn, "whoami") == "notes:read notes:write"
             assert [visit["scope"] for visit in browser.visits] == [["notes:read"], ["notes:read notes:write"]]
             assert "step-up" in steps(conn)
+
+
+def test_tokens_are_saved_for_later_connections_until_logout(server: str, token_files: Path) -> None:
+    first = Browser()
+    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=first)) as conn:
+        assert call(conn, "whoami") == "notes:read"
+        token = conn.session.transport.auth.token  # type: ignore[attr-defined]
+    files = list(token_files.glob("*.json"))
+    assert files and all(path.stat().st_mode & 0o777 == 0o600 for path in files)
+    assert token_files.stat().st_mode & 0o777 == 0o700
+
+    later = Browser()
+    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=later)) as conn:
+        assert call(conn, "whoami") == "notes:read"
+        assert later.visits == []  # the saved token was used: nobody was asked
+        assert "saved token" in steps(conn)
+        assert token.access_token not in json.dumps([e.to_record() for e in conn.trace.entries()], default=str)
+        assert conn.session.transport.auth.logout() >= 1  # type: ignore[attr-defined]
+    assert not any(json.loads(path.read_text())["server"] == server for path in token_files.glob("*.json"))
+
+    after = Browser()
+    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=after, remember=False)) as conn:
+        assert call(conn, "whoami") == "notes:read"
+        assert len(after.visits) == 1
 
 
 def test_auth_none_keeps_the_servers_401(server: str) -> None:

@@ -102,7 +102,7 @@ def test_basic_authentication_form_encodes_the_credentials():
 
 
 def test_the_token_goes_only_to_the_servers_origin():
-    flow = OAuthFlow("https://mcp.example.com/mcp", OAuth(), events=lambda *a, **k: None, secret=lambda s: None)
+    flow = OAuthFlow("https://mcp.example.com/mcp", OAuth(remember=False), events=lambda *a, **k: None, secret=lambda s: None)
     assert flow.authorization("https://mcp.example.com/mcp") is None
     flow.token = Token("t0ken", "https://mcp.example.com/mcp", ISSUER, "c", ())
     assert flow.authorization("https://mcp.example.com/messages?session=1") == "Bearer t0ken"
