@@ -162,6 +162,37 @@ def test_tokens_are_saved_for_later_connections_until_logout(server: str, token_
         assert len(after.visits) == 1
 
 
+def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
+    browser = Browser()
+    try:
+        with mcp_notebook.connect(server, name="magic", auth=OAuth(authorize=browser)) as conn:
+            call(conn, "whoami")
+            flow = conn.session.transport.auth  # type: ignore[attr-defined]
+            secrets = [flow.token.access_token, flow.token.refresh_token, flow.client.secret, *browser.codes]
+            capsys.readouterr()
+            for line in ("%mcp auth magic", "%mcp auth magic --steps", "%mcp status magic", "%mcp trace magic"):
+                assert shell.run_cell(line).success, line
+            shown = capsys.readouterr().out
+            assert "magic: authorized for " + server in shown
+            assert "scopes     notes:read" in shown and "(registered)" in shown
+            for step in ("resource metadata", "server metadata", "registration", "authorization", "token"):
+                assert step in shown
+            assert shell.run_cell("%mcp auth magic --logout").success
+            assert "logged out; 1 saved token file deleted" in capsys.readouterr().out
+            assert shell.run_cell("%mcp auth magic").success
+            shown += capsys.readouterr().out
+            assert "magic: not authorized" in shown
+            for secret in secrets:
+                assert secret not in shown
+    finally:
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+        InteractiveShell.clear_instance()
+
+
 def test_auth_none_keeps_the_servers_401(server: str) -> None:
     with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 401 Unauthorized.*wants credentials"):
         mcp_notebook.connect(server, name="plain", auth=None, era="legacy", timeout=20)
