@@ -147,6 +147,13 @@ class OAuthFlow:
         finally:
             run.done.set()
 
+    async def outwait_user(self) -> bool:
+        run = self._run
+        if run is None or run.done.is_set():
+            return False
+        await run.done.wait()
+        return True
+
     async def aclose(self) -> None:
         await self.http.aclose()
 

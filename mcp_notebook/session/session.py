@@ -268,12 +268,11 @@ class Session:
         """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
         pending = self.new_request(method, params)
         pending.note = note
-        pending.event = anyio.Event()
+        pending.event = settled = anyio.Event()
         limit = self.timeout if timeout is None else timeout
         self.launch(pending)
         try:
-            with anyio.fail_after(limit):
-                await pending.event.wait()
+            await self._settled(settled, limit)
         except TimeoutError:
             failure = request_timeout(method, limit or 0.0)
             if self.abandon(pending, failure, f"timed out after {limit or 0.0:g} s"):
@@ -282,6 +281,19 @@ class Session:
             self.abandon(pending, ConnectionClosed("cancelled"), "cancelled by the user")
             raise
         return pending
+
+    async def _settled(self, settled: anyio.Event, limit: float | None) -> None:
+        """Wait for a request to settle for `limit` seconds, plus the time an OAuth flow takes
+        (a person in a browser)."""
+        while True:
+            try:
+                with anyio.fail_after(limit):
+                    await settled.wait()
+                return
+            except TimeoutError:
+                auth = getattr(self.transport, "auth", None)
+                if auth is None or not await auth.outwait_user():
+                    raise
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a request and return its result; a JSON-RPC error raises McpError."""

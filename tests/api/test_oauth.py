@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -191,6 +192,19 @@ def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(server: str, caps
     finally:
         shell.run_line_magic("unload_ext", "mcp_notebook")
         InteractiveShell.clear_instance()
+
+
+def test_the_time_spent_authorizing_does_not_count_against_the_request(server: str) -> None:
+    browser = Browser()
+
+    def thoughtful(url: str) -> str:
+        time.sleep(5)  # the person reads the consent page for longer than initialize may take
+        return browser(url)
+
+    options = OAuth(authorize=thoughtful, remember=False)
+    with mcp_notebook.connect(server, name="slow", era="legacy", timeout=2, auth=options) as conn:
+        assert conn.request("tools/list", timeout=60)["tools"]
+        assert len(browser.visits) == 1
 
 
 def test_auth_none_keeps_the_servers_401(server: str) -> None:
