@@ -10,17 +10,22 @@ a kernel, text and prompts in terminal IPython) is plugged in from above with `u
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 import time
+import webbrowser
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+from ..auth.loopback import LoopbackReceiver, has_display, wait_for_redirect
 from ..base.errors import AuthorizationError
 from .panels import logs_snapshot, subscriptions_snapshot
 from .progress import Call, CallbackProgress, LogRecord, TextProgress
 from .server_requests import Question
 
 LOG = logging.getLogger("mcp_notebook.server")
+AUTHORIZE_LIMIT = 600.0  # seconds a person has to authorize in a browser
 PYTHON_LEVELS = {"notice": "INFO", "critical": "CRITICAL", "alert": "CRITICAL", "emergency": "CRITICAL"}
 
 
@@ -126,14 +131,29 @@ class FrontEnd:
 
     def authorize(self, url: str) -> str:
         """Ask the user to authorize at `url`; the URL their browser was sent back to. Runs in a
-        worker thread while the request that needed it waits. Here: the terminal, if there is one."""
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        worker thread while the request that needed it waits. Here: a browser opened where
+        there is a display, its redirect caught on the loopback address, and the terminal,
+        where there is one, to paste the URL into when the browser is elsewhere."""
+        redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
+        terminal = sys.stdin.isatty() and sys.stdout.isatty()
+        display = has_display()
+        if not (terminal or display):
             raise AuthorizationError(
-                "the server wants OAuth authorization and there is no terminal to ask in: "
+                "the server wants OAuth authorization and there is no terminal or browser to ask in: "
                 "pass auth=OAuth(authorize=callback) (the callback gets the URL and returns where the browser ended)"
             )
-        print(f"Authorize in a browser, then paste the URL it ends on (the page may not load):\n  {url}", flush=True)  # noqa: T201 - a script's terminal
-        return input("URL: ")
+        try:
+            receiver: LoopbackReceiver | None = LoopbackReceiver(redirect)
+        except (ValueError, OSError):
+            receiver = None  # not a loopback redirect, or its port is taken: pasting it is
+        with receiver or contextlib.nullcontext():
+            opened = display and webbrowser.open(url)
+            where = "in the browser that just opened" if opened else "in a browser"
+            print(f"Authorize {where}; if it runs on another machine, paste the URL it ends on.\n  {url}", flush=True)  # noqa: T201
+            answer = wait_for_redirect(receiver, paste=terminal, limit=AUTHORIZE_LIMIT)
+        if not answer:
+            raise AuthorizationError(f"nobody came back from the authorization page within {AUTHORIZE_LIMIT / 60:g} minutes")
+        return answer
 
 
 _current: FrontEnd = FrontEnd()

@@ -23,6 +23,7 @@ from conftest import free_port, wait_for_port
 
 import mcp_notebook
 from mcp_notebook import OAuth
+from mcp_notebook.auth.loopback import LoopbackReceiver
 
 SERVER = Path(__file__).parents[1] / "servers" / "fastmcp_oauth_server.py"
 
@@ -207,12 +208,34 @@ def test_the_time_spent_authorizing_does_not_count_against_the_request(server: s
         assert len(browser.visits) == 1
 
 
+def test_the_loopback_listener_catches_the_browsers_redirect(server: str) -> None:
+    """Browser and client on one machine: the redirect to 127.0.0.1 completes the flow, no pasting."""
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    pages: list[str] = []
+
+    def browser_here(url: str) -> str | None:
+        with LoopbackReceiver(redirect) as receiver, httpx2.Client(follow_redirects=True, timeout=30.0) as client:
+            pages.append(client.get(url).text)  # the browser follows the redirect to the listener
+            return receiver.wait(30)
+
+    options = OAuth(redirect_uri=redirect, authorize=browser_here, remember=False)  # type: ignore[arg-type]
+    with mcp_notebook.connect(server, name="loopback", auth=options) as conn:
+        assert call(conn, "whoami") == "notes:read"
+    assert "you may close this tab" in pages[0]
+    with LoopbackReceiver(redirect):  # the port was let go
+        pass
+    with pytest.raises(ValueError, match="not an http URL on a loopback address"):
+        LoopbackReceiver("http://example.com:8080/callback")
+
+
 def test_auth_none_keeps_the_servers_401(server: str) -> None:
     with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 401 Unauthorized.*wants credentials"):
         mcp_notebook.connect(server, name="plain", auth=None, era="legacy", timeout=20)
 
 
-def test_without_a_way_to_ask_the_user_it_says_what_to_pass(server: str) -> None:
+def test_without_a_way_to_ask_the_user_it_says_what_to_pass(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)  # no browser to open (and none opened by a test)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     with pytest.raises(mcp_notebook.HandshakeError, match=r"auth=OAuth\(authorize="):
         mcp_notebook.connect(server, name="nobody-to-ask", era="legacy", timeout=20)
 
