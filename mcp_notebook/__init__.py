@@ -9,6 +9,8 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 - `base`: who the client is, the exceptions, escaping server text. Imports nothing of ours.
 - `protocol`: JSON-RPC frames, protocol versions, the rules of each era. No I/O.
 - `transports`: stdio and HTTP, moving frames; they know nothing of MCP methods.
+- `auth`: the OAuth client of HTTP servers (discovery, client identity, grants, tokens),
+  plugged into the HTTP transport as its `AuthHook`; who asks the user is injected from above.
 - `session`: one MCP session on an event loop: requests, pings answered inline, the
   handshake and era negotiation, subscriptions, health counters and the trace.
 - `runtime`: the one background thread and its event loop, bridging callers to it.
@@ -38,8 +40,10 @@ from .api.tool_pins import accept as accept_tools
 from .api.tool_pins import tool_changes
 from .api.url_required import UrlElicitationRequired
 from .api.validate import OutputSchemaError, ToolArgumentError
+from .auth.config import CrossAppAccess, OAuth
 from .base.about import __version__
 from .base.errors import (
+    AuthorizationError,
     ConnectionClosed,
     HandshakeError,
     Interrupted,
@@ -75,9 +79,11 @@ def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
 
 
 __all__ = [
+    "AuthorizationError",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
+    "CrossAppAccess",
     "Diagram",
     "HandshakeError",
     "Health",
@@ -86,6 +92,7 @@ __all__ = [
     "LogRecord",
     "McpError",
     "McpNotebookError",
+    "OAuth",
     "OutputSchemaError",
     "PromptResult",
     "ProtocolViolation",

@@ -2,7 +2,13 @@
 
 It connects, prints what the server is, lists its tools, and calls the tools you name.
 Under the official conformance suite (which sets MCP_CONFORMANCE_SCENARIO and passes the
-server URL last) it calls every tool the scenario's server offers.
+server URL last) it calls every tool the scenario's server offers, and takes the client
+credentials the suite hands over in MCP_CONFORMANCE_CONTEXT.
+
+A server that wants OAuth is authorized through the same `authorize=` callback a program
+would pass: it follows the authorization URL's redirects without a browser and hands back
+the URL they end on; where a page wants a person, it prints the link and reads the URL
+pasted back (on a terminal).
 """
 
 from __future__ import annotations
@@ -11,10 +17,17 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
+from urllib.parse import urljoin
+
+import httpx2
 
 from .api.connect import connect
-from .base.errors import McpNotebookError
+from .auth.config import DEFAULT_REDIRECT_URI, CrossAppAccess, OAuth
+from .base.errors import AuthorizationError, McpNotebookError
+
+MAX_REDIRECTS = 10
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -29,7 +42,63 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--header", action="append", default=[], metavar="'K: V'", help="an HTTP header (repeatable)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every frame and transport event at the end")
+    auth = parser.add_argument_group("OAuth (when the server answers 401)")
+    auth.add_argument("--no-auth", action="store_true", help="never authorize")
+    auth.add_argument("--client-id", help="a client registered beforehand with the authorization server")
+    auth.add_argument("--client-secret-env", metavar="VAR", help="environment variable holding that client's secret")
+    auth.add_argument("--client-metadata-url", metavar="URL", help="this client's Client ID Metadata Document (https)")
+    auth.add_argument("--private-key", metavar="PEM_FILE", help="authenticate the client with a JWT signed by this key")
+    auth.add_argument("--scope", action="append", metavar="SCOPE", help="ask for this scope (repeatable)")
+    auth.add_argument("--redirect-uri", default=DEFAULT_REDIRECT_URI, help=f"default {DEFAULT_REDIRECT_URI}")
     return parser
+
+
+def follow_authorization(redirect_uri: str) -> Any:
+    """An `authorize` callback without a browser: follow the authorization URL's redirects until
+    one goes to `redirect_uri`, and hand that URL back. A page that wants a person (a login
+    form) is shown on the terminal, and the URL the browser ends on is read back."""
+
+    def authorize(url: str) -> str:
+        with httpx2.Client(follow_redirects=False, timeout=30.0) as client:
+            for _ in range(MAX_REDIRECTS):
+                response = client.get(url)
+                location = response.headers.get("location")
+                if not response.is_redirect or not location:
+                    break
+                url = urljoin(url, location)
+                if url.startswith(redirect_uri):
+                    return url
+        if sys.stdin.isatty():
+            print(f"Authorize in a browser, then paste the URL it ends on:\n  {url}", file=sys.stderr)
+            return input("URL: ")
+        raise AuthorizationError("the authorization page wants a person (no redirect back), and there is no terminal to ask in")
+
+    return authorize
+
+
+def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
+    """The `auth=` of connect: from the options, or from the conformance suite's context."""
+    if args.no_auth:
+        return None
+    secret = os.environ.get(args.client_secret_env) if args.client_secret_env else None
+    key = Path(args.private_key).read_text() if args.private_key else None
+    cross_app = None
+    if context.get("idp_id_token"):
+        cross_app = CrossAppAccess(
+            context["idp_id_token"], context["idp_token_endpoint"], idp_client_id=context.get("idp_client_id")
+        )
+    return OAuth(
+        client_id=context.get("client_id") or args.client_id,
+        client_secret=context.get("client_secret") or secret,
+        client_metadata_url=args.client_metadata_url,
+        scopes=args.scope,
+        redirect_uri=args.redirect_uri,
+        private_key=context.get("private_key_pem") or key,
+        signing_algorithm=context.get("signing_algorithm"),
+        cross_app=cross_app,
+        authorize=follow_authorization(args.redirect_uri),
+        remember=not os.environ.get("MCP_CONFORMANCE_SCENARIO"),  # each scenario is a new server on a reused port
+    )
 
 
 def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -52,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     target: Any = args.target[0] if len(args.target) == 1 and "://" in args.target[0] else args.target
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO")
     headers = dict(h.split(":", 1) for h in args.header)
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}") if scenario else {}
     try:
         call_arguments = json.loads(args.arguments)
     except ValueError as exc:
@@ -64,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             timeout=args.timeout,
             headers={k.strip(): v.strip() for k, v in headers.items()} or None,
             elicitation="defaults",
+            auth=auth_option(args, context),
         ) as conn:  # elicitation: accept with the schema's defaults (SEP-1034)
             info = conn.server_info or {}
             print(

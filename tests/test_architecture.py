@@ -21,12 +21,13 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"base"},
     "transports": {"base", "protocol"},
     "demo_server": {"base", "protocol"},
+    "auth": {"base", "transports"},
     "session": {"base", "protocol", "transports"},
     "runtime": {"base"},
     "configs": {"base", "transports"},
-    "api": {"base", "protocol", "transports", "session", "runtime", "configs", "demo_server"},
-    "notebook": {"base", "protocol", "transports", "session", "runtime", "configs", "api"},
-    "__main__": {"base", "api"},
+    "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server"},
+    "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
+    "__main__": {"base", "auth", "api"},
 }
 MAX_LINES = 400
 

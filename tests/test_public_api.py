@@ -15,9 +15,11 @@ import mcp_notebook
 
 REPO = Path(__file__).resolve().parents[1]
 PUBLIC = [
+    "AuthorizationError",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
+    "CrossAppAccess",
     "Diagram",
     "HandshakeError",
     "Health",
@@ -26,6 +28,7 @@ PUBLIC = [
     "LogRecord",
     "McpError",
     "McpNotebookError",
+    "OAuth",
     "OutputSchemaError",
     "PromptResult",
     "ProtocolViolation",

@@ -65,6 +65,7 @@ def connect(
     config_file: str | Path | None = D.config_file,
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
+    auth: Any = D.auth,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -90,6 +91,10 @@ def connect(
 
     `apps` declares MCP Apps (the `io.modelcontextprotocol/ui` extension) and shows tools'
     views in the cell; None (the default) turns it on where the front end can draw them.
+
+    `auth` is "auto" (authorize with OAuth when an HTTP server answers 401, asking you
+    through the front end), an `OAuth(...)` (client credentials, scopes, an `authorize`
+    callback), or None (never authorize).
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     target, options, opened_from_config = configured.prepare(target, options)
@@ -135,6 +140,7 @@ async def aconnect(
     config_file: str | Path | None = D.config_file,
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
+    auth: Any = D.auth,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})

@@ -14,13 +14,18 @@ a kernel, text and prompts in terminal IPython) is plugged in from above with `u
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import logging
 import sys
 import time
+import webbrowser
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
+from ..auth.loopback import LoopbackReceiver, has_display, wait_for_redirect
+from ..base.errors import AuthorizationError
 from ..base.text import plain
 from ..configs.consent import ConsentRequest
 from ..configs.entries import ServerEntry
@@ -31,6 +36,7 @@ from .server_requests import Question
 
 LOG = logging.getLogger("mcp_notebook.server")
 WARN = logging.getLogger("mcp_notebook")
+AUTHORIZE_LIMIT = 600.0  # seconds a person has to authorize in a browser
 PYTHON_LEVELS = {"notice": "INFO", "critical": "CRITICAL", "alert": "CRITICAL", "emergency": "CRITICAL"}
 
 
@@ -160,6 +166,32 @@ class FrontEnd:
     def app_bundle(self, make_view: Callable[[], Any], fallback: dict[str, Any]) -> dict[str, Any]:
         """How a tool's view (MCP Apps) displays: here, as its text result (`fallback`)."""
         return fallback
+
+    def authorize(self, url: str) -> str:
+        """Ask the user to authorize at `url`; the URL their browser was sent back to. Runs in a
+        worker thread while the request that needed it waits. Here: a browser opened where
+        there is a display, its redirect caught on the loopback address, and the terminal,
+        where there is one, to paste the URL into when the browser is elsewhere."""
+        redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
+        terminal = sys.stdin.isatty() and sys.stdout.isatty()
+        display = has_display()
+        if not (terminal or display):
+            raise AuthorizationError(
+                "the server wants OAuth authorization and there is no terminal or browser to ask in: "
+                "pass auth=OAuth(authorize=callback) (the callback gets the URL and returns where the browser ended)"
+            )
+        try:
+            receiver: LoopbackReceiver | None = LoopbackReceiver(redirect)
+        except (ValueError, OSError):
+            receiver = None  # not a loopback redirect, or its port is taken: pasting it is
+        with receiver or contextlib.nullcontext():
+            opened = display and webbrowser.open(url)
+            where = "in the browser that just opened" if opened else "in a browser"
+            print(f"Authorize {where}; if it runs on another machine, paste the URL it ends on.\n  {url}", flush=True)  # noqa: T201
+            answer = wait_for_redirect(receiver, paste=terminal, limit=AUTHORIZE_LIMIT)
+        if not answer:
+            raise AuthorizationError(f"nobody came back from the authorization page within {AUTHORIZE_LIMIT / 60:g} minutes")
+        return answer
 
 
 def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str, str]:

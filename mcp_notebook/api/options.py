@@ -43,6 +43,7 @@ class ConnectOptions:
     config_file: str | Path | None = None
     consent: bool | None = None
     apps: bool | None = None  # MCP Apps: None = on where the front end can draw them (Jupyter)
+    auth: Any = "auto"
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)

@@ -24,6 +24,7 @@ from ..session.trace import Trace
 from ..transports.base import Transport
 from ..transports.stdio import StdioTransport
 from ..transports.urls import is_secret_name, redact_url
+from .authorization import auth_hook
 from .options import ConnectOptions
 from .settings import defaults
 
@@ -50,8 +51,8 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
         wire: Transport = _http_transport(target, options, trace)
         default_name = urlsplit(target).hostname or "http"
     else:
-        if options.headers or options.bearer_token_env or options.transport != "auto":
-            raise UsageError("headers, bearer tokens and the HTTP transport choice apply to URLs, not to commands")
+        if options.headers or options.bearer_token_env or options.transport != "auto" or options.auth not in ("auto", None):
+            raise UsageError("headers, bearer tokens, OAuth and the HTTP transport choice apply to URLs, not to commands")
         argv = shlex.split(target) if isinstance(target, str) else [str(part) for part in target]
         if not argv:
             raise UsageError("the server command is empty")
@@ -163,7 +164,12 @@ def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTran
         if value and is_secret_name(key):
             trace.add_secret(value)
     return HttpTransport(
-        url.strip(), headers=all_headers, mode=mode, events=trace.event, max_frame_bytes=defaults.max_frame_bytes
+        url.strip(),
+        headers=all_headers,
+        mode=mode,
+        events=trace.event,
+        max_frame_bytes=defaults.max_frame_bytes,
+        auth=auth_hook(url.strip(), options.auth, all_headers, trace),
     )
 
 

@@ -97,6 +97,10 @@ class TransportError(McpNotebookError):
         super().__init__(message)
 
 
+class AuthorizationError(TransportError):
+    """OAuth authorization of an HTTP server failed or was refused; the message says which step and why."""
+
+
 class ProtocolViolation(McpNotebookError):
     """The server answered in a way the protocol does not allow (e.g. an unknown resultType)."""
 

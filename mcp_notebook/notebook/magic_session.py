@@ -7,16 +7,20 @@ that name, `%mcp servers`); the others take the connection as every subcommand d
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 import weakref
 from argparse import Namespace
+from pathlib import Path
+from typing import Any
 
 from ..api import connect as api
 from ..api.connection import Connection
 from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
 from ..api.server_listing import connect_all
 from ..api.targets import is_url
+from ..auth.config import OAuth
 from ..base.errors import RequestTimeout, UsageError
 from ..base.text import one_line
 from ..session import health_view
@@ -66,6 +70,12 @@ URL_ONLY = "for URLs, not server commands"
     ),
     flag("--consent", help="a configured command: run it without asking (you have read it in %%mcp servers)"),
     flag("--all", help="connect to every configured server (of --from FILE), each asking for consent on its own"),
+    arg("--auth", choices=["auto", "none"], default="auto", help="OAuth: authorize when the server asks (auto), or never"),
+    arg("--client-id", metavar="ID", help="OAuth: a client registered beforehand with the authorization server"),
+    arg("--client-secret-env", metavar="VAR", help="OAuth: the environment variable holding that client's secret"),
+    arg("--client-metadata-url", metavar="URL", help="OAuth: this client's Client ID Metadata Document (https)"),
+    arg("--private-key-file", metavar="PEM", help="OAuth: sign client credentials JWTs with this key (private_key_jwt)"),
+    arg("--scope", action="append", metavar="SCOPE", help="OAuth: ask for this scope, not the server's choice (repeatable)"),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
     bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
     "or the name of a configured server (%mcp servers lists them)",
@@ -89,6 +99,9 @@ def _connect(ns: Namespace) -> Connection | None:
     http_only = {"header": ns.header, "bearer_token_env": ns.bearer_token_env, "transport": ns.transport != "auto"}
     if ns.url is None and any(http_only.values()):
         raise CommandError(f"--header, --bearer-token-env and --transport are {URL_ONLY}")
+    auth = _auth_option(ns)
+    if ns.url is None and auth not in ("auto", None):
+        raise CommandError(f"the OAuth options are {URL_ONLY}")
     if ns.url is not None and ns.env:
         raise CommandError("--env is for server commands, not URLs")
     conn = api.connect(
@@ -102,6 +115,7 @@ def _connect(ns: Namespace) -> Connection | None:
         bearer_token_env=ns.bearer_token_env,
         protocol_version=ns.protocol_version,
         probe_timeout=ns.probe_timeout,
+        auth=auth,
     )
     print(connected_line(conn))
     return conn
@@ -144,6 +158,35 @@ def connected_line(conn: Connection) -> str:
 
 
 _told_no_ping: weakref.WeakSet[Connection] = weakref.WeakSet()  # modern connections told once
+
+
+def _auth_option(ns: Namespace) -> Any:
+    """`auth=` for connect: None, "auto", or an OAuth made of the OAuth options."""
+    client = (ns.client_id, ns.client_secret_env, ns.client_metadata_url, ns.private_key_file, ns.scope)
+    if ns.auth == "none":
+        if any(client):
+            raise CommandError("--auth none never authorizes: leave out the other OAuth options")
+        return None
+    if not any(client):
+        return "auto"
+    secret = None
+    if ns.client_secret_env is not None:
+        secret = os.environ.get(ns.client_secret_env)
+        if not secret:
+            raise CommandError(f"environment variable {ns.client_secret_env} is not set (it should hold the client secret)")
+    key = None
+    if ns.private_key_file is not None:
+        try:
+            key = Path(ns.private_key_file).expanduser().read_text()
+        except OSError as exc:
+            raise CommandError(f"cannot read the private key {ns.private_key_file}: {exc.strerror}") from None
+    return OAuth(
+        client_id=ns.client_id,
+        client_secret=secret,
+        client_metadata_url=ns.client_metadata_url,
+        private_key=key,
+        scopes=ns.scope,
+    )
 
 
 @subcommand(

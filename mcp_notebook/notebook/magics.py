@@ -15,6 +15,7 @@ from ..api import connect as api
 from ..api import settings as _settings
 from ..runtime import get_runtime
 from . import commands as _commands
+from . import magic_auth as _magic_auth  # noqa: F401 - registers its subcommands
 from . import magic_configs as _magic_configs  # noqa: F401 - registers its subcommands
 from . import magic_features as _magic_features  # tools, resources, prompts, logging
 from . import magic_health as _magic_health  # noqa: F401 - registers its subcommands

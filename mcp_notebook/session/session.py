@@ -15,7 +15,6 @@ or is shown (`describe`, `stderr_lines`).
 
 from __future__ import annotations
 
-import sys
 import time
 from _thread import LockType
 from collections.abc import Callable
@@ -28,13 +27,9 @@ from ..base.about import CLIENT_NAME, __version__
 from ..base.errors import (
     ConnectionClosed,
     HandshakeError,
-    McpError,
-    RequestTimeout,
     TransportClosed,
-    TransportError,
 )
 from ..base.sizes import give_back_memory
-from ..base.stderr import quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
@@ -46,12 +41,9 @@ from .inbound import Inbound
 from .outbox import Outbox
 from .pending import InFlight, Pending, request_timeout
 from .sides import ClientSide, ServerSide
+from .startup import startup_error, unwrap
 from .subscriptions import Subscription
 from .trace import Trace
-
-if sys.version_info < (3, 11):  # pragma: no cover
-    from exceptiongroup import BaseExceptionGroup
-
 
 __all__ = ["PROBE_TIMEOUT", "Pending", "Session", "request_timeout"]
 
@@ -129,7 +121,7 @@ class Session:
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         except BaseException as exc:  # reported through wait_ready()
-            self._failure = self.trace.redactor.exception(_startup_error(_unwrap(exc), self._hangup, self.transport))
+            self._failure = self.trace.redactor.exception(startup_error(unwrap(exc), self._hangup, self.transport))
             if not isinstance(exc, Exception):
                 raise
         finally:
@@ -293,12 +285,11 @@ class Session:
         """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
         pending = self.new_request(method, params)
         pending.note = note
-        pending.event = anyio.Event()
+        pending.event = settled = anyio.Event()
         limit = self.timeout if timeout is None else timeout
         self.launch(pending)
         try:
-            with anyio.fail_after(limit):
-                await pending.event.wait()
+            await self._settled(settled, limit)
         except TimeoutError:
             failure = request_timeout(method, limit or 0.0)
             if self.abandon(pending, failure, f"timed out after {limit or 0.0:g} s"):
@@ -307,6 +298,19 @@ class Session:
             self.abandon(pending, ConnectionClosed("cancelled"), "cancelled by the user")
             raise
         return pending
+
+    async def _settled(self, settled: anyio.Event, limit: float | None) -> None:
+        """Wait for a request to settle for `limit` seconds, plus the time an OAuth flow takes
+        (a person in a browser)."""
+        while True:
+            try:
+                with anyio.fail_after(limit):
+                    await settled.wait()
+                return
+            except TimeoutError:
+                auth = getattr(self.transport, "auth", None)
+                if auth is None or not await auth.outwait_user():
+                    raise
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a request and return its result; a JSON-RPC error raises McpError."""
@@ -363,36 +367,3 @@ class Session:
         if self._task_group is None:
             raise self.closed_error()
         self._task_group.start_soon(fn, *args)
-
-
-def _unwrap(exc: BaseException) -> BaseException:
-    """The one interesting exception inside the exception groups task groups raise."""
-    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-        exc = exc.exceptions[0]
-    return exc
-
-
-def _startup_error(exc: BaseException, hangup: ConnectionClosed | None, transport: Transport) -> BaseException:
-    """Say why the connection could not be set up, in words a user can act on."""
-    if isinstance(exc, HandshakeError):
-        return exc
-    if isinstance(exc, TransportError):
-        return HandshakeError(str(exc))
-    if isinstance(exc, FileNotFoundError):
-        return HandshakeError(f"{exc}; check the command, or give the full path")
-    if isinstance(exc, ConnectionClosed) or hangup is not None:
-        closed = hangup or exc
-        assert isinstance(closed, ConnectionClosed)
-        return HandshakeError(f"{closed.reason} during the handshake{quoted(closed.stderr_tail)}")
-    if isinstance(exc, RequestTimeout):
-        if transport.kind == "stdio":
-            return HandshakeError(f"the server did not answer initialize in time ({exc}); is it an MCP server on stdio?")
-        return HandshakeError(
-            f"{transport.describe()} took the connection but sent no answer to initialize in time ({exc}); "
-            "is the URL an MCP endpoint, and is the server responding?"
-        )
-    if isinstance(exc, McpError):
-        return HandshakeError(f"the server refused initialize: {exc}")
-    if isinstance(exc, OSError):
-        return HandshakeError(f"could not start the server: {exc}")
-    return exc

@@ -25,6 +25,7 @@ import httpx2
 
 from ..base.errors import StreamBroken, TransportError
 from ..protocol.jsonrpc import RequestId
+from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import read_body, read_head
 from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
@@ -51,6 +52,7 @@ class HttpTransport:
         events: Any = None,
         connect_timeout: float = 10.0,
         max_frame_bytes: int = MAX_FRAME_BYTES,
+        auth: AuthHook | None = None,
     ) -> None:
         if mode not in ("auto", "http", "sse"):
             raise ValueError(f"unknown HTTP transport {mode!r}; use auto, http or sse")
@@ -58,6 +60,7 @@ class HttpTransport:
         self.kind = "sse" if mode == "sse" else "http"
         self._mode = mode
         self._headers = dict(headers or {})
+        self.auth = auth  # authorizes requests (OAuth), if the server asks
         self._events = events or (lambda *a, **k: None)
         self._connect_timeout = connect_timeout
         self.max_frame_bytes = max_frame_bytes  # the largest body or SSE event read
@@ -98,6 +101,8 @@ class HttpTransport:
 
     async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         self._task_group, self._sink = task_group, sink
+        if self.auth is not None:
+            self.auth.attach(task_group)
         self._client = httpx2.AsyncClient(
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=30.0, pool=None),
             # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
@@ -156,6 +161,8 @@ class HttpTransport:
                     except httpx2.HTTPError as exc:
                         self.event("http-error", note=describe_failure(exc, self.describe()), method="DELETE")
             await client.aclose()
+            if self.auth is not None:
+                await self.auth.aclose()
         self.event("closed")
 
     # ----- sending -----
@@ -214,7 +221,9 @@ class HttpTransport:
                 if done is not None:
                     done.set()
 
-    async def _post_now(self, text: str, request_id: RequestId | None, extra: dict[str, str], opens: bool) -> None:
+    async def _post_now(
+        self, text: str, request_id: RequestId | None, extra: dict[str, str], opens: bool, attempt: int = 0
+    ) -> None:
         if opens and self._mode == "sse" and self._legacy_ready is None:
             await self._start_legacy()
         sent_session = self.session_id
@@ -222,6 +231,9 @@ class HttpTransport:
         started = time.perf_counter()
         async with self.client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
             self.record(response, started)
+            if response.status_code in (401, 403) and self.auth is not None and await self.auth.retry(response, attempt):
+                await read_head(response, MAX_ERROR_BODY)
+                return await self._post_now(text, request_id, extra, opens, attempt + 1)
             fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
                 await read_head(response, MAX_ERROR_BODY)
@@ -316,6 +328,8 @@ class HttpTransport:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version in VERSIONS_WITH_HEADER:
             headers["MCP-Protocol-Version"] = self.protocol_version
+        if self.auth is not None and (credential := self.auth.authorization(self._post_url)):
+            headers["Authorization"] = credential
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         return headers

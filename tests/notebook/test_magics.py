@@ -216,6 +216,19 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
         ("%mcp connect web http://127.0.0.1:99999/mcp", "http://127.0.0.1:99999/mcp is not a valid URL: Port out of range"),
         ("%mcp connect web http://[::1/mcp", "http://[::1/mcp is not a valid URL: Invalid IPv6 URL"),
         ("%mcp connect web http://127.0.0.1:9/mcp --probe-timeout 0", "probe_timeout must be a positive number of seconds"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --auth maybe", "invalid choice: 'maybe'"),
+        ("%mcp connect web http://127.0.0.1:9/mcp --auth none --client-id x", "--auth none never authorizes"),
+        (
+            "%mcp connect web http://127.0.0.1:9/mcp --client-id x --client-secret-env MCP_NO_SUCH_VAR",
+            "MCP_NO_SUCH_VAR is not set",
+        ),
+        ("%mcp connect web http://127.0.0.1:9/mcp --client-secret-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
+        (
+            "%mcp connect web http://127.0.0.1:9/mcp --client-metadata-url http://x/c.json",
+            "client_metadata_url must be an https://",
+        ),
+        ("%mcp connect web http://127.0.0.1:9/mcp --private-key-file /no/such.pem --client-id x", "cannot read the private key"),
+        ("%mcp connect web --client-id x -- python x.py", "the OAuth options are for URLs"),
     ],
 )
 def test_url_mistakes_give_one_line_without_traceback(shell, capsys, line, says):

@@ -1,0 +1,67 @@
+"""`OAuth` and `CrossAppAccess`: how a user asks to be authorized, as plain values.
+
+Secrets (client secret, private key, ID token) never show in a repr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..base.errors import UsageError
+
+DEFAULT_REDIRECT_URI = "http://127.0.0.1:33418/callback"
+GRANTS = ("auto", "authorization_code", "client_credentials")
+
+
+@dataclass(frozen=True)
+class CrossAppAccess:
+    """Enterprise-managed authorization (SEP-990): an identity provider's ID token is exchanged
+    there for an identity assertion grant (RFC 8693), which the MCP server's authorization
+    server takes for an access token (RFC 7523 JWT bearer grant)."""
+
+    id_token: str = field(repr=False)
+    idp_token_endpoint: str
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class OAuth:
+    """How to authorize with an HTTP server's authorization server.
+
+    `client_id` (and `client_secret`) for a client registered beforehand; else
+    `client_metadata_url` (a Client ID Metadata Document, used when the server supports
+    them), else dynamic registration. `scopes` replaces the scopes the server asks for.
+    `authorize` receives the authorization URL and returns the URL the browser was sent back
+    to (`redirect_uri` with the code); without it the front end asks the user. A
+    `private_key` (PEM) authenticates the client with a signed JWT (`private_key_jwt`) in
+    the client credentials grant; `grant` picks the grant ("auto": client credentials when
+    there is a key or the server offers no other, else the authorization code). With
+    `remember`, tokens are kept in the user data directory for later kernels.
+    """
+
+    client_id: str | None = None
+    client_secret: str | None = field(default=None, repr=False)
+    client_metadata_url: str | None = None
+    scopes: Sequence[str] | None = None
+    redirect_uri: str = DEFAULT_REDIRECT_URI
+    private_key: str | None = field(default=None, repr=False)
+    signing_algorithm: str | None = None
+    grant: str = "auto"
+    cross_app: CrossAppAccess | None = None
+    authorize: Callable[[str], str] | None = field(default=None, repr=False)
+    client_name: str = "mcp-notebook"
+    remember: bool = True
+
+    def __post_init__(self) -> None:
+        if self.grant not in GRANTS:
+            raise UsageError(f"unknown grant {self.grant!r}; use one of: {', '.join(GRANTS)}")
+        if isinstance(self.scopes, str):
+            object.__setattr__(self, "scopes", tuple(self.scopes.split()))
+        if self.client_metadata_url is not None and not self.client_metadata_url.startswith("https://"):
+            raise UsageError("client_metadata_url must be an https:// URL with a path (the Client ID Metadata Document)")
+        if self.client_secret is not None and self.client_id is None:
+            raise UsageError("a client_secret needs its client_id")
+        if self.private_key is not None and self.client_id is None:
+            raise UsageError("a private_key needs its client_id (the JWT's issuer and subject)")

@@ -1,0 +1,123 @@
+"""The OAuth client's own HTTP exchanges (metadata, registration, tokens), each traced as an
+HTTP-level event with its step; no request or response body is ever traced.
+
+It is its own HTTP client, apart from the transport's: none of the MCP request headers (API
+keys, the session id, the access token) go to the authorization server, and redirects are
+not followed.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx2
+
+from ..base.errors import AuthorizationError
+from ..base.text import plain
+from ..transports.http_errors import describe_failure, redact_url
+
+Events = Callable[..., Any]
+MAX_BODY = 1024 * 1024
+MIN_SECRET = 4  # shorter strings are not worth redacting (and the Redactor refuses them)
+
+
+class AuthExchange:
+    """GET and POST to authorization and metadata endpoints, traced, answering JSON."""
+
+    def __init__(self, events: Events, secret: Callable[[str], None], timeout: float = 30.0) -> None:
+        self._events = events
+        self._secret = secret
+        self._timeout = timeout
+        self._client: httpx2.AsyncClient | None = None
+
+    @property
+    def client(self) -> httpx2.AsyncClient:
+        if self._client is None:
+            self._client = httpx2.AsyncClient(
+                timeout=self._timeout,
+                transport=httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
+                follow_redirects=False,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def secret(self, *values: object) -> None:
+        """Register credentials as they are learnt, so no trace, error or output shows them."""
+        for value in values:
+            if isinstance(value, str) and len(value) >= MIN_SECRET:
+                self._secret(value)
+
+    def step(self, step: str, note: str, **detail: Any) -> None:
+        """Trace one step of the flow (what was found or decided), never a secret."""
+        self._events("auth", note, step=step, **detail)
+
+    async def get_json(self, step: str, url: str, headers: Mapping[str, str] | None = None) -> dict[str, Any] | None:
+        """The JSON object at `url`, or None when it is not there (an HTTP error, not JSON)."""
+        status, data = await self._send(step, "GET", url, headers=headers)
+        return data if status == 200 and isinstance(data, dict) else None
+
+    async def post(
+        self,
+        step: str,
+        url: str,
+        *,
+        form: Mapping[str, str] | None = None,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[int, dict[str, Any] | None]:
+        """POST a form or a JSON body: the status and the JSON object answered (None if not one)."""
+        return await self._send(step, "POST", url, form=form, body=body, headers=headers)
+
+    async def _send(
+        self,
+        step: str,
+        method: str,
+        url: str,
+        *,
+        form: Mapping[str, str] | None = None,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[int, dict[str, Any] | None]:
+        started = time.perf_counter()
+        all_headers = {"Accept": "application/json", **(headers or {})}
+        try:
+            if form is not None:
+                response = await self.client.request(method, url, data=dict(form), headers=all_headers)
+            elif body is not None:
+                response = await self.client.request(method, url, json=body, headers=all_headers)
+            else:
+                response = await self.client.request(method, url, headers=all_headers)
+        except httpx2.HTTPError as exc:
+            self._events("auth-http", describe_failure(exc, redact_url(url)), step=step, method=method, url=redact_url(url))
+            if step in ("resource metadata", "server metadata"):
+                return 0, None  # a metadata location that cannot be reached is one that is not there
+            raise AuthorizationError(f"{step}: {describe_failure(exc, redact_url(url))}") from None
+        self._events(
+            "auth-http",
+            None,
+            step=step,
+            method=method,
+            url=redact_url(url),
+            status=response.status_code,
+            seconds=round(time.perf_counter() - started, 6),
+        )
+        try:
+            data = json.loads(response.content[:MAX_BODY]) if response.content else None
+        except ValueError:
+            data = None
+        return response.status_code, data if isinstance(data, dict) else None
+
+
+def oauth_error(step: str, status: int, data: dict[str, Any] | None) -> AuthorizationError:
+    """An error answer of an OAuth endpoint (RFC 6749 section 5.2) as one line."""
+    error = plain(str((data or {}).get("error") or f"HTTP {status}"))[:200]
+    description = plain(str((data or {}).get("error_description") or ""))[:300]
+    return AuthorizationError(f"{step} refused: {error}{f' ({description})' if description else ''}")

@@ -1,0 +1,258 @@
+"""`OAuthFlow`: the OAuth client of one HTTP connection, as its transport's `AuthHook`.
+
+On a 401 it refreshes the token if it can, else authorizes afresh: discovery, the client's
+identity, then the grant (the authorization code through the user, client credentials, or
+cross-app access). On a 403 `insufficient_scope` it steps up, asking for the union of the
+scopes held and those challenged. One flow at a time, run in the connection's task group:
+every request that needs it waits for it and is sent again with the new token. A request is sent again at most
+`MAX_RETRIES` times, and a step-up that could not help (the token holds every scope asked
+for) is refused rather than repeated. The token goes only to the server's own origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import anyio.abc
+import anyio.to_thread
+import httpx2
+
+from ..base.errors import AuthorizationError
+from ..base.text import plain
+from ..transports.http_errors import redact_url
+from .challenge import Challenge, bearer_challenge, origin_of
+from .config import OAuth
+from .discovery import Discovered, discover
+from .exchange import AuthExchange, Events
+from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
+from .identity import ClientIdentity, NotOffered, identify
+from .store import TokenStore
+
+MAX_RETRIES = 3
+Authorize = Callable[[str], str]
+
+
+@dataclass
+class _Run:
+    """One run of the flow, which every request that needs it waits for."""
+
+    done: anyio.Event
+    error: AuthorizationError | None = None
+
+
+class OAuthFlow:
+    """Authorizes the requests of one connection to `server_url`."""
+
+    def __init__(
+        self,
+        server_url: str,
+        options: OAuth,
+        *,
+        events: Events,
+        secret: Callable[[str], None],
+        authorize: Authorize | None = None,
+    ) -> None:
+        self.server_url = server_url
+        self.options = options
+        self._authorize = options.authorize or authorize
+        self.http = AuthExchange(events, secret)
+        self.found: Discovered | None = None
+        self.client: ClientIdentity | None = None
+        self.token: Token | None = None
+        self.authorizations = 0  # authorization grants run (not refreshes)
+        self._run: _Run | None = None  # the flow running, or the last one
+        self._task_group: anyio.abc.TaskGroup | None = None
+        access = options.cross_app
+        self.http.secret(
+            options.client_secret, options.private_key, access and access.id_token, access and access.idp_client_secret
+        )
+        self.store = TokenStore() if options.remember else None
+        self._stale = False  # the metadata came from a saved file: discover afresh before authorizing
+        if self.store is not None:
+            self._load(self.store)
+
+    def _load(self, store: TokenStore) -> None:
+        loaded = store.load(self.server_url, self.options.client_id)
+        if loaded is None:
+            return
+        self.found, self.client, self.token = loaded
+        self._stale = True
+        self.http.secret(self.token.access_token, self.token.refresh_token, self.client.secret)
+        self.http.step("saved token", f"a saved token from {self.found.issuer}", scopes=" ".join(self.token.scopes))
+
+    def _save(self) -> None:
+        if self.store is None or self.found is None or self.client is None or self.token is None:
+            return
+        try:
+            self.store.save(self.server_url, self.found, self.client, self.token)
+        except OSError as exc:
+            self.http.step("saved token", f"the token could not be saved ({exc.strerror}); it lasts this connection only")
+
+    def logout(self) -> int:
+        """Forget the token, here and in the saved files; how many files there were."""
+        self.token = None
+        return self.store.forget(self.server_url) if self.store is not None else 0
+
+    # ----- the AuthHook -----
+
+    def authorization(self, url: str) -> str | None:
+        token = self.token
+        if token is None or origin_of(url) != origin_of(self.server_url):
+            return None
+        return token.header()
+
+    def attach(self, task_group: anyio.abc.TaskGroup) -> None:
+        self._task_group = task_group
+
+    async def retry(self, response: httpx2.Response, attempt: int) -> bool:
+        challenge = bearer_challenge(response.headers.get_list("www-authenticate"))
+        if response.status_code == 403 and challenge.error != "insufficient_scope":
+            return False
+        if attempt >= MAX_RETRIES:
+            self.http.step("gave up", f"HTTP {response.status_code} after {attempt} authorizations of this request")
+            return False
+        sent = response.request.headers.get("authorization")
+        run = self._run
+        if run is None or run.done.is_set():
+            if self.token is not None and self.token.header() != sent:
+                return True  # authorized meanwhile, for another request
+            run = self._run = _Run(anyio.Event())
+            if self._task_group is not None:
+                self._task_group.start_soon(self._execute, run, response.status_code, challenge)
+            else:
+                await self._execute(run, response.status_code, challenge)
+        await run.done.wait()
+        if isinstance(run.error, NotOffered):
+            self.http.step("no oauth", str(run.error))
+            return False  # the server's own 401 says more than we could
+        if run.error is not None:
+            raise AuthorizationError(str(run.error))
+        return True
+
+    async def _execute(self, run: _Run, status: int, challenge: Challenge) -> None:
+        """One flow, in the connection's task group: the request that started it may be given up
+        (an era probe that lost its race) without the user being asked twice."""
+        try:
+            if status == 401:
+                await self._renew(challenge)
+            else:
+                await self._step_up(challenge)
+        except AuthorizationError as exc:
+            run.error = exc
+        except Exception as exc:  # noqa: BLE001 - any failure ends this flow, and fails its requests
+            run.error = AuthorizationError(f"authorization failed: {plain(exc) or type(exc).__name__}")
+        finally:
+            run.done.set()
+
+    async def outwait_user(self) -> bool:
+        run = self._run
+        if run is None or run.done.is_set():
+            return False
+        await run.done.wait()
+        return True
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    # ----- the flows -----
+
+    async def _renew(self, challenge: Challenge) -> None:
+        token, found, client = self.token, self.found, self.client
+        if token is not None and token.refresh_token and found is not None and client is not None:
+            try:
+                self.token = await refresh(self.http, found, client, token)
+                self.http.step("refresh", "token refreshed", scopes=" ".join(self.token.scopes))
+                self._save()
+                return
+            except AuthorizationError as exc:
+                self.http.step("refresh", f"{exc}; authorizing afresh")
+        await self._obtain(challenge, None)
+
+    async def _step_up(self, challenge: Challenge) -> None:
+        held = self.token.scopes if self.token is not None else ()
+        wanted = challenge.scopes
+        if self.token is not None and wanted and set(wanted) <= set(held):
+            raise AuthorizationError(
+                f"the server refuses the token (403 insufficient_scope) though it holds every scope asked for "
+                f"({' '.join(wanted)}); not asking again"
+            )
+        union = tuple(dict.fromkeys((*held, *wanted)))
+        self.http.step("step-up", f"the server wants scopes {' '.join(wanted) or '(none named)'}", scopes=" ".join(union))
+        await self._obtain(challenge, union)
+
+    async def _obtain(self, challenge: Challenge, scopes: tuple[str, ...] | None) -> None:
+        if self.found is None or self._stale:
+            fresh = await discover(self.http, self.server_url, challenge)
+            if self.found is not None and fresh.issuer != self.found.issuer:
+                self.client = None  # client ids belong to the authorization server that issued them
+            self.found, self._stale = fresh, False
+        found = self.found
+        grant = self._grant(found)
+        if scopes is None:
+            scopes = self._first_scopes(challenge, found)
+        if grant == "authorization_code" and scopes and "offline_access" not in scopes:
+            if found.supports("scopes_supported", "offline_access"):
+                scopes = (*scopes, "offline_access")  # SEP-2207: ask for a refresh token where the server offers one
+        if self.client is None:
+            grants = ["authorization_code", "refresh_token"] if grant == "authorization_code" else ["client_credentials"]
+            self.client = await identify(self.http, self.options, found, self.options.redirect_uri, grants, scopes or ())
+        client = self.client
+        self.authorizations += 1
+        if grant == "cross-app":
+            assert self.options.cross_app is not None
+            token = await cross_app(self.http, found, client, self.options.cross_app, scopes)
+        elif grant == "client_credentials":
+            token = await client_credentials(self.http, found, client, scopes)
+        else:
+            token = await self._authorization_code(found, client, scopes)
+        self.token = token
+        self.http.step("token", f"authorized for {found.resource}", scopes=" ".join(token.scopes), issuer=found.issuer)
+        self._save()
+
+    async def _authorization_code(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
+        request = authorization_request(found, client, self.options.redirect_uri, scopes)
+        self.http.step(
+            "authorization", "asking the user to authorize", url=redact_url(request.url), scopes=" ".join(scopes or ())
+        )
+        redirected = await self._ask(request.url)
+        code = authorization_code(request, redirected, found)
+        self.http.secret(code)
+        return await exchange_code(self.http, found, client, request, code, scopes)
+
+    async def _ask(self, url: str) -> str:
+        authorize = self._authorize
+        if authorize is None:
+            raise AuthorizationError(
+                "the server wants OAuth authorization and nothing here can ask you: pass auth=OAuth(authorize=...)"
+            )
+        try:
+            answer: Any = await anyio.to_thread.run_sync(authorize, url, abandon_on_cancel=True)
+        except AuthorizationError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the user's callback: its failure ends this flow only
+            raise AuthorizationError(f"authorization was not completed: {plain(exc) or type(exc).__name__}") from None
+        if not isinstance(answer, str):
+            raise AuthorizationError("the authorize callback must return the URL the browser was sent back to")
+        return answer
+
+    def _grant(self, found: Discovered) -> str:
+        options = self.options
+        if options.cross_app is not None:
+            return "cross-app"
+        if options.grant != "auto":
+            return options.grant
+        if options.private_key is not None:
+            return "client_credentials"
+        offered = found.metadata.get("grant_types_supported")
+        if isinstance(offered, list) and "authorization_code" not in offered and "client_credentials" in offered:
+            return "client_credentials"
+        return "authorization_code"
+
+    def _first_scopes(self, challenge: Challenge, found: Discovered) -> tuple[str, ...] | None:
+        """The user's scopes, else the challenge's, else all the resource supports, else none."""
+        if self.options.scopes is not None:
+            return tuple(self.options.scopes)
+        return challenge.scopes or found.scopes_supported or None

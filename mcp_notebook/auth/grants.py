@@ -1,0 +1,217 @@
+"""The grants: the authorization code with PKCE (S256), refresh, client credentials, and
+cross-app access (RFC 8693 token exchange at the identity provider, then the RFC 7523 JWT
+bearer grant). Every token request carries the RFC 8707 `resource`; every token answer
+becomes a `Token`, whose secrets never show in a repr.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import secrets
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..base.errors import AuthorizationError
+from ..base.text import plain
+from .config import CrossAppAccess
+from .discovery import Discovered
+from .exchange import AuthExchange, oauth_error
+from .identity import ClientIdentity, authenticate
+
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+
+
+@dataclass(frozen=True)
+class Token:
+    """An access token for one resource, from one authorization server."""
+
+    access_token: str = field(repr=False)
+    resource: str
+    issuer: str
+    client_id: str
+    scopes: tuple[str, ...]
+    expires_at: float | None = None
+    refresh_token: str | None = field(default=None, repr=False)
+
+    def header(self) -> str:
+        return f"Bearer {self.access_token}"
+
+
+@dataclass
+class AuthorizationRequest:
+    """One authorization request in flight: what its answer is checked against."""
+
+    url: str
+    state: str = field(repr=False)
+    verifier: str = field(repr=False)
+    redirect_uri: str
+    issuer: str
+
+
+def authorization_request(
+    found: Discovered, client: ClientIdentity, redirect_uri: str, scopes: Sequence[str] | None
+) -> AuthorizationRequest:
+    """The authorization URL to send the user to, with PKCE, `state` and `resource`."""
+    endpoint = found.metadata.get("authorization_endpoint")
+    if not isinstance(endpoint, str):
+        raise AuthorizationError(f"the authorization server {found.issuer} has no authorization endpoint")
+    if not found.supports("code_challenge_methods_supported", "S256"):
+        raise AuthorizationError(
+            f"the authorization server {found.issuer} does not list PKCE with S256 (code_challenge_methods_supported); "
+            "the spec forbids authorizing without it"
+        )
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    state = secrets.token_urlsafe(24)
+    query = {
+        "response_type": "code",
+        "client_id": client.client_id,
+        "redirect_uri": redirect_uri,
+        "code_challenge": challenge,
+        "code_challenge_method": "S256",
+        "state": state,
+        "resource": found.resource,
+    }
+    if scopes:
+        query["scope"] = " ".join(scopes)
+    parts = urlsplit(endpoint)
+    merged = urlencode([*parse_qsl(parts.query, keep_blank_values=True), *query.items()])
+    return AuthorizationRequest(urlunsplit((*parts[:3], merged, "")), state, verifier, redirect_uri, found.issuer)
+
+
+def authorization_code(request: AuthorizationRequest, redirected_to: str, found: Discovered) -> str:
+    """The code from the URL the browser was sent back to, once `state` and `iss` check out."""
+    answer = dict(parse_qsl(urlsplit(redirected_to.strip()).query, keep_blank_values=True))
+    if not answer:
+        raise AuthorizationError("the URL given back carries no authorization response (no code, no error)")
+    iss = answer.get("iss")
+    if iss is not None and iss != request.issuer:  # RFC 9207: no normalization before comparing
+        raise AuthorizationError(
+            f"the authorization response comes from issuer {plain(iss)[:200]!r}, not {request.issuer}: ignored"
+        )
+    if iss is None and found.metadata.get("authorization_response_iss_parameter_supported") is True:
+        raise AuthorizationError("the authorization response lacks the iss parameter its server promises (RFC 9207): ignored")
+    if answer.get("state") != request.state:
+        raise AuthorizationError(
+            "the authorization response's state does not match the request: ignored (another flow's answer?)"
+        )
+    if "error" in answer:
+        description = plain(answer.get("error_description", ""))[:300]
+        raise AuthorizationError(
+            f"authorization refused: {plain(answer['error'])[:100]}{f' ({description})' if description else ''}"
+        )
+    code = answer.get("code")
+    if not code:
+        raise AuthorizationError("the authorization response carries no code")
+    return code
+
+
+async def request_token(
+    http: AuthExchange,
+    step: str,
+    found: Discovered,
+    client: ClientIdentity,
+    form: dict[str, str],
+    scopes: Sequence[str] | None,
+    previous: Token | None = None,
+) -> Token:
+    """POST a token request (with `resource` and the client's credentials); the token it answers."""
+    endpoint = found.metadata.get("token_endpoint")
+    if not isinstance(endpoint, str):
+        raise AuthorizationError(f"the authorization server {found.issuer} has no token endpoint")
+    form = {**form, "resource": found.resource}
+    headers = authenticate(client, form, found.issuer)
+    status, answer = await http.post(step, endpoint, form=form, headers=headers)
+    if status != 200 or not answer or not isinstance(answer.get("access_token"), str):
+        raise oauth_error(step, status, answer)
+    http.secret(answer["access_token"], answer.get("refresh_token"))
+    return _token(answer, found, client, scopes, previous)
+
+
+def _token(
+    answer: dict[str, Any], found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None, previous: Token | None
+) -> Token:
+    expires_in = answer.get("expires_in")
+    granted = answer.get("scope")
+    refresh = answer.get("refresh_token")
+    return Token(
+        answer["access_token"],
+        found.resource,
+        found.issuer,
+        client.client_id,
+        tuple(granted.split()) if isinstance(granted, str) else tuple(scopes or ()),
+        time.time() + float(expires_in) if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool) else None,
+        refresh if isinstance(refresh, str) else previous.refresh_token if previous else None,
+    )
+
+
+async def exchange_code(
+    http: AuthExchange,
+    found: Discovered,
+    client: ClientIdentity,
+    request: AuthorizationRequest,
+    code: str,
+    scopes: Sequence[str] | None,
+) -> Token:
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": request.redirect_uri,
+        "code_verifier": request.verifier,
+    }
+    return await request_token(http, "token", found, client, form, scopes)
+
+
+async def refresh(http: AuthExchange, found: Discovered, client: ClientIdentity, token: Token) -> Token:
+    assert token.refresh_token is not None
+    form = {"grant_type": "refresh_token", "refresh_token": token.refresh_token}
+    return await request_token(http, "refresh", found, client, form, token.scopes, previous=token)
+
+
+async def client_credentials(
+    http: AuthExchange, found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None
+) -> Token:
+    form = {"grant_type": "client_credentials"}
+    if scopes:
+        form["scope"] = " ".join(scopes)
+    return await request_token(http, "client credentials", found, client, form, scopes)
+
+
+async def cross_app(
+    http: AuthExchange, found: Discovered, client: ClientIdentity, access: CrossAppAccess, scopes: Sequence[str] | None
+) -> Token:
+    """Exchange the identity provider's ID token for an ID-JAG there, then the ID-JAG for a token."""
+    form = {
+        "grant_type": TOKEN_EXCHANGE,
+        "requested_token_type": ID_JAG_TYPE,
+        "subject_token": access.id_token,
+        "subject_token_type": ID_TOKEN_TYPE,
+        "audience": found.issuer,
+        "resource": found.resource,
+    }
+    if scopes:
+        form["scope"] = " ".join(scopes)
+    idp = ClientIdentity(
+        access.idp_client_id or client.client_id,
+        "client_secret_post" if access.idp_client_secret else "none",
+        "identity provider",
+        secret=access.idp_client_secret,
+    )
+    headers = authenticate(idp, form, access.idp_token_endpoint)
+    status, answer = await http.post("token exchange", access.idp_token_endpoint, form=form, headers=headers)
+    if status != 200 or not answer or not isinstance(answer.get("access_token"), str):
+        raise oauth_error("token exchange at the identity provider", status, answer)
+    http.secret(answer["access_token"])
+    if answer.get("issued_token_type") not in (None, ID_JAG_TYPE):
+        raise AuthorizationError("the identity provider answered a token that is not an identity assertion grant (ID-JAG)")
+    grant = {"grant_type": JWT_BEARER, "assertion": answer["access_token"]}
+    if scopes:
+        grant["scope"] = " ".join(scopes)
+    return await request_token(http, "jwt bearer", found, client, grant, scopes)

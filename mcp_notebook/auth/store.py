@@ -1,0 +1,94 @@
+"""Tokens that outlast the kernel: one JSON file per (server, authorization server, client)
+in the user data directory (`platformdirs`), readable by the user alone (0600, in a 0700
+directory). A file holds what a later kernel needs to use the token, or to refresh it
+without asking again: the client's identity, the authorization server's metadata, the token.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from .challenge import canonical_resource
+from .discovery import Discovered
+from .grants import Token
+from .identity import ClientIdentity
+
+SUBDIRECTORY = "oauth"
+
+
+def store_directory() -> Path:
+    return Path(platformdirs.user_data_dir("mcp-notebook", appauthor=False)) / SUBDIRECTORY
+
+
+class TokenStore:
+    """Reads and writes the token files of one directory."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory or store_directory()
+
+    def save(self, server_url: str, found: Discovered, client: ClientIdentity, token: Token) -> Path:
+        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        server = canonical_resource(server_url)
+        name = hashlib.sha256(f"{server}\n{found.issuer}\n{client.client_id}".encode()).hexdigest()[:32]
+        path = self.directory / f"{name}.json"
+        record = {
+            "server": server,
+            "saved": time.time(),
+            "found": asdict(found),
+            "client": asdict(client),
+            "token": asdict(token),
+        }
+        temporary = path.with_suffix(".tmp")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            json.dump(record, file)
+        os.replace(temporary, path)
+        return path
+
+    def records(self, server_url: str | None = None) -> list[tuple[Path, dict[str, Any]]]:
+        """The files (of one server, or all), newest first; unreadable ones are skipped."""
+        server = canonical_resource(server_url) if server_url else None
+        found = []
+        for path in self.directory.glob("*.json") if self.directory.is_dir() else ():
+            try:
+                record = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if isinstance(record, dict) and (server is None or record.get("server") == server):
+                found.append((path, record))
+        return sorted(found, key=lambda item: -float(item[1].get("saved") or 0))
+
+    def load(self, server_url: str, client_id: str | None) -> tuple[Discovered, ClientIdentity, Token] | None:
+        """The newest saved token for `server_url` (of `client_id`, when one is given)."""
+        for _, record in self.records(server_url):
+            try:
+                found = Discovered(**{**record["found"], "scopes_supported": _tuple(record["found"]["scopes_supported"])})
+                client = ClientIdentity(**record["client"])
+                token = Token(**{**record["token"], "scopes": tuple(record["token"]["scopes"])})
+            except (KeyError, TypeError):
+                continue
+            if client_id is None or client.client_id == client_id:
+                return found, client, token
+        return None
+
+    def forget(self, server_url: str) -> int:
+        """Delete every file of `server_url`; how many there were."""
+        gone = 0
+        for path, _ in self.records(server_url):
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+                gone += 1
+        return gone
+
+
+def _tuple(value: Any) -> tuple[str, ...] | None:
+    return tuple(value) if isinstance(value, list) else None

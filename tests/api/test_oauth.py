@@ -1,0 +1,248 @@
+"""OAuth against a real peer: FastMCP's OAuth-protected server with its own in-memory
+authorization server (tests/servers/fastmcp_oauth_server.py). The test plays the browser
+through the `authorize=` callback: it opens the authorization URL and hands back the URL
+the server redirected to. First authorization, calls, expiry then refresh, a refresh that
+fails then a new authorization, a 403 `insufficient_scope` step-up; no credential in the
+trace or any repr."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import httpx2
+import pytest
+from conftest import free_port, wait_for_port
+
+import mcp_notebook
+from mcp_notebook import OAuth
+from mcp_notebook.auth.loopback import LoopbackReceiver
+
+SERVER = Path(__file__).parents[1] / "servers" / "fastmcp_oauth_server.py"
+
+
+@contextlib.contextmanager
+def oauth_server(port: int, *extra: str) -> Iterator[str]:
+    process = subprocess.Popen(
+        [sys.executable, str(SERVER), "--port", str(port), *extra],
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def token_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Saved tokens go to a directory of the test's own (platformdirs follows XDG_DATA_HOME)."""
+    home = tmp_path_factory.mktemp("data")
+    old = os.environ.get("XDG_DATA_HOME")
+    os.environ["XDG_DATA_HOME"] = str(home)
+    yield home / "mcp-notebook" / "oauth"
+    if old is None:
+        del os.environ["XDG_DATA_HOME"]
+    else:
+        os.environ["XDG_DATA_HOME"] = old
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    with oauth_server(free_port()) as url:
+        yield url
+
+
+class Browser:
+    """The user's browser: opens the authorization URL, and returns the URL it is sent back to."""
+
+    def __init__(self) -> None:
+        self.visits: list[dict[str, list[str]]] = []
+        self.codes: list[str] = []
+
+    def __call__(self, url: str) -> str:
+        self.visits.append(parse_qs(urlsplit(url).query))
+        with httpx2.Client(follow_redirects=False, timeout=30.0) as client:
+            response = client.get(url)
+        assert response.is_redirect, response.text
+        back = response.headers["location"]
+        self.codes += parse_qs(urlsplit(back).query).get("code", [])
+        return back
+
+
+def call(conn: mcp_notebook.Connection, tool: str, **arguments: str) -> str:
+    result = conn.request("tools/call", {"name": tool, "arguments": arguments})
+    assert not result.get("isError"), result
+    return "".join(part.get("text", "") for part in result["content"])
+
+
+def steps(conn: mcp_notebook.Connection) -> list[str]:
+    return [e.detail.get("step", "") for e in conn.trace.entries() if e.kind == "auth"]
+
+
+def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(server: str) -> None:
+    browser = Browser()
+    with mcp_notebook.connect(server, name="notes", auth=OAuth(authorize=browser)) as conn:
+        # First authorization: asked once, with PKCE, the resource, and the challenge's scope.
+        assert call(conn, "whoami") == "notes:read"
+        assert len(browser.visits) == 1
+        first = browser.visits[0]
+        assert first["code_challenge_method"] == ["S256"]
+        assert first["resource"] == [server]
+        assert first["scope"] == ["notes:read"]
+        flow = conn.session.transport.auth  # type: ignore[attr-defined]
+        assert flow.client.source == "registered"
+
+        # The access token expires: refreshed without asking the user.
+        assert call(conn, "expire_tokens") == "expired"
+        assert call(conn, "whoami") == "notes:read"
+        assert len(browser.visits) == 1
+        assert "refresh" in steps(conn)
+
+        # The refresh token is gone too: the user is asked again.
+        call(conn, "forget_refresh_tokens")
+        call(conn, "expire_tokens")
+        assert call(conn, "whoami") == "notes:read"
+        assert len(browser.visits) == 2
+
+        token, client = flow.token, flow.client
+        secrets = [token.access_token, token.refresh_token, client.secret, *browser.codes]
+        assert all(secrets) and len(browser.codes) == 2
+        shown = json.dumps([e.to_record() for e in conn.trace.entries()], default=str)
+        shown += repr(conn) + repr(token) + repr(client) + repr(flow.options) + repr(conn.health)
+        for secret in secrets:
+            assert secret not in shown
+        assert "auth-http" in shown and "/token" in shown  # the steps are there, their secrets are not
+
+
+def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
+    """The user asked for too little (notes:read); the server wants notes:write as well."""
+    browser = Browser()
+    with oauth_server(free_port(), "--require-write") as server:
+        with mcp_notebook.connect(server, name="narrow", auth=OAuth(scopes=["notes:read"], authorize=browser)) as conn:
+            assert call(conn, "whoami") == "notes:read notes:write"
+            assert [visit["scope"] for visit in browser.visits] == [["notes:read"], ["notes:read notes:write"]]
+            assert "step-up" in steps(conn)
+
+
+def test_tokens_are_saved_for_later_connections_until_logout(server: str, token_files: Path) -> None:
+    first = Browser()
+    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=first)) as conn:
+        assert call(conn, "whoami") == "notes:read"
+        token = conn.session.transport.auth.token  # type: ignore[attr-defined]
+    files = list(token_files.glob("*.json"))
+    assert files and all(path.stat().st_mode & 0o777 == 0o600 for path in files)
+    assert token_files.stat().st_mode & 0o777 == 0o700
+
+    later = Browser()
+    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=later)) as conn:
+        assert call(conn, "whoami") == "notes:read"
+        assert later.visits == []  # the saved token was used: nobody was asked
+        assert "saved token" in steps(conn)
+        assert token.access_token not in json.dumps([e.to_record() for e in conn.trace.entries()], default=str)
+        assert conn.session.transport.auth.logout() >= 1  # type: ignore[attr-defined]
+    assert not any(json.loads(path.read_text())["server"] == server for path in token_files.glob("*.json"))
+
+    after = Browser()
+    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=after, remember=False)) as conn:
+        assert call(conn, "whoami") == "notes:read"
+        assert len(after.visits) == 1
+
+
+def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    shell.run_line_magic("load_ext", "mcp_notebook")
+    browser = Browser()
+    try:
+        with mcp_notebook.connect(server, name="magic", auth=OAuth(authorize=browser)) as conn:
+            call(conn, "whoami")
+            flow = conn.session.transport.auth  # type: ignore[attr-defined]
+            secrets = [flow.token.access_token, flow.token.refresh_token, flow.client.secret, *browser.codes]
+            capsys.readouterr()
+            for line in ("%mcp auth magic", "%mcp auth magic --steps", "%mcp status magic", "%mcp trace magic"):
+                assert shell.run_cell(line).success, line
+            shown = capsys.readouterr().out
+            assert "magic: authorized for " + server in shown
+            assert "scopes     notes:read" in shown and "(registered)" in shown
+            for step in ("resource metadata", "server metadata", "registration", "authorization", "token"):
+                assert step in shown
+            assert shell.run_cell("%mcp auth magic --logout").success
+            assert "logged out; 1 saved token file deleted" in capsys.readouterr().out
+            assert shell.run_cell("%mcp auth magic").success
+            shown += capsys.readouterr().out
+            assert "magic: not authorized" in shown
+            for secret in secrets:
+                assert secret not in shown
+    finally:
+        shell.run_line_magic("unload_ext", "mcp_notebook")
+        InteractiveShell.clear_instance()
+
+
+def test_the_time_spent_authorizing_does_not_count_against_the_request(server: str) -> None:
+    browser = Browser()
+
+    def thoughtful(url: str) -> str:
+        time.sleep(5)  # the person reads the consent page for longer than initialize may take
+        return browser(url)
+
+    options = OAuth(authorize=thoughtful, remember=False)
+    with mcp_notebook.connect(server, name="slow", era="legacy", timeout=2, auth=options) as conn:
+        assert conn.request("tools/list", timeout=60)["tools"]
+        assert len(browser.visits) == 1
+
+
+def test_the_loopback_listener_catches_the_browsers_redirect(server: str) -> None:
+    """Browser and client on one machine: the redirect to 127.0.0.1 completes the flow, no pasting."""
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    pages: list[str] = []
+
+    def browser_here(url: str) -> str | None:
+        with LoopbackReceiver(redirect) as receiver, httpx2.Client(follow_redirects=True, timeout=30.0) as client:
+            pages.append(client.get(url).text)  # the browser follows the redirect to the listener
+            return receiver.wait(30)
+
+    options = OAuth(redirect_uri=redirect, authorize=browser_here, remember=False)  # type: ignore[arg-type]
+    with mcp_notebook.connect(server, name="loopback", auth=options) as conn:
+        assert call(conn, "whoami") == "notes:read"
+    assert "you may close this tab" in pages[0]
+    with LoopbackReceiver(redirect):  # the port was let go
+        pass
+    with pytest.raises(ValueError, match="not an http URL on a loopback address"):
+        LoopbackReceiver("http://example.com:8080/callback")
+
+
+def test_auth_none_keeps_the_servers_401(server: str) -> None:
+    with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 401 Unauthorized.*wants credentials"):
+        mcp_notebook.connect(server, name="plain", auth=None, era="legacy", timeout=20)
+
+
+def test_without_a_way_to_ask_the_user_it_says_what_to_pass(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)  # no browser to open (and none opened by a test)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    with pytest.raises(mcp_notebook.HandshakeError, match=r"auth=OAuth\(authorize="):
+        mcp_notebook.connect(server, name="nobody-to-ask", era="legacy", timeout=20)
+
+
+def test_the_authorize_callbacks_failure_is_one_line(server: str) -> None:
+    def refuse(url: str) -> str:
+        raise RuntimeError("the user closed the tab")
+
+    with pytest.raises(mcp_notebook.HandshakeError, match="authorization was not completed: the user closed the tab"):
+        mcp_notebook.connect(server, name="refused", auth=OAuth(authorize=refuse), era="legacy", timeout=20)
