@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..base.errors import UsageError
+from .arguments import warn_undeclared
 from .exchange import Exchange, Steps
 from .feature_state import FeatureState
 from .progress import LOG_LEVELS
@@ -100,6 +101,7 @@ def call_tool(
     level = _request_log_level(fx, log_level)
     if validate:
         yield from check_arguments(fx, name, arguments)
+        warn_undeclared(name, arguments, (yield from tool(fx, name)).get("inputSchema"))
     params: dict[str, Any] = {"name": name, "arguments": arguments}
     as_task = yield from _as_task(fx, name, task)
     if as_task:

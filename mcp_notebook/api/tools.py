@@ -15,6 +15,7 @@ from typing import Any
 from ..base.errors import ConnectionClosed
 from ..runtime import get_runtime
 from . import feature_steps as steps
+from .arguments import merged
 from .exchange import adrive, drive
 from .feature_state import Featured
 from .results import Listing, ToolResult
@@ -54,6 +55,7 @@ def call_tool(
     self: Featured,
     name: str,
     arguments: dict[str, Any] | None = None,
+    /,
     *,
     timeout: float | None = None,
     max_total: float | None = None,
@@ -62,8 +64,12 @@ def call_tool(
     validate: bool = True,
     log_level: str | None = None,
     task: bool | None = None,
+    **keywords: Any,
 ) -> ToolResult:
-    """Call a tool; its arguments are checked against the input schema first, its structured
+    """Call a tool with `arguments` (a dict), keyword arguments, or both: `call_tool("get-sum", a=1, b=2)`.
+    An argument named like a parameter of this method (`timeout`, `task`, ...) goes in the dict.
+
+    Its arguments are checked against the input schema first, its structured
     result against the output schema. `progress`: None shows a bar if the server reports
     progress, a callable gets `(progress, total, message)`, False sends no progress token.
     `log_level` (modern connections): the server's log lines for this call, at or above it.
@@ -73,7 +79,16 @@ def call_tool(
     return drive(
         self.feature_state,
         steps.call_tool(
-            self.feature_state, name, arguments, timeout, max_total, reset_on_progress, progress, validate, log_level, task
+            self.feature_state,
+            name,
+            merged(name, arguments, keywords),
+            timeout,
+            max_total,
+            reset_on_progress,
+            progress,
+            validate,
+            log_level,
+            task,
         ),
     )
 
@@ -82,6 +97,7 @@ async def acall_tool(
     self: Featured,
     name: str,
     arguments: dict[str, Any] | None = None,
+    /,
     *,
     timeout: float | None = None,
     max_total: float | None = None,
@@ -90,12 +106,22 @@ async def acall_tool(
     validate: bool = True,
     log_level: str | None = None,
     task: bool | None = None,
+    **keywords: Any,
 ) -> ToolResult:
     """`call_tool`, awaited: the caller's event loop keeps running; cancelling cancels the call."""
     return await adrive(
         self.feature_state,
         steps.call_tool(
-            self.feature_state, name, arguments, timeout, max_total, reset_on_progress, progress, validate, log_level, task
+            self.feature_state,
+            name,
+            merged(name, arguments, keywords),
+            timeout,
+            max_total,
+            reset_on_progress,
+            progress,
+            validate,
+            log_level,
+            task,
         ),
     )
 
