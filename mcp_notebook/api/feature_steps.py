@@ -256,7 +256,12 @@ def get_prompt(
 
 
 def complete(
-    fx: FeatureState, ref: str | dict[str, Any], argument: str, value: str, context: dict[str, str] | None
+    fx: FeatureState,
+    ref: str | dict[str, Any],
+    argument: str,
+    value: str,
+    context: dict[str, str] | None,
+    timeout: float | None = None,
 ) -> Steps[list[str]]:
     if "completions" not in fx.session.server.capabilities:
         return []
@@ -271,7 +276,7 @@ def complete(
     params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
     if context:
         params["context"] = {"arguments": dict(context)}
-    result = yield Exchange("completion/complete", params)
+    result = yield Exchange("completion/complete", params, timeout)
     values = (result.get("completion") or {}).get("values") or []
     return [str(v) for v in values]
 

@@ -31,7 +31,8 @@ class Word:
 
 def _quoted(line: str, i: int) -> tuple[str, int]:
     """The text of the quote opening at `i` and the index after it (shell rules)."""
-    quote, out, j = line[i], [], i + 1
+    quote, j = line[i], i + 1
+    out: list[str] = []
     while j < len(line):
         c = line[j]
         if c == quote:
