@@ -56,6 +56,13 @@ URL_ONLY = "for URLs, not server commands"
     arg("--header", type=_header, action="append", default=[], metavar="'K: V'", help=f"an HTTP header, {URL_ONLY}"),
     arg("--bearer-token-env", metavar="VAR", help=f"send the token in $VAR as Authorization: Bearer, {URL_ONLY}"),
     arg("--transport", choices=["auto", "http", "sse"], default="auto", help=f"the HTTP transport, {URL_ONLY}"),
+    arg(
+        "--roots",
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="offer these directories (or file:// URIs) as roots; write them before -- or after the URL",
+    ),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
     bare="connect needs a name and a URL or a server command: %mcp connect NAME URL, or NAME -- COMMAND",
 )
@@ -85,6 +92,7 @@ def _connect(ns: Namespace) -> Connection:
         bearer_token_env=ns.bearer_token_env,
         protocol_version=ns.protocol_version,
         probe_timeout=ns.probe_timeout,
+        roots=ns.roots,
     )
     server, health = conn.server_info or {}, conn.health
     print(

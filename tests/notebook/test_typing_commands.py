@@ -140,3 +140,17 @@ def test_undeclared_arguments_are_sent_with_a_warning_when_the_schema_says_nothi
             conn.call_tool("echo", text="quiet")  # declared arguments only: no warning
     finally:
         conn.close()
+
+
+def test_connect_offers_roots(shell, tmp_path, capsys):
+    argv = " ".join(server_everything_cmd())
+    conn = shell.run_line_magic("mcp", f"connect rooted --roots {tmp_path} {tmp_path.parent} --era legacy -- {argv}")
+    try:
+        assert conn.roots == [
+            {"uri": tmp_path.as_uri(), "name": tmp_path.name},
+            {"uri": tmp_path.parent.as_uri(), "name": tmp_path.parent.name},
+        ]
+        listed = conn.call_tool("get-roots-list").text  # registered only for a client that declares roots
+        assert "(2 total)" in listed and tmp_path.as_uri() in listed
+    finally:
+        conn.close()
