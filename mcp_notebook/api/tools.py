@@ -20,6 +20,7 @@ from .exchange import adrive, drive
 from .feature_state import Featured
 from .results import Listing, ToolResult
 from .tasks import TaskList
+from .tool_view import ToolView
 
 # ----- tools -----
 
@@ -40,6 +41,16 @@ def tool(self: Featured, name: str) -> dict[str, Any]:
 
 async def atool(self: Featured, name: str) -> dict[str, Any]:
     return await adrive(self.feature_state, steps.tool(self.feature_state, name))
+
+
+def describe_tool(self: Featured, name: str) -> ToolView:
+    """One tool's own view: full description, argument and output schemas as trees, annotations,
+    example calls to copy. An unknown name raises ToolArgumentError."""
+    return ToolView(tool(self, name), self.feature_state.name)
+
+
+async def adescribe_tool(self: Featured, name: str) -> ToolView:
+    return ToolView(await atool(self, name), self.feature_state.name)
 
 
 def check_arguments(self: Featured, name: str, arguments: dict[str, Any]) -> None:

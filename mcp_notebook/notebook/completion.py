@@ -195,7 +195,8 @@ def _positional(sub: commands.Subcommand, named: str | None, given: list[str], f
     if sub.name in ("tools", "tool"):
         if given:
             return []
-        return sorted(api.connections()) + (tool_names(conn) if conn is not None else [])
+        names = sorted(api.connections()) if sub.name == "tools" else []
+        return names + (tool_names(conn) if conn is not None else [])
     if conn is None:
         return _choices(sub.parser, len(given))
     if sub.name == "call":

@@ -47,11 +47,18 @@ def _pairs(words: list[str]) -> dict[str, str]:
 
 @subcommand(
     "tools",
-    "the server's tools: name, title, description, arguments (* required), annotations",
+    "the server's tools: name, title, description, arguments (* required), annotations; with a tool's name "
+    "instead of a connection's, that tool's own view (as %mcp tool NAME)",
     connection(positional=True),
     REFRESH,
 )
-def _tools(ns: Namespace) -> Listing:
+def _tools(ns: Namespace) -> Listing | None:
+    from .magic_tool import show_tool, tool_named
+
+    owner = tool_named(ns.conn) if ns.conn is not None else None
+    if owner is not None:  # `%mcp tools get-sum`: that tool's own view, as `%mcp tool get-sum`
+        show_tool(owner, ns.conn)
+        return None
     return connection_of(ns).list_tools(refresh=ns.refresh)
 
 
