@@ -102,6 +102,7 @@ def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
 # One line per subcommand that works on a connection; disconnect goes last.
 ON_A_CONNECTION = {
     "tools": "",
+    "tool": "get-sum --no-form",
     "call": "get-sum a=1 b=2",
     "resources": "--templates",
     "read": "'Dynamic Text Resource' resourceId=1",
