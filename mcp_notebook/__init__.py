@@ -23,6 +23,7 @@ together: it plugs the notebook's front end into the API.
 """
 
 from .api import frontend as _frontend
+from .api.arguments import ExtraArgumentWarning
 from .api.connect import aconnect, close_all, connect, connections, get_connection
 from .api.connection import Connection
 from .api.demo import demo
@@ -30,6 +31,7 @@ from .api.options import ConnectOptions
 from .api.progress import LogRecord
 from .api.results import Listing, PromptResult, ResourceResult, ToolResult
 from .api.tasks import TaskCancelled, TaskList
+from .api.tool_view import ToolView
 from .api.url_required import UrlElicitationRequired
 from .api.validate import OutputSchemaError, ToolArgumentError
 from .base.about import __version__
@@ -71,6 +73,7 @@ __all__ = [
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
+    "ExtraArgumentWarning",
     "HandshakeError",
     "Health",
     "Listing",
@@ -88,6 +91,7 @@ __all__ = [
     "TaskList",
     "ToolArgumentError",
     "ToolResult",
+    "ToolView",
     "Trace",
     "TraceEntry",
     "TransportClosed",

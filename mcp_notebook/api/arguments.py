@@ -13,11 +13,13 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from ..base.errors import McpNotebookError
 from .validate import ToolArgumentError, mapping
 
 
-class ExtraArgumentWarning(UserWarning):
-    """An argument the tool's input schema does not declare (the server may ignore it)."""
+class ExtraArgumentWarning(McpNotebookError, UserWarning):
+    """An argument the tool's input schema does not declare (the server may ignore it); a
+    UserWarning, and like everything the package raises, an McpNotebookError."""
 
 
 def merged(tool: str, arguments: Any, keywords: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook.api.arguments import ExtraArgumentWarning
+from mcp_notebook import ExtraArgumentWarning
 from mcp_notebook.notebook import words
 
 
