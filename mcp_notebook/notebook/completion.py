@@ -17,7 +17,9 @@ other matcher on these lines, so no Python name is mixed in.
 from __future__ import annotations
 
 import argparse
+import glob
 import json
+import os
 import re
 import shlex
 import threading
@@ -87,6 +89,15 @@ def _schema_of(conn: Connection, tool: str) -> dict[str, Any]:
             schema: dict[str, Any] = item["inputSchema"]
             return schema
     return {}
+
+
+def paths(fragment: str, limit: int = 200) -> list[str]:
+    """Files and directories (these with a trailing /) that start with `fragment`; `~` kept as typed."""
+    base = os.path.expanduser(fragment)
+    found = []
+    for path in sorted(glob.glob(glob.escape(base) + "*"))[:limit]:
+        found.append(fragment + path[len(base) :] + ("/" if os.path.isdir(path) else ""))
+    return found
 
 
 # ----- a %mcp line -----
@@ -168,10 +179,12 @@ def candidates(done: list[str], fragment: str) -> list[str]:
         return []
     line = _Line(sub.parser, done[1:])
     if line.after_dashes:
-        return []
+        return paths(fragment)  # a server command's files
     if line.pending is not None:
         if line.pending.dest == "conn":
             found: list[str] = sorted(api.connections())
+        elif line.pending.metavar == "PATH":
+            return paths(fragment)
         else:
             found = [str(choice) for choice in line.pending.choices or ()]
         return [value for value in found if value.startswith(fragment)]
@@ -191,6 +204,8 @@ def candidates(done: list[str], fragment: str) -> list[str]:
 def _positional(sub: commands.Subcommand, named: str | None, given: list[str], fragment: str) -> list[str]:
     if sub.name == "help":
         return list(commands.SUBCOMMANDS) if not given else []
+    if sub.name == "roots":
+        return paths(fragment)
     conn = connection_named(named)
     if sub.name in ("tools", "tool"):
         if given:
