@@ -109,6 +109,18 @@ def split(line: str) -> list[str]:
     return [word.text for word in words(line)]
 
 
+def _closed(raw: str) -> str:
+    """An unfinished word as the parser would see it once its quote is closed (else as typed)."""
+    for quote in ("'", '"'):
+        try:
+            closed = split(raw + quote)
+        except ValueError:
+            continue
+        if len(closed) == 1:
+            return closed[0]
+    return raw
+
+
 def split_partial(text: str) -> tuple[list[str], str, str]:
     """For completion: the finished words before the cursor, the word being typed as written
     (quotes and all; "" after a space) and as the parser will see it (quotes removed)."""
@@ -125,7 +137,7 @@ def split_partial(text: str) -> tuple[list[str], str, str]:
                 done = split(text[:cut])
             except ValueError:
                 continue
-            return done, text[cut:], text[cut:].lstrip("'\"")
+            return done, text[cut:], _closed(text[cut:])
         return [], text, text
     except ValueError:
         return [], text, text

@@ -90,6 +90,7 @@ def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
     assert complete("%mcp call get-sum ") == ["a=", "b="]
     assert complete("%mcp call get-sum a=1 ") == ["b="]
     assert complete("%mcp call get-structured-content location=C") == ["location=Chicago"]
+    assert complete("%mcp call get-structured-content location='New Y") == ["location='New York'"]  # an open quote
     assert complete("%mcp prompt completable-prompt department=E") == ["department=Engineering"]
     assert complete("%mcp prompt completable-prompt department=Sales name=") == ["name=David", "name=Eve", "name=Frank"]
     assert "resourceId=1" in complete("%mcp read 'Dynamic Text Resource' resourceId=1")
