@@ -11,6 +11,7 @@ from argparse import Namespace
 
 from ..api import connect as api
 from ..api.connection import Connection
+from ..base.errors import McpNotebookError
 from .commands import arg, connection, connection_of, flag, pick, subcommand
 
 
@@ -35,7 +36,10 @@ def tool_named(name: str) -> Connection | None:
     if name in api.connections() or len(api.connections()) != 1:
         return None
     conn = pick(None)
-    return conn if name in conn.list_tools().names() else None
+    try:
+        return conn if name in conn.list_tools().names() else None
+    except McpNotebookError:  # no tools there: NAME was meant as a connection's name
+        return None
 
 
 @subcommand(

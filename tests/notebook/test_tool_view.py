@@ -8,6 +8,7 @@ import shlex
 
 import pytest
 from conftest import fastmcp_server_cmd, server_everything_cmd
+from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
@@ -50,6 +51,8 @@ def test_tools_name_shows_the_tool_not_a_connection(shell, ev, capsys):
         "example:\n  %mcp call get-structured-content location='New York'",
     ):
         assert line in by_tools
+    with pytest.raises(IPythonUsageError, match="no connection named 'nosuch'"):  # neither a tool nor a connection
+        shell.run_line_magic("mcp", "tools nosuch")
     assert "get-structured-content" in shell.run_line_magic("mcp", "tools ev").names()  # a connection's name still lists
 
 
