@@ -7,30 +7,36 @@ or the only one open), argument names, enum values and booleans, and the server'
 `completion/complete` for prompt and template arguments. Inside `conn.call_tool("`,
 `conn.get_prompt("`, `conn.read_resource("` and their kin, the names those methods take.
 
-The rule kept here: completion never blocks the kernel for long and never raises. A listing the
-server has not sent yet is waited for `WAIT` seconds (it keeps arriving in the background and
-is cached for the next Tab), `completion/complete` has `WAIT` as its timeout, and any failure
-means no candidates. It plugs into IPython's matcher API (v2): a matcher that suppresses every
-other matcher on these lines, so no Python name is mixed in.
+The rule kept here: completion never blocks the kernel for long and never raises (listings
+are asked for as `completion_sources` says; `completion/complete` has `WAIT` as its timeout).
+It plugs into IPython's matcher API (v2): a matcher that suppresses every other matcher on
+these lines, so no Python name is mixed in.
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
 import json
-import os
 import re
 import shlex
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from ..api import connect as api
 from ..api.connection import Connection
 from . import commands, words
+from .completion_sources import (
+    WAIT,
+    bounded,
+    names_of,
+    paths,
+    prompt_names,
+    resource_uris,
+    schema_of,
+    templates,
+    tool_names,
+)
 
-WAIT = 1.0  # seconds a Tab waits for the server
 MATCHER_ID = "mcp_notebook.completion"
 
 _MCP_LINE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?%{1,2}mcp\s")
@@ -39,65 +45,6 @@ TOOL_METHODS = {"call_tool", "acall_tool", "tool", "atool", "check_arguments", "
 PROMPT_METHODS = {"get_prompt", "aget_prompt"}
 RESOURCE_METHODS = {"read_resource", "aread_resource", "subscribe", "asubscribe", "unsubscribe", "aunsubscribe"}
 TEMPLATE_METHODS = {"read_template", "aread_template", "template", "atemplate", "fill_template", "afill_template"}
-
-
-# ----- asking the server, briefly -----
-
-
-def bounded(fn: Callable[[], Iterable[Any]]) -> list[Any]:
-    """`list(fn())` if it returns within WAIT seconds without raising, else [] (it finishes alone)."""
-    box: list[list[Any]] = []
-    done = threading.Event()
-
-    def work() -> None:
-        try:
-            box.append(list(fn()))
-        except Exception:  # noqa: BLE001 - no candidates is the answer to any failure
-            pass
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="mcp-notebook-completion", daemon=True).start()
-    done.wait(WAIT)
-    return box[0] if box else []
-
-
-def _names(items: Iterable[Any], key: str = "name") -> list[str]:
-    return [item[key] for item in items if isinstance(item, dict) and isinstance(item.get(key), str)]
-
-
-def tool_names(conn: Connection) -> list[str]:
-    return _names(bounded(conn.list_tools))
-
-
-def prompt_names(conn: Connection) -> list[str]:
-    return _names(bounded(conn.list_prompts))
-
-
-def resource_uris(conn: Connection) -> list[str]:
-    return _names(bounded(conn.list_resources), "uri")
-
-
-def templates(conn: Connection) -> list[dict[str, Any]]:
-    return [t for t in bounded(conn.list_resource_templates) if isinstance(t, dict)]
-
-
-def _schema_of(conn: Connection, tool: str) -> dict[str, Any]:
-    found = bounded(conn.list_tools)
-    for item in found:
-        if isinstance(item, dict) and item.get("name") == tool and isinstance(item.get("inputSchema"), dict):
-            schema: dict[str, Any] = item["inputSchema"]
-            return schema
-    return {}
-
-
-def paths(fragment: str, limit: int = 200) -> list[str]:
-    """Files and directories (these with a trailing /) that start with `fragment`; `~` kept as typed."""
-    base = os.path.expanduser(fragment)
-    found = []
-    for path in sorted(glob.glob(glob.escape(base) + "*"))[:limit]:
-        found.append(fragment + path[len(base) :] + ("/" if os.path.isdir(path) else ""))
-    return found
 
 
 # ----- a %mcp line -----
@@ -221,7 +168,7 @@ def _positional(sub: commands.Subcommand, named: str | None, given: list[str], f
     if sub.name == "read":
         if not given:
             kinds = templates(conn)
-            return resource_uris(conn) + _names(kinds, "uriTemplate") + _names(kinds)
+            return resource_uris(conn) + names_of(kinds, "uriTemplate") + names_of(kinds)
         return template_arguments(conn, given[0], given[1:], fragment)
     if sub.name in ("subscribe", "unsubscribe"):
         return resource_uris(conn) if not given else []
@@ -262,7 +209,7 @@ def _values_of(schema: Any) -> list[str]:
 
 
 def tool_arguments(conn: Connection, tool: str, given: list[str], fragment: str) -> list[str]:
-    properties = _schema_of(conn, tool).get("properties") or {}
+    properties = schema_of(conn, tool).get("properties") or {}
     key, eq, _ = fragment.partition("=")
     if not eq:
         return [f"{name}=" for name in properties if name not in _pairs(given)]
@@ -280,7 +227,7 @@ def prompt_arguments(conn: Connection, prompt: str, given: list[str], fragment: 
     if "=" in fragment:
         return _completed(conn, f"prompt:{prompt}", fragment, given)
     found = next((p for p in bounded(conn.list_prompts) if isinstance(p, dict) and p.get("name") == prompt), {})
-    return [f"{name}=" for name in _names(found.get("arguments") or []) if name not in _pairs(given)]
+    return [f"{name}=" for name in names_of(found.get("arguments") or []) if name not in _pairs(given)]
 
 
 def template_arguments(conn: Connection, target: str, given: list[str], fragment: str) -> list[str]:
@@ -338,7 +285,7 @@ def method_completions(line: str, namespace: dict[str, Any]) -> tuple[str, list[
             found = resource_uris(conn)
         elif method in TEMPLATE_METHODS:
             kinds = templates(conn)
-            found = _names(kinds) + _names(kinds, "uriTemplate")
+            found = names_of(kinds) + names_of(kinds, "uriTemplate")
         else:
             return None
     except Exception:  # noqa: BLE001 - a completer must never break the shell
