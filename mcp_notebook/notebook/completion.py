@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import keyword
 import re
 import shlex
 from collections.abc import Callable
@@ -24,6 +25,7 @@ from typing import Any
 
 from ..api import connect as api
 from ..api.connection import Connection
+from ..api.tool_view import CALL_PARAMETERS
 from . import commands, words
 from .completion_sources import (
     WAIT,
@@ -41,6 +43,9 @@ MATCHER_ID = "mcp_notebook.completion"
 
 _MCP_LINE = re.compile(r"^\s*(?:[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)?%{1,2}mcp\s")
 _METHOD_CALL = re.compile(r"(?P<obj>[A-Za-z_]\w*)\s*\.\s*(?P<method>\w+)\(\s*(?P<quote>[\"'])(?P<fragment>[^\"'\\]*)$")
+_KEYWORD = re.compile(
+    r"(?P<obj>[A-Za-z_]\w*)\s*\.\s*a?call_tool\(\s*(?P<q>[\"'])(?P<tool>[^\"'\\]+)(?P=q)(?P<rest>[^()]*),\s*(?P<word>\w*)$"
+)
 TOOL_METHODS = {"call_tool", "acall_tool", "tool", "atool", "check_arguments", "acheck_arguments"}
 PROMPT_METHODS = {"get_prompt", "aget_prompt"}
 RESOURCE_METHODS = {"read_resource", "aread_resource", "subscribe", "asubscribe", "unsubscribe", "aunsubscribe"}
@@ -293,6 +298,22 @@ def method_completions(line: str, namespace: dict[str, Any]) -> tuple[str, list[
     return fragment, [name for name in dict.fromkeys(found) if name.startswith(fragment)]
 
 
+def keyword_completions(line: str, namespace: dict[str, Any]) -> tuple[str, list[str]] | None:
+    """After `conn.call_tool("TOOL", `: the tool's arguments as keywords (`a=`), those not given yet
+    and not named like one of call_tool's own parameters (those go in the dict)."""
+    match = _KEYWORD.search(line)
+    conn = namespace.get(match["obj"]) if match else None
+    if match is None or not isinstance(conn, Connection):
+        return None
+    given = set(re.findall(r"(\w+)\s*=", match["rest"]))
+    try:
+        names = list(schema_of(conn, match["tool"]).get("properties") or {})
+    except Exception:  # noqa: BLE001 - a completer must never break the shell
+        names = []
+    fit = [n for n in names if n.isidentifier() and not keyword.iskeyword(n) and n not in CALL_PARAMETERS | given]
+    return match["word"], [f"{name}=" for name in fit if name.startswith(match["word"])]
+
+
 # ----- IPython -----
 
 
@@ -306,7 +327,13 @@ def matcher_for(shell: Any) -> Callable[[Any], dict[str, Any]]:
         else:
             answer = method_completions(line, shell.user_ns)
             if answer is None:
-                return {"completions": [], "suppress": False}
+                keywords = keyword_completions(line, shell.user_ns)
+                if keywords is None or not keywords[1]:
+                    return {"completions": [], "suppress": False}
+                from IPython.core.completer import SimpleCompletion
+
+                completions_ = [SimpleCompletion(text, type="param") for text in keywords[1]]
+                return {"completions": completions_, "matched_fragment": keywords[0], "suppress": False}  # beside Python's
             fragment, found = answer
         from IPython.core.completer import SimpleCompletion
 

@@ -86,6 +86,8 @@ def test_completion_of_mcp_lines_is_ours_alone(kernel: Kernel) -> None:
             assert not words & PYTHON_NAMES and not any(w.startswith("%") for w in words), (code, found)
         assert complete(kernel, "%mcp call get-sum a=1 b=2 ") == ["%mcp call get-sum a=1 b=2 "]  # nothing left to offer
         assert set(complete(kernel, "r = %mcp ")) == {f"r = %mcp {name}" for name in SUBCOMMANDS}
+        keywords = complete(kernel, 'conn.call_tool("get-sum", a=1, ')  # the tool's arguments beside Python's names
+        assert 'conn.call_tool("get-sum", a=1, b=' in keywords and 'conn.call_tool("get-sum", a=1, a=' not in keywords
         assert complete(kernel, "%mcp disconnect ") == ["%mcp disconnect ev"]
         assert kernel.run("other = mcp_notebook.demo('other', keepalive=None)").status == "ok"
         assert complete(kernel, "%mcp disconnect ") == ["%mcp disconnect ev", "%mcp disconnect other"]
