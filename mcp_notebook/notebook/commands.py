@@ -54,6 +54,7 @@ class Parser(argparse.ArgumentParser):
         self.connection: str | None = None  # "option", or "positional" when a leading NAME may name it too
         self.trailing: str | None = None  # the dest that takes the words after `--`
         self.bare = bare  # what to say when given no arguments at all
+        self._parsing = False
 
     def usage_line(self, prefix: str = "") -> str:
         """The generated usage, wrapped as argparse wraps it, after `prefix` instead of "usage: "."""
@@ -70,10 +71,13 @@ class Parser(argparse.ArgumentParser):
             args, rest = args[: args.index("--")], args[args.index("--") + 1 :]
         if "-h" in args or "--help" in args:  # before parsing: the intermixed parse hides positionals from help
             raise ShowHelp(self.format_help())
+        self._parsing = True
         try:
             return self._parse(args, rest)
         except _Refused as refused:  # the usage is made once argparse has put its positionals back
             raise CommandError(f"{refused}; usage: {' '.join(self.usage_line().split())}") from None
+        finally:
+            self._parsing = False
 
     def _parse(self, args: list[str], rest: list[str] | None) -> argparse.Namespace:
         ns = super().parse_intermixed_args(args)  # options anywhere: between a tool and its pairs too
@@ -89,7 +93,9 @@ class Parser(argparse.ArgumentParser):
         return ns
 
     def error(self, message: str) -> NoReturn:
-        raise _Refused(message)  # parse_args adds the usage
+        if self._parsing:
+            raise _Refused(message)  # parse_args adds the usage
+        raise CommandError(f"{message}; usage: {' '.join(self.usage_line().split())}")
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise CommandError(message or " ".join(self.format_usage().split()))
