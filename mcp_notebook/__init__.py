@@ -27,6 +27,7 @@ together: it plugs the notebook's front end into the API.
 """
 
 from .api import frontend as _frontend
+from .api.arguments import ExtraArgumentWarning
 from .api.connect import aconnect, close_all, connect, connections, get_connection
 from .api.connection import Connection
 from .api.demo import demo
@@ -38,6 +39,7 @@ from .api.server_listing import configured_servers, connect_all
 from .api.tasks import TaskCancelled, TaskList
 from .api.tool_pins import accept as accept_tools
 from .api.tool_pins import tool_changes
+from .api.tool_view import ToolView
 from .api.url_required import UrlElicitationRequired
 from .api.validate import OutputSchemaError, ToolArgumentError
 from .auth.config import CrossAppAccess, OAuth
@@ -85,6 +87,7 @@ __all__ = [
     "ConnectionClosed",
     "CrossAppAccess",
     "Diagram",
+    "ExtraArgumentWarning",
     "HandshakeError",
     "Health",
     "Interrupted",
@@ -104,6 +107,7 @@ __all__ = [
     "TaskList",
     "ToolArgumentError",
     "ToolResult",
+    "ToolView",
     "Trace",
     "TraceEntry",
     "TransportClosed",

@@ -261,6 +261,8 @@ class Connection:
     alist_tools = tools.alist_tools
     tool = tools.tool
     atool = tools.atool
+    describe_tool = tools.describe_tool
+    adescribe_tool = tools.adescribe_tool
     check_arguments = tools.check_arguments
     acheck_arguments = tools.acheck_arguments
     call_tool = tools.call_tool

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..base.errors import UsageError
+from .arguments import warn_undeclared
 from .exchange import Exchange, Steps
 from .feature_state import FeatureState
 from .progress import LOG_LEVELS
@@ -100,6 +101,7 @@ def call_tool(
     level = _request_log_level(fx, log_level)
     if validate:
         yield from check_arguments(fx, name, arguments)
+        warn_undeclared(name, arguments, (yield from tool(fx, name)).get("inputSchema"))
     params: dict[str, Any] = {"name": name, "arguments": arguments}
     as_task = yield from _as_task(fx, name, task)
     if as_task:
@@ -254,7 +256,12 @@ def get_prompt(
 
 
 def complete(
-    fx: FeatureState, ref: str | dict[str, Any], argument: str, value: str, context: dict[str, str] | None
+    fx: FeatureState,
+    ref: str | dict[str, Any],
+    argument: str,
+    value: str,
+    context: dict[str, str] | None,
+    timeout: float | None = None,
 ) -> Steps[list[str]]:
     if "completions" not in fx.session.server.capabilities:
         return []
@@ -269,7 +276,7 @@ def complete(
     params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
     if context:
         params["context"] = {"arguments": dict(context)}
-    result = yield Exchange("completion/complete", params)
+    result = yield Exchange("completion/complete", params, timeout)
     values = (result.get("completion") or {}).get("values") or []
     return [str(v) for v in values]
 

@@ -51,13 +51,26 @@ async def aget_prompt(
 
 
 def complete(
-    self: Featured, ref: str | dict[str, Any], argument: str, value: str = "", context: dict[str, str] | None = None
+    self: Featured,
+    ref: str | dict[str, Any],
+    argument: str,
+    value: str = "",
+    context: dict[str, str] | None = None,
+    *,
+    timeout: float | None = None,
 ) -> list[str]:
-    """`completion/complete`: `ref` is "prompt:NAME", "resource:URI_TEMPLATE" or a ref dict."""
-    return drive(self.feature_state, steps.complete(self.feature_state, ref, argument, value, context))
+    """`completion/complete`: `ref` is "prompt:NAME", "resource:URI_TEMPLATE" or a ref dict;
+    `timeout` bounds the wait (Tab completion uses a short one)."""
+    return drive(self.feature_state, steps.complete(self.feature_state, ref, argument, value, context, timeout))
 
 
 async def acomplete(
-    self: Featured, ref: str | dict[str, Any], argument: str, value: str = "", context: dict[str, str] | None = None
+    self: Featured,
+    ref: str | dict[str, Any],
+    argument: str,
+    value: str = "",
+    context: dict[str, str] | None = None,
+    *,
+    timeout: float | None = None,
 ) -> list[str]:
-    return await adrive(self.feature_state, steps.complete(self.feature_state, ref, argument, value, context))
+    return await adrive(self.feature_state, steps.complete(self.feature_state, ref, argument, value, context, timeout))

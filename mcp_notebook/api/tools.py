@@ -16,10 +16,12 @@ from ..base.errors import ConnectionClosed
 from ..runtime import get_runtime
 from . import apps
 from . import feature_steps as steps
+from .arguments import merged
 from .exchange import adrive, drive
 from .feature_state import Featured
 from .results import Listing, ToolResult
 from .tasks import TaskList
+from .tool_view import ToolView
 
 # ----- tools -----
 
@@ -42,6 +44,16 @@ async def atool(self: Featured, name: str) -> dict[str, Any]:
     return await adrive(self.feature_state, steps.tool(self.feature_state, name))
 
 
+def describe_tool(self: Featured, name: str) -> ToolView:
+    """One tool's own view: full description, argument and output schemas as trees, annotations,
+    example calls to copy. An unknown name raises ToolArgumentError."""
+    return ToolView(tool(self, name), self.feature_state.name)
+
+
+async def adescribe_tool(self: Featured, name: str) -> ToolView:
+    return ToolView(await atool(self, name), self.feature_state.name)
+
+
 def check_arguments(self: Featured, name: str, arguments: dict[str, Any]) -> None:
     """Raise ToolArgumentError if `arguments` cannot satisfy the tool's input schema."""
     drive(self.feature_state, steps.check_arguments(self.feature_state, name, arguments))
@@ -55,6 +67,7 @@ def call_tool(
     self: Featured,
     name: str,
     arguments: dict[str, Any] | None = None,
+    /,
     *,
     timeout: float | None = None,
     max_total: float | None = None,
@@ -63,8 +76,12 @@ def call_tool(
     validate: bool = True,
     log_level: str | None = None,
     task: bool | None = None,
+    **keywords: Any,
 ) -> ToolResult:
-    """Call a tool; its arguments are checked against the input schema first, its structured
+    """Call a tool with `arguments` (a dict), keyword arguments, or both: `call_tool("get-sum", a=1, b=2)`.
+    An argument named like a parameter of this method (`timeout`, `task`, ...) goes in the dict.
+
+    Its arguments are checked against the input schema first, its structured
     result against the output schema. `progress`: None shows a bar if the server reports
     progress, a callable gets `(progress, total, message)`, False sends no progress token.
     `log_level` (modern connections): the server's log lines for this call, at or above it.
@@ -74,7 +91,16 @@ def call_tool(
     result = drive(
         self.feature_state,
         steps.call_tool(
-            self.feature_state, name, arguments, timeout, max_total, reset_on_progress, progress, validate, log_level, task
+            self.feature_state,
+            name,
+            merged(name, arguments, keywords),
+            timeout,
+            max_total,
+            reset_on_progress,
+            progress,
+            validate,
+            log_level,
+            task,
         ),
     )
     return apps.link(self, result, arguments)
@@ -84,6 +110,7 @@ async def acall_tool(
     self: Featured,
     name: str,
     arguments: dict[str, Any] | None = None,
+    /,
     *,
     timeout: float | None = None,
     max_total: float | None = None,
@@ -92,12 +119,22 @@ async def acall_tool(
     validate: bool = True,
     log_level: str | None = None,
     task: bool | None = None,
+    **keywords: Any,
 ) -> ToolResult:
     """`call_tool`, awaited: the caller's event loop keeps running; cancelling cancels the call."""
     result = await adrive(
         self.feature_state,
         steps.call_tool(
-            self.feature_state, name, arguments, timeout, max_total, reset_on_progress, progress, validate, log_level, task
+            self.feature_state,
+            name,
+            merged(name, arguments, keywords),
+            timeout,
+            max_total,
+            reset_on_progress,
+            progress,
+            validate,
+            log_level,
+            task,
         ),
     )
     return apps.link(self, result, arguments)

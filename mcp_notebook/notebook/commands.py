@@ -12,7 +12,6 @@ names it the same way, `-c/--conn NAME`, optional while exactly one connection i
 from __future__ import annotations
 
 import argparse
-import shlex
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any, NoReturn
 from ..api import connect as api
 from ..api.connection import Connection
 from ..base.errors import McpNotebookError, UsageError
+from . import words
 
 
 class CommandError(UsageError):
@@ -30,6 +30,10 @@ class CommandError(UsageError):
 
 class ShowHelp(Exception):
     """`-h/--help` was given: show this text instead of running the subcommand."""
+
+
+class _Refused(Exception):
+    """argparse refused the words; the usage is added once it has finished parsing."""
 
 
 class _HelpAction(argparse.Action):
@@ -50,6 +54,7 @@ class Parser(argparse.ArgumentParser):
         self.connection: str | None = None  # "option", or "positional" when a leading NAME may name it too
         self.trailing: str | None = None  # the dest that takes the words after `--`
         self.bare = bare  # what to say when given no arguments at all
+        self._parsing = False
 
     def usage_line(self, prefix: str = "") -> str:
         """The generated usage, wrapped as argparse wraps it, after `prefix` instead of "usage: "."""
@@ -64,7 +69,18 @@ class Parser(argparse.ArgumentParser):
         rest = None
         if self.trailing and "--" in args:
             args, rest = args[: args.index("--")], args[args.index("--") + 1 :]
-        ns = super().parse_args(args)
+        if "-h" in args or "--help" in args:  # before parsing: the intermixed parse hides positionals from help
+            raise ShowHelp(self.format_help())
+        self._parsing = True
+        try:
+            return self._parse(args, rest)
+        except _Refused as refused:  # the usage is made once argparse has put its positionals back
+            raise CommandError(f"{refused}; usage: {' '.join(self.usage_line().split())}") from None
+        finally:
+            self._parsing = False
+
+    def _parse(self, args: list[str], rest: list[str] | None) -> argparse.Namespace:
+        ns = super().parse_intermixed_args(args)  # options anywhere: between a tool and its pairs too
         if self.trailing:
             if getattr(ns, self.trailing):
                 self.error(f"unrecognized arguments: {' '.join(getattr(ns, self.trailing))}")
@@ -77,6 +93,8 @@ class Parser(argparse.ArgumentParser):
         return ns
 
     def error(self, message: str) -> NoReturn:
+        if self._parsing:
+            raise _Refused(message)  # parse_args adds the usage
         raise CommandError(f"{message}; usage: {' '.join(self.usage_line().split())}")
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
@@ -234,8 +252,9 @@ def pick(name: str | None) -> Connection:
 
 
 def split(line: str) -> list[str]:
+    """The words of a line: shell quoting, and JSON values written as they are (`words`)."""
     try:
-        return shlex.split(line)
+        return words.split(line)
     except ValueError as exc:
         raise CommandError(f"cannot parse the line: {exc}") from None
 

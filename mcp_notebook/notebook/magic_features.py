@@ -1,8 +1,8 @@
 """The feature subcommands: `%mcp tools`, `call` (and `%%mcp call`), `resources`, `read`,
-`subscribe`, `unsubscribe`, `prompts`, `prompt`, `roots`, `loglevel`, `logs`, `tasks`, `cancel`,
-and tab completion of connection, tool, prompt and template names and arguments. Each works on
-one connection, named as `commands.connection` says. `subscribe` and `logs --live` display live
-panels (`live_widgets`) in Jupyter and print text elsewhere.
+`subscribe`, `unsubscribe`, `prompts`, `prompt`, `roots`, `loglevel`, `logs`, `tasks`, `cancel`
+(their tab completion is `completion`'s). Each works on one connection, named as
+`commands.connection` says. `subscribe` and `logs --live` display live panels
+(`live_widgets`) in Jupyter and print text elsewhere.
 
 They return result objects, so `r = %mcp call TOOL ...` keeps the result.
 """
@@ -10,11 +10,9 @@ They return result objects, so `r = %mcp call TOOL ...` keeps the result.
 from __future__ import annotations
 
 import json
-import shlex
 from argparse import Namespace
 from typing import Any
 
-from ..api import connect as api
 from ..api import tool_pins
 from ..api.apps import model_tools
 from ..api.progress import LOG_LEVELS
@@ -32,7 +30,6 @@ from .commands import (
     flag,
     last,
     pairs,
-    pick,
     save,
     seconds,
     split,
@@ -40,7 +37,6 @@ from .commands import (
     timeout,
 )
 from .magic_configs import DiffView, tools_diff
-from .magic_configs import completions as config_completions
 
 
 def _pairs(words: list[str]) -> dict[str, str]:
@@ -56,7 +52,8 @@ def _pairs(words: list[str]) -> dict[str, str]:
 @subcommand(
     "tools",
     "the server's tools: name, title, description, arguments (* required), annotation badges, output schema, view (MCP Apps); "
-    "a warning if they changed since they were pinned (--diff: how; --accept: pin them as they are now)",
+    "a warning if they changed since they were pinned (--diff: how; --accept: pin them as they are now); "
+    "with a tool's name instead of a connection's, that tool's own view (as %mcp tool NAME)",
     connection(positional=True),
     REFRESH,
     exclusive(
@@ -66,6 +63,12 @@ def _pairs(words: list[str]) -> dict[str, str]:
     flag("--all", help='also list app-only tools (MCP Apps: visibility ["app"]), hidden by default'),
 )
 def _tools(ns: Namespace) -> Listing | DiffView | None:
+    from .magic_tool import show_tool, tool_named
+
+    owner = tool_named(ns.conn) if ns.conn is not None else None
+    if owner is not None:  # `%mcp tools get-sum`: that tool's own view, as `%mcp tool get-sum`
+        show_tool(owner, ns.conn)
+        return None
     conn = connection_of(ns)
     if ns.diff or ns.accept:
         return tools_diff(conn, accept=ns.accept)
@@ -306,83 +309,3 @@ def _tasks(ns: Namespace) -> Listing:
 def _cancel(ns: Namespace) -> None:
     conn = connection_of(ns)
     print(f"cancelled request {ns.request_id}" if conn.cancel(ns.request_id) else f"no request {ns.request_id} in flight")
-
-
-# ----- tab completion -----
-
-
-def completions(line: str, symbol: str) -> list[str]:
-    """Candidates for the word being typed in a `%mcp` line (never raises)."""
-    try:
-        return _completions(line, symbol)
-    except Exception:  # noqa: BLE001 - a completer must never break the shell
-        return []
-
-
-def _completions(line: str, symbol: str) -> list[str]:
-    try:
-        words = shlex.split(line)
-    except ValueError:  # an unfinished quote
-        words = line.split()
-    if words and words[0].lstrip("%") == "mcp":
-        words = words[1:]
-    done = words if line.endswith(" ") else words[:-1]  # the words before the one being typed
-    if done and done[-1] in ("-c", "--conn"):
-        return sorted(name for name in api.connections() if name.startswith(symbol))
-    configured = config_completions(done, symbol)
-    if configured is not None:
-        return configured
-    done, named = _without_conn(done)
-    if not done or done[0] not in ("call", "prompt", "read"):
-        return []
-    sub, conn = done[0], pick(named)
-    if len(done) == 1:
-        source = {
-            "call": conn.list_tools,
-            "prompt": conn.list_prompts,
-            "read": lambda: [*conn.list_resources(), *conn.list_resource_templates()],
-        }[sub]()
-        names = [item.get("name") if sub != "read" else item.get("uri") or item.get("name") for item in source]
-        return [n for n in names if isinstance(n, str) and n.startswith(symbol)]
-    target = done[1]
-    given = dict(w.partition("=")[::2] for w in done[2:] if "=" in w)
-    key, has_eq, value = symbol.partition("=")
-    if sub == "call":
-        props = (conn.tool(target).get("inputSchema") or {}).get("properties") or {}
-        if not has_eq:
-            return [f"{n}=" for n in props if n.startswith(key) and n not in given]
-        enum = (props.get(key) or {}).get("enum") or []
-        return [f"{key}={v}" for v in enum if str(v).startswith(value)]
-    if sub == "prompt":
-        prompt = conn.list_prompts().get(target) or {}
-        names = [a.get("name") for a in prompt.get("arguments") or []]
-        ref = f"prompt:{target}"
-    else:
-        template = conn.template(target)
-        import re
-
-        names = re.findall(r"[\w.]+", " ".join(re.findall(r"\{([^}]*)\}", template["uriTemplate"])))
-        ref = f"resource:{template['uriTemplate']}"
-    if not has_eq:
-        return [f"{n}=" for n in names if isinstance(n, str) and n.startswith(key) and n not in given]
-    return [f"{key}={v}" for v in conn.complete(ref, key, value, given or None)]
-
-
-def _without_conn(words: list[str]) -> tuple[list[str], str | None]:
-    """`words` without `-c/--conn NAME`, and that NAME."""
-    rest: list[str] = []
-    conn = None
-    for word in words:
-        if rest and rest[-1] in ("-c", "--conn"):
-            conn = word
-            rest.pop()
-        elif word.startswith("--conn="):
-            conn = word.removeprefix("--conn=")
-        else:
-            rest.append(word)
-    return rest, conn
-
-
-def register_completer(ipython: Any) -> None:
-    """Offer connection, tool, prompt and template names and arguments on Tab after `%mcp`."""
-    ipython.set_hook("complete_command", lambda _self, event: completions(event.line, event.symbol), str_key="%mcp")

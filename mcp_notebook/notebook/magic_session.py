@@ -76,6 +76,13 @@ URL_ONLY = "for URLs, not server commands"
     arg("--client-metadata-url", metavar="URL", help="OAuth: this client's Client ID Metadata Document (https)"),
     arg("--private-key-file", metavar="PEM", help="OAuth: sign client credentials JWTs with this key (private_key_jwt)"),
     arg("--scope", action="append", metavar="SCOPE", help="OAuth: ask for this scope, not the server's choice (repeatable)"),
+    arg(
+        "--roots",
+        nargs="+",
+        action="extend",
+        metavar="PATH",
+        help="offer these directories (or file:// URIs) as roots; write them before -- or after the URL",
+    ),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
     bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
     "or the name of a configured server (%mcp servers lists them)",
@@ -116,6 +123,7 @@ def _connect(ns: Namespace) -> Connection | None:
         protocol_version=ns.protocol_version,
         probe_timeout=ns.probe_timeout,
         auth=auth,
+        roots=ns.roots,
     )
     print(connected_line(conn))
     return conn

@@ -15,11 +15,13 @@ from ..api import connect as api
 from ..api import settings as _settings
 from ..runtime import get_runtime
 from . import commands as _commands
+from . import completion as _completion
 from . import magic_auth as _magic_auth  # noqa: F401 - registers its subcommands
 from . import magic_configs as _magic_configs  # noqa: F401 - registers its subcommands
 from . import magic_features as _magic_features  # tools, resources, prompts, logging
 from . import magic_health as _magic_health  # noqa: F401 - registers its subcommands
 from . import magic_session as _magic_session  # noqa: F401 - registers its subcommands
+from . import magic_tool as _magic_tool  # noqa: F401 - registers its subcommands
 
 
 def run_line(line: str) -> Any:
@@ -46,7 +48,7 @@ class McpMagics(Magics):
 def load(ipython: Any) -> None:
     ipython.register_magics(McpMagics)
     _settings.register(ipython)  # %config McpNotebook.keepalive_interval = ...
-    _magic_features.register_completer(ipython)
+    _completion.register(ipython)  # Tab on %mcp lines and in conn.call_tool("...
 
 
 def unload(ipython: Any) -> None:

@@ -21,7 +21,7 @@ from mcp_notebook.configs import pins
 from mcp_notebook.configs.consent import ConsentRequest
 from mcp_notebook.configs.discovery import discover
 from mcp_notebook.configs.interpolate import input_requests
-from mcp_notebook.notebook import magic_features
+from mcp_notebook.notebook.completion import completions
 from mcp_notebook.notebook.config_widgets import ConsentForm, InputsForm
 
 SDK = [sys.executable, str(SERVERS_DIR / "sdk_server.py")]
@@ -96,10 +96,9 @@ def test_tools_shows_badges_and_pins_a_typed_server(shell, config_home):
 def test_configured_names_and_files_complete(shell, config_home):
     _, project = config_home
     write_project(project)
-    complete = magic_features.completions
-    assert complete("%mcp connect f", "f") == ["first"]
-    assert "cursor" in complete("%mcp connect first --from ", "")
-    assert complete("%mcp servers --from cla", "cla") == ["claude-code", "claude-desktop"]
+    assert completions("%mcp connect f") == ("f", ["first"])
+    assert "cursor" in completions("%mcp connect first --from ")[1]
+    assert completions("%mcp servers --from cla") == ("cla", ["claude-code", "claude-desktop"])
 
 
 def test_the_consent_form_shows_names_not_values_and_answers_once(config_home):

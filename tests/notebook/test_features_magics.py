@@ -13,7 +13,7 @@ from test_http import everything
 import mcp_notebook
 from mcp_notebook.api.results import Listing, PromptResult, ResourceResult, ToolResult
 from mcp_notebook.notebook import commands as _commands
-from mcp_notebook.notebook import magic_features as _magic_features
+from mcp_notebook.notebook import completion as _completion
 
 
 @pytest.fixture
@@ -83,23 +83,27 @@ def test_cell_bodies_that_are_not_arguments(shell):
 
 
 def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
-    complete = _magic_features.completions
-    assert complete("%mcp call get-s", "get-s") == ["get-structured-content", "get-sum"]
-    assert complete("%mcp call get-sum ", "") == ["a=", "b="]
-    assert complete("%mcp call get-sum a=1 ", "") == ["b="]
-    assert complete("%mcp call get-structured-content location=C", "location=C") == ["location=Chicago"]
-    assert complete("%mcp prompt completable-prompt department=E", "department=E") == ["department=Engineering"]
-    assert complete("%mcp prompt completable-prompt department=Sales name=", "name=") == ["name=David", "name=Eve", "name=Frank"]
-    assert "resourceId=1" in complete("%mcp read 'Dynamic Text Resource' resourceId=1", "resourceId=1")
-    assert complete("%mcp call nope ", "") == []  # never raises
-    assert complete("%mcp call -c ev get-sum ", "") == ["a=", "b="]
-    assert complete("%mcp call --conn=ev get-s", "get-s") == ["get-structured-content", "get-sum"]
-    assert complete("%mcp call --conn e", "e") == ["ev"]
+    def complete(line: str) -> list[str]:
+        return _completion.completions(line)[1]
+
+    assert complete("%mcp call get-s") == ["get-structured-content", "get-sum"]
+    assert complete("%mcp call get-sum ") == ["a=", "b="]
+    assert complete("%mcp call get-sum a=1 ") == ["b="]
+    assert complete("%mcp call get-structured-content location=C") == ["location=Chicago"]
+    assert complete("%mcp call get-structured-content location='New Y") == ["location='New York'"]  # an open quote
+    assert complete("%mcp prompt completable-prompt department=E") == ["department=Engineering"]
+    assert complete("%mcp prompt completable-prompt department=Sales name=") == ["name=David", "name=Eve", "name=Frank"]
+    assert "resourceId=1" in complete("%mcp read 'Dynamic Text Resource' resourceId=1")
+    assert complete("%mcp call nope ") == []  # never raises
+    assert complete("%mcp call -c ev get-sum ") == ["a=", "b="]
+    assert complete("%mcp call --conn=ev get-s") == ["get-structured-content", "get-sum"]
+    assert complete("%mcp call --conn e") == ["ev"]
 
 
 # One line per subcommand that works on a connection; disconnect goes last.
 ON_A_CONNECTION = {
     "tools": "",
+    "tool": "get-sum --no-form",
     "call": "get-sum a=1 b=2",
     "resources": "--templates",
     "read": "'Dynamic Text Resource' resourceId=1",

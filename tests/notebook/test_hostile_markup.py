@@ -1,7 +1,7 @@
 """Every HTML renderer in the package is fed markup a server controls, and nothing it shows
 can run: result, listing, prompt and resource displays, errors, the question forms and
-the progress bar, the health, trace and dashboard views, the live log and subscription
-panels, and the magics' static HTML.
+the progress bar, a tool's view and form, the health, trace and dashboard views, the live
+log and subscription panels, and the magics' static HTML.
 
 The renderers are not listed here: they are found by reading the package's modules (any
 function that is named like one, writes a tag, builds an HTML widget, escapes text or
@@ -47,6 +47,7 @@ from mcp_notebook.notebook import magic_health as _magic_health
 from mcp_notebook.notebook import snapshots
 from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
+from mcp_notebook.notebook.tool_form import ToolForm
 from mcp_notebook.runtime import get_runtime
 
 PACKAGE = Path(mcp_notebook.__file__).parent
@@ -279,6 +280,12 @@ def results_and_listings(conn: mcp_notebook.Connection) -> dict[str, str]:
     task = {"taskId": MARKUP, "status": "working", "statusMessage": MARKUP, "createdAt": MARKUP, "lastUpdatedAt": MARKUP}
     shown["tasks"] = TaskList([task])._repr_mimebundle_()["text/html"]
     conn.call_tool("shout")  # a log line, and a progress bar in the (kernel) cell
+    view = conn.describe_tool(MARKUP)  # named, described and with an enum argument in the markup
+    shown["tool view"] = view._repr_mimebundle_()["text/html"]
+    form = ToolForm(conn, view.tool)
+    form.fields["mode"].value = "plain"
+    assert form.call() is not None
+    shown["tool form"] = "".join(html.value for html in html_widgets(form.widget))
     return shown
 
 

@@ -8,7 +8,9 @@ no ``params``) comes one interval after the initialize response, even before
 ``notifications/initialized``. The loop awaits each pong before sleeping again,
 so an unanswered ping stalls it (no timeout).
 
-Tools: ``echo(text)`` -> ``text``; ``add(a, b)`` -> ``a + b``; ``beep()`` -> audio content (WAV).
+Tools: ``echo(text)`` -> ``text``; ``add(a, b)`` -> ``a + b``; ``beep()`` -> audio content (WAV);
+``add_entities(entities, tags)`` -> what arrived, as JSON. FastMCP's input schemas say
+``additionalProperties: false``.
 
 Usage::
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
 import wave
 
@@ -31,8 +34,14 @@ os.environ.setdefault("FASTMCP_LOG_LEVEL", "WARNING")
 from fastmcp import FastMCP
 from fastmcp.server.middleware import PingMiddleware
 from fastmcp.utilities.types import Audio
+from pydantic import BaseModel
 
 HOST = "127.0.0.1"
+
+
+class Entity(BaseModel):
+    name: str
+    observations: list[str] = []
 
 
 def build(ping_interval_ms: int) -> FastMCP:
@@ -48,6 +57,11 @@ def build(ping_interval_ms: int) -> FastMCP:
     def add(a: int | float, b: int | float) -> int | float:
         """Return a + b."""
         return a + b
+
+    @mcp.tool
+    def add_entities(entities: list[Entity], tags: dict[str, str] | None = None) -> str:
+        """Take entities as the memory server's create_entities does; returns what arrived, as JSON."""
+        return json.dumps({"entities": [e.model_dump() for e in entities], "tags": tags})
 
     @mcp.tool
     def beep() -> Audio:
