@@ -1,4 +1,5 @@
-# mcp-notebook developer tasks. Needs only python3 (3.10+), node 20+ and npm.
+# mcp-notebook developer tasks. Needs python3 (3.10+); test and bench also node 22+ and npm (the
+# locked peers require 22); lab needs no Node.
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := test

@@ -38,6 +38,8 @@ def demo(
     timeout: float | None = DEFAULT_TIMEOUT,
     load_magics: bool = True,
     apps: bool | None = None,
+    elicitation: Any = None,
+    sampling: Any = None,
     **faults: Any,
 ) -> Connection:
     """Start the demo MCP server and connect to it; the open `Connection`, called `name`.
@@ -50,8 +52,10 @@ def demo(
     connection's keepalive interval in seconds (2 s by default, so a health widget
     moves; None keeps the `%config McpNotebook` defaults). `faults` are the demo
     server's fault switches (`pong_delay_ms=200`, `ignore_pings=True`, `flood=10`, ...;
-    see `mcp_notebook.demo_server`). `apps` is `connect`'s (MCP Apps: the server's counters
-    view). Inside IPython the `%mcp` magics are loaded too.
+    see `mcp_notebook.demo_server`). `elicitation` and `sampling` are `connect()`'s: they
+    answer the server's `ask_name` and `summarize` tools. `apps` is `connect`'s (MCP Apps: the
+    server's counters view). Inside IPython the `%mcp` magics
+    are loaded too.
     """
     if transport not in ("stdio", "http"):
         raise ValueError(f"transport must be 'stdio' or 'http', not {transport!r}")
@@ -65,11 +69,20 @@ def demo(
     _stop_server(name)
     if transport == "stdio":
         argv = demo_server.command("stdio", era, ping_interval=ping_interval, **faults)
-        conn = connect(argv, name=name, era=chosen_era, timeout=timeout, apps=apps)
+        conn = connect(argv, name=name, era=chosen_era, timeout=timeout, elicitation=elicitation, sampling=sampling, apps=apps)
     else:
         process, url = demo_server.start_http(era, ping_interval=ping_interval, **faults)
         try:
-            conn = connect(url, name=name, era=chosen_era, timeout=timeout, transport="http", apps=apps)
+            conn = connect(
+                url,
+                name=name,
+                era=chosen_era,
+                timeout=timeout,
+                transport="http",
+                elicitation=elicitation,
+                sampling=sampling,
+                apps=apps,
+            )
         except BaseException:
             process.stop()
             raise

@@ -16,8 +16,11 @@ Eras
 ----
 * legacy (2024-11-05 .. 2025-11-25): ``initialize`` (answered with the client's
   version when it is one of the four, else 2025-11-25), ``notifications/initialized``,
-  ``ping`` both ways, ``tools/list``, ``tools/call``, ``logging/setLevel``,
-  ``notifications/cancelled``, progress for requests with ``_meta.progressToken``.
+  ``ping`` both ways, the features below, ``logging/setLevel``, ``resources/subscribe``
+  and ``unsubscribe``, ``notifications/cancelled``, progress for requests with
+  ``_meta.progressToken``; ``ask_name`` and ``summarize`` send ``elicitation/create`` and
+  ``sampling/createMessage`` to the client. On HTTP, response stream events carry ids
+  and a GET with ``Last-Event-ID`` resumes a dropped stream.
   With ``--ping-interval`` the server pings the client once initialized and writes a
   stderr line per pong (``pong N (demo-ping-K) after X ms``).
 * modern (2026-07-28): no ``initialize``; each request carries ``_meta`` with the
@@ -25,15 +28,23 @@ Eras
   ``resultType: "complete"`` and ``_meta["io.modelcontextprotocol/serverInfo"]``.
   Missing ``_meta`` fields give -32602, HTTP header disagreement -32020, an
   unsupported version -32022 (``data.supported``/``data.requested``), ``ping`` and
-  other unknown methods -32601. No server-to-client requests, no sessions.
+  other unknown methods -32601. No server-to-client requests, no sessions: a tool that
+  needs the user answers ``input_required``; ``subscriptions/listen`` carries updates.
 * both: served by how the client opens (``initialize`` -> legacy, a request with
   modern ``_meta`` -> modern): per process on stdio, per session / request on HTTP.
 
-Tools
------
-``echo(text)``, ``add(a, b)`` (also structured ``{"sum": ...}`` from 2025-06-18),
+Features
+--------
+Tools: ``echo(text)``, ``add(a, b)`` (also structured ``{"sum": ...}`` from 2025-06-18),
 ``slow(seconds=5, steps=5)`` (progress after each step when asked for; stops when
-cancelled), ``image()`` (a 16x16 PNG as image content), ``faults(...)``.
+cancelled), ``image()`` (a 16x16 PNG as image content), ``log(message, level)`` (one
+``notifications/message``), ``bump(by=1)`` (raises ``demo://counter`` and tells its
+subscribers), ``ask_name()`` (elicitation), ``summarize(text)`` (sampling),
+``drop_stream(seconds)`` (legacy HTTP: closes its response stream before answering),
+``faults(...)``. Resources ``demo://readme``, ``demo://counter``, ``demo://image``;
+templates ``demo://greeting/{person}``, ``demo://square/{n}``; prompts ``greet(name,
+style)`` and ``review(code, language)``; ``completion/complete`` for prompt arguments and
+template variables.
 
 MCP Apps
 --------
@@ -69,8 +80,7 @@ or, given on the command line, the first ``tools/call`` the server receives:
 Counters (client pings received / ignored, server pings sent, pongs received,
 responses dropped, requests cancelled) come back from every ``faults`` call.
 
-Not supported: JSON-RPC batches (2025-03-26), SSE resumption (``Last-Event-ID``),
-``subscriptions/listen``, resources and prompts (but for the MCP Apps view).
+Not supported: JSON-RPC batches (2025-03-26), list-changed notifications, pagination.
 """
 
 from __future__ import annotations

@@ -13,16 +13,19 @@ from ._http import serve_http
 from ._stdio import serve_stdio
 
 DESCRIPTION = """\
-A demo MCP server for learning and testing MCP clients: tools echo, add, slow,
-image and faults, over stdio or Streamable HTTP (127.0.0.1 only), in the legacy
-(initialize, 2024-11-05 .. 2025-11-25) or modern (2026-07-28, stateless) era.
+A demo MCP server for learning and testing MCP clients: tools (echo, add, slow, image,
+log, bump, ask_name, summarize, drop_stream, faults), resources and templates under
+demo://, prompts with argument completion, subscriptions and logging, over stdio or
+Streamable HTTP (127.0.0.1 only), in the legacy (initialize, 2024-11-05 .. 2025-11-25)
+or modern (2026-07-28, stateless) era.
 """
 
 EPILOG = """\
 eras:
   legacy  initialize handshake, sessions (Mcp-Session-Id on HTTP), ping both ways
   modern  no initialize: every request carries _meta protocolVersion; server/discover;
-          no ping (-32601), no server requests; errors -32602 / -32020 / -32022
+          no ping (-32601), no server requests (input_required instead),
+          subscriptions/listen; errors -32602 / -32020 / -32021 / -32022
   both    served by how the client opens: initialize -> legacy, a request with modern
           _meta -> modern (per process on stdio, per session / request on HTTP)
 

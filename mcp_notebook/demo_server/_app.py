@@ -25,7 +25,9 @@ from ._faults import Faults
 
 SERVER_INFO = {"name": "mcp-notebook-demo", "version": __version__}
 INSTRUCTIONS = (
-    "A demo server for learning MCP: echo, add, slow (progress, cancellation), image, and faults (switch wire faults on and off)."
+    "A demo server for learning MCP: tools (echo, add, slow with progress and cancellation, image, log, "
+    "bump, ask_name and summarize that ask the client, drop_stream, faults), resources and templates "
+    "under demo://, prompts with argument completion, resource subscriptions and logging."
 )
 ERAS = ("legacy", "modern", "both")
 CRASH_EXIT_CODE = 3
@@ -33,6 +35,10 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 # Responses that set a connection up are never dropped, so a demo always gets connected.
 SETUP_METHODS = frozenset({"initialize", "server/discover"})
 PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+class ToolError(Exception):
+    """A tool execution error: reported inside the result with isError (so a model could correct itself)."""
 
 
 class RpcError(Exception):
@@ -98,8 +104,14 @@ class Call:
     modern: bool
     # Lowest level of notifications/message to send; None sends none (modern without opt-in).
     log_level: str | None = "debug"
+    # What the client declared (legacy: at initialize; modern: in this request's _meta).
+    client_capabilities: dict[str, Any] = field(default_factory=dict)
+    # Legacy: send a server request on this call's channel and wait for the client's answer.
+    ask_client: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]] | None = None
     # Set by transports that have a session to forget (legacy HTTP).
     expire_session: Callable[[], None] | None = None
+    # Legacy HTTP: end this request's SSE stream now; the rest is kept for a GET with Last-Event-ID.
+    drop_stream: Callable[[], Awaitable[None]] | None = None
     after_response: list[Callable[[], None]] = field(default_factory=list)
     received_at: float = field(default_factory=anyio.current_time)
 
@@ -142,6 +154,40 @@ class Call:
         return self.log_level is not None and LOG_LEVELS.index(level) >= LOG_LEVELS.index(self.log_level)
 
 
+# Sends one notification to a watcher; False when it could not go now, raises when the watcher has gone.
+Send = Callable[[dict[str, Any]], Awaitable[Any]]
+
+
+class Watchers:
+    """Who is told when a resource changes: (URIs watched, how to tell them), by a key."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[object, tuple[set[str], Send, dict[str, Any]]] = {}
+
+    def watch(self, key: object, uris: set[str], send: Send, meta: dict[str, Any] | None = None) -> None:
+        self._by_key[key] = (uris, send, meta or {})
+
+    def forget(self, key: object) -> None:
+        self._by_key.pop(key, None)
+
+    async def changed(self, uri: str) -> int:
+        """Tell every watcher of `uri`; how many were told."""
+        told = 0
+        for key, (uris, send, meta) in list(self._by_key.items()):
+            if uri not in uris:
+                continue
+            params: dict[str, Any] = {"uri": uri}
+            if meta:
+                params["_meta"] = meta
+            try:
+                if await send(rpc.notification("notifications/resources/updated", params)) is not False:
+                    told += 1
+            except Exception as exc:  # noqa: BLE001 - a watcher that has gone is forgotten, not fatal
+                log(f"resource update for {uri} not delivered ({type(exc).__name__}): forgetting that watcher")
+                self.forget(key)
+        return told
+
+
 class App:
     """The demo server's process-wide state."""
 
@@ -152,6 +198,8 @@ class App:
         self.faults = faults if faults is not None else Faults()
         self.ping_interval = ping_interval if ping_interval and ping_interval > 0 else None
         self.counters = Counters()
+        self.counter = 0  # the demo://counter resource
+        self.watchers = Watchers()
 
     @property
     def serves_legacy(self) -> bool:

@@ -8,7 +8,9 @@ works, the socket is watched: when the client goes away the endpoint is cancelle
 An `Exchange` decides its body late: a message sent before the response turns it
 into an SSE stream (`text/event-stream`), otherwise the response goes out as one
 JSON body. So a request is answered with SSE exactly when the server has something
-to say before the response.
+to say before the response. An exchange with a `stored` stream (a legacy session's
+POST) numbers its events and keeps them (`_resume`), and may be dropped before its
+response: the connection is then left to the client while the request runs on.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from anyio.abc import ByteStream
 
 from ..protocol import jsonrpc as rpc
 from ._app import log
+from ._resume import RETRY_MS, StoredStream
 
 MAX_BODY = 4 * 1024 * 1024
 # What writing to a connection the client has left raises.
@@ -100,6 +103,8 @@ class Exchange:
         self.status_of = status_of  # HTTP status of a JSON reply
         self.headers: list[tuple[str, str]] = []  # extra headers for whichever response goes out
         self.state = "new"  # -> "sse" -> "done", or "new" -> "done"
+        self.stored: StoredStream | None = None  # legacy session POSTs: events numbered and kept
+        self.dropped = False  # the stream ended before the response; the rest goes to `stored` only
         self._lock = anyio.Lock()
 
     async def reply(self, status: int, body: dict[str, Any] | None = None, headers: Sequence[tuple[str, str]] = ()) -> None:
@@ -121,23 +126,48 @@ class Exchange:
             self.state = "sse"
             await self.conn.send(h11.Response(status_code=200, headers=[*self.headers, *SSE_HEADERS]))
 
+    def _event(self, text: str, last: bool = False) -> bytes:
+        event_id = f"id: {self.stored.add(text, last)}\n" if self.stored is not None else ""
+        return f"{event_id}event: message\ndata: {text}\n\n".encode("utf-8")
+
     async def send_text(self, text: str) -> None:
         """One SSE event with `text` as its data (one line: messages are encoded without newlines)."""
         async with self._lock:
+            if self.dropped and self.stored is not None:
+                self.stored.add(text)
+                return
             if self.state == "done":
                 return
             await self._open()
-            await self.conn.send(h11.Data(data=f"event: message\ndata: {text}\n\n".encode("utf-8")))
+            await self.conn.send(h11.Data(data=self._event(text)))
+
+    async def send_event(self, event_id: str, text: str) -> None:
+        """A replayed event: `text` under the id it was first given."""
+        async with self._lock:
+            await self._open()
+            await self.conn.send(h11.Data(data=f"id: {event_id}\nevent: message\ndata: {text}\n\n".encode("utf-8")))
+
+    async def drop(self) -> None:
+        """End the SSE stream now, before the response: a priming event (last id, retry hint), then the end."""
+        async with self._lock:
+            if self.stored is None or self.state == "done":
+                return
+            await self._open()
+            priming = f"id: {self.stored.event_id(len(self.stored.events))}\nretry: {RETRY_MS}\ndata: \n\n"
+            self.state, self.dropped = "done", True
+            await self.conn.send(h11.Data(data=priming.encode("utf-8")), h11.EndOfMessage())
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.send_text(rpc.encode(message))
 
     async def finish(self, reply: dict[str, Any]) -> None:
         async with self._lock:
-            if self.state == "new":
+            if self.dropped and self.stored is not None:
+                self.stored.add(rpc.encode(reply), last=True)
+            elif self.state == "new":
                 await self.reply(self.status_of(reply), reply)
             elif self.state == "sse":
-                data = f"event: message\ndata: {rpc.encode(reply)}\n\n".encode("utf-8")
+                data = self._event(rpc.encode(reply), last=True)
                 self.state = "done"
                 await self.conn.send(h11.Data(data=data), h11.EndOfMessage())
 
@@ -149,6 +179,10 @@ class Exchange:
 
     async def abandon(self) -> None:
         """A cancelled request: close its stream without a response."""
+        if self.stored is not None:
+            self.stored.add(None, last=True)  # a resumed stream ends too
+        if self.dropped:
+            return
         async with self._lock:
             await self._open()
         await self.end_stream()
@@ -175,9 +209,10 @@ async def serve_connection(stream: ByteStream, endpoint: Endpoint) -> None:
             exchange = Exchange(conn)
             async with anyio.create_task_group() as tg:
 
-                async def watch() -> None:
+                async def watch(exchange: Exchange = exchange) -> None:
                     await conn.watch_for_close()
-                    tg.cancel_scope.cancel()  # the client left: stop serving its request
+                    if not exchange.dropped:  # a dropped stream's request runs on for a resumed one
+                        tg.cancel_scope.cancel()  # the client left: stop serving its request
 
                 tg.start_soon(watch)
                 await _run(endpoint, request, exchange)

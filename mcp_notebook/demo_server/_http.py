@@ -5,7 +5,9 @@ response carries `Mcp-Session-Id`; every later POST, GET and DELETE must carry i
 (400 without, 404 for one we do not know or have forgotten). Requests are answered
 with JSON, or with SSE when something goes out before the response. Notifications
 and responses get 202. GET opens the session's listening SSE stream (one at a time:
-409 for a second one); server pings go there. DELETE ends the session.
+409 for a second one); server pings go there. DELETE ends the session. The events of
+a session's POST streams carry ids, and a GET with `Last-Event-ID` resumes the stream
+that id belongs to (`_resume`).
 
 Modern era (2026-07-28): stateless, no session ids minted or read. Each request is
 checked by `_modern.check()` (headers included), and a JSON error goes out with the
@@ -35,6 +37,7 @@ from . import _modern
 from ._app import App, RpcError, log, serve
 from ._h11 import GONE, Exchange, Request, serve_connection
 from ._legacy import LegacySession
+from ._resume import EventStore
 from ._stdio import stdin_lines
 
 HOST = "127.0.0.1"
@@ -67,6 +70,7 @@ class HttpSession:
         self.id = secrets.token_hex(16)
         self.legacy = LegacySession(app, self.send_to_client, label=f"session {self.id[:8]}")
         self.listener: Exchange | None = None
+        self.events = EventStore()
         self.ended = anyio.Event()
 
     async def send_to_client(self, message: dict[str, Any]) -> bool:
@@ -148,7 +152,9 @@ class Endpoint:
             await exchange.reply(400, _problem(rpc.INVALID_REQUEST, message))
         elif frame.kind == rpc.REQUEST:
             legacy = session.legacy
-            call = legacy.call(frame.message, exchange, expire_session=partial(self.expire, session))
+            exchange.stored = session.events.open()
+            expire = partial(self.expire, session)
+            call = legacy.call(frame.message, exchange, expire_session=expire, drop_stream=exchange.drop)
             await serve(self.app, call, legacy.handle, legacy.in_flight)
         else:
             if frame.kind == rpc.NOTIFICATION:
@@ -214,6 +220,14 @@ class Endpoint:
             return
         session = await self._session_of(request, exchange)
         if session is None:
+            return
+        resumed = session.events.find(request.header("last-event-id") or "")
+        if resumed is not None:
+            stream, after = resumed
+            log(f"session {session.id[:8]}: resuming stream {stream.key} after event {after}")
+            await exchange.open_stream()
+            await stream.replay(after, exchange.send_event)
+            await exchange.end_stream()
             return
         if session.listener is not None:
             message = "Conflict: this session's GET stream is already open"

@@ -9,19 +9,19 @@ line per pong).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import anyio
 
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
-from . import _ui_app
+from . import _features, _resources, _ui_app
 from ._app import INSTRUCTIONS, LOG_LEVELS, SERVER_INFO, App, Call, Outbox, RpcError, cancel, log
+from ._asking import Questions
 from ._faults import wait_pong_delay
-from ._tools import call_tool, tool_list
 
-METHODS = frozenset({"initialize", "ping", "tools/list", "tools/call", "logging/setLevel"})
-CAPABILITIES = {"tools": {"listChanged": False}, "logging": {}}
+METHODS = frozenset({"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
 MAX_UNANSWERED_PINGS = 1000
 
 # Sends a server-initiated message to the client; False when there is nowhere to send it.
@@ -36,8 +36,10 @@ class LegacySession:
         self.label = label
         self.version: str | None = None
         self.initialized = False
-        self.apps = False  # the client declared MCP Apps (io.modelcontextprotocol/ui)
         self.log_level = "debug"  # until logging/setLevel: every level
+        self.client_capabilities: dict[str, Any] = {}
+        self.subscribed: set[str] = set()  # resources/subscribe
+        self.questions = Questions()  # elicitation and sampling requests waiting for the client
         self.in_flight: dict[Any, anyio.CancelScope] = {}
         self._send_to_client = send_to_client
         self._pings: dict[str, float] = {}  # our ping id -> when it was sent
@@ -46,7 +48,16 @@ class LegacySession:
 
     def call(self, message: dict[str, Any], outbox: Outbox, **extra: Any) -> Call:
         version = self.version or LATEST_LEGACY
-        return Call(message, outbox, version=version, modern=False, log_level=self.log_level, **extra)
+        return Call(
+            message,
+            outbox,
+            version=version,
+            modern=False,
+            log_level=self.log_level,
+            client_capabilities=self.client_capabilities,
+            ask_client=partial(self.questions.ask, outbox),
+            **extra,
+        )
 
     async def handle(self, call: Call) -> dict[str, Any] | None:
         """A request's reply, or None for a ping left unanswered (ignore_pings)."""
@@ -59,20 +70,17 @@ class LegacySession:
 
     async def _result(self, call: Call) -> dict[str, Any]:
         method = call.method
-        if method == "resources/read":
-            if not self.apps:
-                raise _ui_app.not_offered(method)
-            return _ui_app.read(call)
-        if method not in METHODS:
+        if method not in METHODS and method not in _features.METHODS:
             raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {method}")
         if method == "initialize":
             return self._initialize(call)
         if self.version is None:
             raise RpcError(rpc.INVALID_REQUEST, f"{method} before initialize: send initialize first")
-        if method == "tools/list":
-            return {"tools": tool_list(self.version) + _ui_app.tools(self.apps)}
-        if method == "tools/call":
-            return await call_tool(self.app, call)
+        if method in _features.METHODS:
+            return await _features.result(self.app, call)
+        if method in ("resources/subscribe", "resources/unsubscribe"):
+            subscribe = method == "resources/subscribe"
+            return _resources.subscribe(self.app, self, self.subscribed, call, subscribe, self._send_to_client)
         return self._set_level(call)
 
     def _initialize(self, call: Call) -> dict[str, Any]:
@@ -80,11 +88,12 @@ class LegacySession:
             raise RpcError(rpc.INVALID_REQUEST, f"this session is already initialized ({self.version})")
         requested = call.params.get("protocolVersion")
         self.version = requested if requested in LEGACY_VERSIONS else LATEST_LEGACY
-        self.apps = _ui_app.wanted(call.params.get("capabilities"))
+        capabilities = call.params.get("capabilities")
+        self.client_capabilities.update(capabilities if isinstance(capabilities, dict) else {})
         log(f"{self.label}: initialize: client asked for {requested!r}, serving {self.version}")
         return {
             "protocolVersion": self.version,
-            "capabilities": _ui_app.capabilities(CAPABILITIES, self.apps),
+            "capabilities": _ui_app.capabilities(_features.capabilities(self.version), _ui_app.wanted(capabilities)),
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }
@@ -116,7 +125,9 @@ class LegacySession:
             cancel(self.app, self.in_flight, message)
 
     def on_response(self, message: dict[str, Any]) -> None:
-        """An answer to one of our pings."""
+        """An answer to one of our questions (elicitation, sampling) or pings."""
+        if self.questions.answered(message):
+            return
         ping_id = message.get("id")
         sent_at = self._pings.pop(ping_id, None) if isinstance(ping_id, str) else None
         if sent_at is None:
@@ -156,3 +167,4 @@ class LegacySession:
 
     def close(self) -> None:
         self._ping_scope.cancel()
+        self.app.watchers.forget(self)

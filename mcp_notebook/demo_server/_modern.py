@@ -11,9 +11,11 @@ Checks, in order, first failure wins (the same order as the official SDK):
    with `data.supported` and `data.requested`;
 4. the method exists -> else -32601 (so is `ping`: there is no ping in this era).
 
-(-32021 MissingRequiredClientCapability is never needed: no demo tool asks the
-client for anything.) An `initialize` gets -32022 naming the modern versions, so a
-legacy client can tell its user what this server speaks.
+(-32021 MissingRequiredClientCapability comes from the tools that ask the client,
+`_asking`.) An `initialize` gets -32022 naming the modern versions, so a legacy client
+can tell its user what this server speaks. A tool that needs input answers
+`input_required`; `subscriptions/listen` acknowledges the resources it will watch,
+then carries their `notifications/resources/updated` until the client ends it.
 """
 
 from __future__ import annotations
@@ -22,21 +24,22 @@ import base64
 import binascii
 from typing import Any
 
+import anyio
+
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import MODERN_VERSIONS
-from . import _ui_app
+from . import _features, _resources, _ui_app
 from ._app import INSTRUCTIONS, LOG_LEVELS, PROTOCOL_VERSION_KEY, SERVER_INFO, App, Call, Outbox, RpcError
-from ._legacy import CAPABILITIES
-from ._tools import call_tool, tool_list
+from ._asking import MISSING_REQUIRED_CLIENT_CAPABILITY, InputRequired
 
 HEADER_MISMATCH = -32020
-MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
-METHODS = frozenset({"server/discover", "tools/list", "tools/call"})
+SUBSCRIPTION_ID_KEY = "io.modelcontextprotocol/subscriptionId"
+METHODS = frozenset({"server/discover", "subscriptions/listen", *_features.METHODS})
 NAME_PARAM = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 # JSON-RPC error code -> HTTP status of a JSON error response (streamable-http page).
@@ -127,9 +130,7 @@ def check(app: App, message: dict[str, Any], headers: list[tuple[str, str]] | No
     if version not in MODERN_VERSIONS:
         data = {"supported": app.supported_versions(), "requested": version}
         raise RpcError(UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version", data)
-    if message["method"] not in METHODS and not (
-        message["method"] == "resources/read" and _ui_app.wanted(meta[CAPABILITIES_KEY])
-    ):
+    if message["method"] not in METHODS:
         raise RpcError(rpc.METHOD_NOT_FOUND, f"Method not found: {message['method']}")
     return version
 
@@ -137,8 +138,32 @@ def check(app: App, message: dict[str, Any], headers: list[tuple[str, str]] | No
 def call(app: App, message: dict[str, Any], outbox: Outbox, headers: list[tuple[str, str]] | None = None) -> Call:
     """A Call for a modern request, or RpcError when the request is rejected before it runs."""
     version = check(app, message, headers)
-    level = message["params"]["_meta"].get(LOG_LEVEL_KEY)
-    return Call(message, outbox, version=version, modern=True, log_level=level if level in LOG_LEVELS else None)
+    meta = message["params"]["_meta"]
+    level = meta.get(LOG_LEVEL_KEY)
+    capabilities = meta.get(CAPABILITIES_KEY)
+    return Call(
+        message,
+        outbox,
+        version=version,
+        modern=True,
+        log_level=level if level in LOG_LEVELS else None,
+        client_capabilities=capabilities if isinstance(capabilities, dict) else {},
+    )
+
+
+async def listen(app: App, call: Call) -> dict[str, Any]:
+    """`subscriptions/listen`: acknowledge, then watch the resources until cancelled (never returns)."""
+    wanted = call.params.get("notifications")
+    if not isinstance(wanted, dict):
+        raise RpcError(rpc.INVALID_PARAMS, "subscriptions/listen needs a notifications object")
+    asked = wanted.get("resourceSubscriptions")
+    uris = [uri for uri in asked if isinstance(uri, str) and _resources.known(uri)] if isinstance(asked, list) else []
+    meta = {SUBSCRIPTION_ID_KEY: call.id}
+    honoured = {"resourceSubscriptions": uris} if isinstance(asked, list) else {}
+    await call.notify("notifications/subscriptions/acknowledged", {"_meta": meta, "notifications": honoured})
+    with _resources.watching(app, object(), set(uris), call.outbox.send, meta):
+        await anyio.sleep_forever()
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 async def handle(app: App, call: Call) -> dict[str, Any]:
@@ -147,20 +172,20 @@ async def handle(app: App, call: Call) -> dict[str, Any]:
         if call.method == "server/discover":
             result = {
                 "supportedVersions": app.supported_versions(),
-                "capabilities": _ui_app.capabilities(CAPABILITIES, _apps(call)),
+                "capabilities": _ui_app.capabilities(_features.capabilities(call.version), _apps(call)),
                 "instructions": INSTRUCTIONS,
                 "ttlMs": 0,
                 "cacheScope": "public",
             }
-        elif call.method == "tools/list":
-            result = {"tools": tool_list(call.version) + _ui_app.tools(_apps(call)), "ttlMs": 0, "cacheScope": "public"}
-        elif call.method == "resources/read":
-            result = _ui_app.read(call)
+        elif call.method == "subscriptions/listen":
+            result = await listen(app, call)
         else:
-            result = await call_tool(app, call)
+            result = await _features.result(app, call)
+        result["resultType"] = "complete"
+    except InputRequired as needed:
+        result = {"resultType": "input_required", "inputRequests": needed.requests}
     except RpcError as exc:
         return exc.reply(call.id)
-    result["resultType"] = "complete"
     meta = result.get("_meta")
     result["_meta"] = {**(meta if isinstance(meta, dict) else {}), SERVER_INFO_KEY: SERVER_INFO}
     return rpc.result(call.id, result)

@@ -15,16 +15,12 @@ from typing import Any
 import anyio
 
 from ..protocol import jsonrpc as rpc
-from . import _faults, _ui_app
-from ._app import App, Call, RpcError, crash, log
+from . import _asking, _faults, _resources, _ui_app
+from ._app import LOG_LEVELS, App, Call, RpcError, ToolError, crash, log
 from ._png import demo_image
 
 MALFORMED_FRAME = '{"jsonrpc": "2.0", "method": this is not JSON'
 STRUCTURED_SINCE = "2025-06-18"  # structuredContent and outputSchema
-
-
-class ToolError(Exception):
-    """A tool execution error: reported inside the result with isError."""
 
 
 TOOLS: tuple[dict[str, Any], ...] = (
@@ -61,6 +57,51 @@ TOOLS: tuple[dict[str, Any], ...] = (
         "name": "image",
         "description": "Return a small PNG image (16x16) as image content.",
         "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "log",
+        "description": "Send one log message (notifications/message) at `level`, if the client wants that level.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "message": {"type": "string"},
+                "level": {"type": "string", "enum": list(LOG_LEVELS), "default": "info"},
+            },
+            "required": ["message"],
+        },
+    },
+    {
+        "name": "bump",
+        "description": "Raise the demo://counter resource by `by` and tell its subscribers (notifications/resources/updated).",
+        "inputSchema": {"type": "object", "properties": {"by": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 1}}},
+    },
+    {
+        "name": "ask_name",
+        "description": "Ask the user for a name and a colour (elicitation, form mode), then greet them.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
+    {
+        "name": "summarize",
+        "description": "Ask the client's model to summarise `text` in one sentence (sampling).",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "max_tokens": {"type": "integer", "minimum": 1, "maximum": 10_000, "default": 100},
+            },
+            "required": ["text"],
+        },
+    },
+    {
+        "name": "drop_stream",
+        "description": (
+            "Legacy HTTP: close this request's SSE stream, wait `seconds`, then answer; the answer reaches a "
+            "client that resumes the stream (GET with Last-Event-ID)."
+        ),
+        "inputSchema": {
+            "type": "object",
+            "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": 60, "default": 0.5}},
+        },
     },
     {
         "name": "faults",
@@ -126,6 +167,42 @@ async def _image(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
     return {"content": [{"type": "image", "data": data, "mimeType": "image/png"}]}
 
 
+async def _log(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    message, level = args.get("message"), args.get("level", "info")
+    if not isinstance(message, str):
+        raise ToolError(f"message must be a string, not {message!r}")
+    if level not in LOG_LEVELS:
+        raise ToolError(f"level must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    if not call.wants_log(level):
+        return text_result(call, f"not sent: the client does not want {level} messages")
+    await call.notify("notifications/message", {"level": level, "logger": "demo-server", "data": message})
+    return text_result(call, f"sent at {level}")
+
+
+async def _bump(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    by = _number(args, "by", 1, 1, 1000)
+    if not isinstance(by, int):
+        raise ToolError(f"by must be an integer, not {by!r}")
+    return await _resources.bump(app, call, by)
+
+
+async def _ask_name(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return await _asking.ask_name(call, args)
+
+
+async def _summarize(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    return await _asking.summarize(call, args)
+
+
+async def _drop_stream(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
+    seconds = _number(args, "seconds", 0.5, 0, 60)
+    if call.drop_stream is None:
+        raise ToolError("no stream to drop: streams are resumable on HTTP in the legacy era only")
+    await call.drop_stream()
+    await anyio.sleep(seconds)
+    return text_result(call, "after the drop")
+
+
 async def _faults_tool(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
     try:
         actions = app.faults.update(args)
@@ -175,6 +252,11 @@ FUNCTIONS: dict[str, ToolFunction] = {
     "add": _add,
     "slow": _slow,
     "image": _image,
+    "log": _log,
+    "bump": _bump,
+    "ask_name": _ask_name,
+    "summarize": _summarize,
+    "drop_stream": _drop_stream,
     "faults": _faults_tool,
 }
 

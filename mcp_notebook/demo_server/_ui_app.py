@@ -109,8 +109,8 @@ def wanted(capabilities: Any) -> bool:
 
 
 def capabilities(base: dict[str, Any], apps: bool) -> dict[str, Any]:
-    """The server's capabilities: `resources` too when the client takes apps."""
-    return {**base, "resources": {}} if apps else base
+    """The server's capabilities: `resources` too when the client takes apps (the view is one)."""
+    return {**base, "resources": {}} if apps and "resources" not in base else base
 
 
 def tools(apps: bool) -> list[dict[str, Any]]:

@@ -40,7 +40,7 @@ from mcp_notebook.demo_server._faults import FaultError, Faults
 from mcp_notebook.demo_server._png import SIGNATURE
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
-TOOL_NAMES = ["echo", "add", "slow", "image", "faults"]
+TOOL_NAMES = ["echo", "add", "slow", "image", "log", "bump", "ask_name", "summarize", "drop_stream", "faults"]
 
 
 @pytest.fixture
@@ -490,7 +490,7 @@ def test_modern_rules_on_stdio():
         assert server.request(3, "tools/list", {"_meta": no_capabilities})["error"]["code"] == -32602
         refused = server.request(4, "initialize", {"protocolVersion": LEGACY})["error"]
         assert refused["code"] == -32022 and refused["data"] == {"supported": [MODERN], "requested": LEGACY}
-        assert server.request(5, "resources/list", {"_meta": modern_meta()})["error"]["code"] == -32601
+        assert server.request(5, "ping", {"_meta": modern_meta()})["error"]["code"] == -32601
         listed = server.request(6, "tools/list", {"_meta": modern_meta()})["result"]
         assert listed["resultType"] == "complete" and listed["ttlMs"] == 0
         assert listed["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "mcp-notebook-demo"
@@ -511,7 +511,7 @@ def test_modern_rules_on_http():
         echo = {"name": "echo", "arguments": {"text": "x"}}
         rejected(raw.modern(4, "tools/call", echo, headers={"mcp-name": "add"}), 400, -32020)
         rejected(raw.modern(5, "tools/list", version="2099-01-01"), 400, -32022)
-        rejected(raw.modern(6, "resources/list"), 404, -32601)
+        rejected(raw.modern(6, "ping"), 404, -32601)
         rejected(raw.post({"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}), 400, -32602)
         encoded = "=?base64?" + base64.b64encode(b"echo").decode() + "?="
         echoed = raw.modern(8, "tools/call", echo, headers={"mcp-name": encoded})

@@ -121,6 +121,7 @@ ON_A_CONNECTION = {
     "keepalive": "",
     "ping": "",
     "status": "",
+    "auth": "",
     "disconnect": "",
 }
 
@@ -130,10 +131,10 @@ def test_every_subcommand_on_a_connection_takes_conn(shell, capsys):
     takes_conn = {name for name, sub in _commands.SUBCOMMANDS.items() if sub.parser.connection}
     assert takes_conn == set(ON_A_CONNECTION)
     assert set(_commands.SUBCOMMANDS) - takes_conn == {"connect", "dashboard", "help", "servers"}
-    mcp_notebook.demo("other", load_magics=False, keepalive=None)  # has no resources or prompts: ev must answer
+    mcp_notebook.demo("other", load_magics=False, keepalive=None)  # a second connection: every command must name ev
     try:
         for n, (name, rest) in enumerate(ON_A_CONNECTION.items()):
-            if name != "status":  # which lists every connection when none is named
+            if name not in ("status", "auth"):  # which list every connection when none is named
                 with pytest.raises(IPythonUsageError, match=r"several connections are open \(ev, other\)"):
                     shell.run_line_magic("mcp", f"{name} {rest}")
             with pytest.raises(IPythonUsageError, match="no connection named 'nosuch'"):
