@@ -14,7 +14,7 @@ from mcp_notebook.demo_server._ui_app import VIEW
 def test_the_counters_view_is_offered_to_apps_clients_only(era: str, transport: str) -> None:
     with mcp_notebook.demo("plain", era=era, transport=transport, apps=False, load_magics=False) as plain:
         assert "counters" not in plain.list_tools().names()
-        with pytest.raises(mcp_notebook.McpError, match="Method not found"):
+        with pytest.raises(mcp_notebook.McpError, match="Resource not found"):  # it has resources, not this one
             plain.read_resource(VIEW)
     with mcp_notebook.demo("apps", era=era, transport=transport, apps=True, load_magics=False, keepalive=None) as conn:
         tools = conn.list_tools()
