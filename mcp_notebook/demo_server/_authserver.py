@@ -197,7 +197,7 @@ class AuthServer:
             self.refreshes += 1
             limit = self.settings.refreshes
             if limit is not None and self.refreshes > limit:
-                raise OAuthError("invalid_grant", f"refresh refused (fault switch: only {limit} refreshes succeed)")
+                raise OAuthError("invalid_grant", f"fault switch refreshes={limit}: later refreshes are refused")
             return self._tokens(grant, "refresh")
         raise OAuthError("unsupported_grant_type", "authorization_code or refresh_token")
 
