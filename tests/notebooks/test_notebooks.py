@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
 
 pytestmark = [pytest.mark.kernel]
+# What the demo server's authorization server issues (access and refresh tokens, codes, client secrets).
+ISSUED_SECRET = re.compile(r"demo-(?:at|rt|code|cs)-[A-Za-z0-9_-]{8,}")
 
 
 @pytest.mark.timeout(300)
@@ -34,3 +38,5 @@ def test_notebook_runs_top_to_bottom(path: Path, tmp_path: Path, monkeypatch: py
     finally:
         if km.has_kernel:  # nbclient leaves a kernel manager it was given running
             km.shutdown_kernel(now=False)
+    outputs = json.dumps([cell.get("outputs", []) for cell in nb.cells])
+    assert not ISSUED_SECRET.findall(outputs), "an OAuth secret the demo server issued shows in the outputs"
