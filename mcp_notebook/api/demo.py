@@ -85,7 +85,7 @@ def demo(
     else:
         settings = demo_server.OAuthSettings(**oauth_switches) if oauth else None
         process, url = demo_server.start_http(era, ping_interval=ping_interval, oauth=settings, **faults)
-        auth = OAuth(authorize=follow_redirect, remember=False) if oauth else None
+        auth: OAuth | str = OAuth(authorize=follow_redirect, remember=False) if oauth else "auto"
         try:
             conn = connect(url, name=name, era=chosen_era, timeout=timeout, transport="http", apps=apps, auth=auth)
         except BaseException:
