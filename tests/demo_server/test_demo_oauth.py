@@ -278,3 +278,17 @@ async def test_the_sdk_oauth_client_authorizes_steps_up_and_calls(anyio_backend:
     assert len(redirected) == 2
     lines = "\n".join(process.stderr_log.lines)
     assert "approved demo-client-1 for scopes demo:tools demo:admin" in lines
+
+
+def test_the_command_line_lists_the_oauth_switches_and_refuses_them_without_oauth(capsys: pytest.CaptureFixture[str]) -> None:
+    from mcp_notebook.demo_server.__main__ import build_parser, main
+
+    help_text = build_parser().format_help()
+    for flag in ("--oauth", "--token-seconds", "--token-calls", "--step-up-tool", "--refreshes", "--issued-log"):
+        assert flag in help_text
+    with pytest.raises(SystemExit) as exited:
+        main(["--transport", "http", "--token-calls", "2"])
+    assert exited.value.code == 2 and "--token-calls needs --oauth" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--oauth"])  # stdio has no HTTP to protect
+    assert "--oauth needs --transport http" in capsys.readouterr().err
