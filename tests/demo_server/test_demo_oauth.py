@@ -292,3 +292,25 @@ def test_the_command_line_lists_the_oauth_switches_and_refuses_them_without_oaut
     with pytest.raises(SystemExit):
         main(["--oauth"])  # stdio has no HTTP to protect
     assert "--oauth needs --transport http" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("era", ["modern", "both"])
+def test_every_era_is_protected_the_same_way(era: str) -> None:
+    conn = mcp_notebook.demo(
+        f"oauth-{era}",
+        transport="http",
+        era=era,
+        oauth=True,
+        token_calls=1,
+        step_up_tool="image",
+        load_magics=False,
+        keepalive=None,
+    )
+    try:
+        assert conn.era == "modern"
+        assert conn.call_tool("add", {"a": 1, "b": 2}).structured == {"sum": 3}
+        assert conn.call_tool("image", {}).content[0]["type"] == "image"  # used up and short of a scope: step-up
+        status = auth_status(conn)
+        assert status is not None and status.authorizations == 2 and "demo:admin" in status.scopes
+    finally:
+        conn.close()
