@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..auth.config import OAuth
+from ..base.errors import AuthorizationError
 from ..runtime import get_runtime
 from .connect import connect
 from .connection import Connection
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 DEMO_KEEPALIVE = 2.0  # seconds: often enough that a health widget visibly moves
 CLIENT_ERA = {"legacy": "legacy", "modern": "modern", "both": "auto"}
+OAUTH_SWITCHES = ("token_seconds", "token_calls", "step_up_tool", "refreshes", "issued_log")
 
 _http_servers: dict[str, demo_server.DemoServerProcess] = {}  # connection name -> its HTTP demo server
 _lock = threading.Lock()
@@ -40,6 +43,7 @@ def demo(
     apps: bool | None = None,
     elicitation: Any = None,
     sampling: Any = None,
+    oauth: bool = False,
     **faults: Any,
 ) -> Connection:
     """Start the demo MCP server and connect to it; the open `Connection`, called `name`.
@@ -56,9 +60,21 @@ def demo(
     answer the server's `ask_name` and `summarize` tools. `apps` is `connect`'s (MCP Apps: the
     server's counters view). Inside IPython the `%mcp` magics
     are loaded too.
+
+    `oauth=True` (HTTP only) protects the server with its own authorization server, which
+    approves every request at once; the client authorizes unattended by following that
+    approval's redirect (`follow_redirect`), and keeps no token on disk. Its fault switches
+    go with the others: `token_seconds=N`, `token_calls=N` (a token is good for N tool
+    calls), `step_up_tool="add"` (that tool needs another scope: 403, step-up),
+    `refreshes=N` (later refreshes fail: a new authorization).
     """
     if transport not in ("stdio", "http"):
         raise ValueError(f"transport must be 'stdio' or 'http', not {transport!r}")
+    oauth_switches = {key: faults.pop(key) for key in OAUTH_SWITCHES if key in faults}
+    if oauth_switches and not oauth:
+        raise ValueError(f"{next(iter(oauth_switches))} is an OAuth fault switch: it needs oauth=True")
+    if oauth and transport != "http":
+        raise ValueError("oauth=True needs transport='http'")
     if era not in CLIENT_ERA:
         raise ValueError(f"era must be one of {tuple(CLIENT_ERA)}, not {era!r}")
     from .. import demo_server  # a separate program: imported when a demo starts, not with the package
@@ -71,7 +87,9 @@ def demo(
         argv = demo_server.command("stdio", era, ping_interval=ping_interval, **faults)
         conn = connect(argv, name=name, era=chosen_era, timeout=timeout, elicitation=elicitation, sampling=sampling, apps=apps)
     else:
-        process, url = demo_server.start_http(era, ping_interval=ping_interval, **faults)
+        settings = demo_server.OAuthSettings(**oauth_switches) if oauth else None
+        process, url = demo_server.start_http(era, ping_interval=ping_interval, oauth=settings, **faults)
+        auth: OAuth | str = OAuth(authorize=follow_redirect, remember=False) if oauth else "auto"
         try:
             conn = connect(
                 url,
@@ -82,6 +100,7 @@ def demo(
                 elicitation=elicitation,
                 sampling=sampling,
                 apps=apps,
+                auth=auth,
             )
         except BaseException:
             process.stop()
@@ -92,6 +111,18 @@ def demo(
     if keepalive is not None:
         conn.keepalive(interval=keepalive)
     return conn
+
+
+def follow_redirect(url: str) -> str:
+    """An `authorize=` callback for an authorization server that approves at once (the demo's):
+    it plays the browser, asks for the authorization URL, and returns where it was sent back to."""
+    import httpx2  # imported when a flow asks: the package's import stays light
+
+    response = httpx2.get(url, follow_redirects=False, timeout=30.0)
+    location = response.headers.get("location")
+    if not response.is_redirect or location is None:
+        raise AuthorizationError(f"the authorization server answered HTTP {response.status_code}, not a redirect")
+    return str(response.url.join(location))
 
 
 def http_server(name: str = "demo") -> demo_server.DemoServerProcess | None:

@@ -80,6 +80,19 @@ or, given on the command line, the first ``tools/call`` the server receives:
 Counters (client pings received / ignored, server pings sent, pongs received,
 responses dropped, requests cancelled) come back from every ``faults`` call.
 
+OAuth-protected mode (HTTP only)
+--------------------------------
+``--oauth`` (``start_http(oauth=OAuthSettings(...))``) puts ``/mcp`` behind bearer tokens
+from an authorization server in the same process, on the same origin: protected resource
+metadata (RFC 9728), authorization server metadata (RFC 8414, S256 PKCE), dynamic client
+registration, an authorization endpoint that approves at once and redirects with ``code``,
+``state`` and ``iss``, and a token endpoint (authorization code with PKCE and ``resource``
+checked; refresh tokens that rotate). Scopes: ``demo:tools`` for everything, plus
+``demo:admin`` for the ``--step-up-tool``. Its fault switches: ``--token-seconds N``,
+``--token-calls N`` (a token is good for N tool calls), ``--step-up-tool TOOL`` (403
+``insufficient_scope``), ``--refreshes N`` (later refreshes fail: the client must authorize
+again), ``--issued-log FILE`` (every secret issued, for tests). See ``_authserver`` and ``_guard``.
+
 Not supported: JSON-RPC batches (2025-03-26), list-changed notifications, pagination.
 """
 
@@ -88,5 +101,15 @@ from __future__ import annotations
 from ._app import CRASH_EXIT_CODE, ERAS
 from ._faults import NAMES as FAULTS
 from ._launch import DemoServerProcess, LineLog, command, start_http
+from ._oauth_settings import OAuthSettings
 
-__all__ = ["CRASH_EXIT_CODE", "ERAS", "FAULTS", "DemoServerProcess", "LineLog", "command", "start_http"]
+__all__ = [
+    "CRASH_EXIT_CODE",
+    "ERAS",
+    "FAULTS",
+    "DemoServerProcess",
+    "LineLog",
+    "OAuthSettings",
+    "command",
+    "start_http",
+]

@@ -10,6 +10,7 @@ import anyio
 from ._app import ERAS, App
 from ._faults import SPECS, FaultError, Faults
 from ._http import serve_http
+from ._oauth_settings import add_arguments, from_args
 from ._stdio import serve_stdio
 
 DESCRIPTION = """\
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="HTTP: exit when stdin closes, so the server does not outlive its parent (start_http() sets it)",
     )
+    add_arguments(parser)
     group = parser.add_argument_group("fault switches")
     for spec in SPECS:
         if spec.kind is bool:
@@ -82,14 +84,15 @@ def main(argv: list[str] | None = None) -> int:
     values = {spec.name: getattr(args, spec.name) for spec in SPECS}
     try:
         faults = Faults(**{name: value for name, value in values.items() if value is not None and value is not False})
-    except FaultError as exc:
+        oauth = from_args(args)
+    except (FaultError, ValueError) as exc:
         parser.error(str(exc))
     app = App(args.era, faults, args.ping_interval)
     try:
         if args.transport == "stdio":
             anyio.run(serve_stdio, app)
         else:
-            anyio.run(partial(serve_http, app, args.port, args.exit_with_stdin))
+            anyio.run(partial(serve_http, app, args.port, args.exit_with_stdin, oauth))
     except KeyboardInterrupt:
         pass
     return 0

@@ -41,6 +41,7 @@ class Request:
     path: str
     headers: list[tuple[str, str]]  # names lower-cased, in order, duplicates kept
     body: bytes
+    query: str = ""  # the raw query string, without its "?"
 
     def header(self, name: str) -> str | None:
         for key, value in self.headers:
@@ -80,7 +81,8 @@ class Connection:
                 assert request is not None
                 headers = [(name.decode("latin-1").lower(), value.decode("latin-1")) for name, value in request.headers]
                 target = request.target.decode("latin-1")
-                return Request(request.method.decode("ascii"), target.partition("?")[0], headers, bytes(body))
+                path, _, query = target.partition("?")
+                return Request(request.method.decode("ascii"), path, headers, bytes(body), query)
             else:  # ConnectionClosed, or PAUSED after a response we did not finish
                 return None
 

@@ -18,6 +18,9 @@ Closing the response (disconnecting) cancels the request.
 (without a modern `MCP-Protocol-Version`); every other POST is modern.
 
 Every request whose `Origin` or `Host` header names anything but loopback gets 403.
+
+With OAuth settings (`--oauth`), `/mcp` wants bearer tokens (`_guard`) and the same
+origin serves the authorization server (`_authserver`) and the resource metadata.
 """
 
 from __future__ import annotations
@@ -35,8 +38,11 @@ from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from . import _modern
 from ._app import App, RpcError, log, serve
+from ._authserver import AuthServer
+from ._guard import Guard
 from ._h11 import GONE, Exchange, Request, serve_connection
 from ._legacy import LegacySession
+from ._oauth_settings import OAuthSettings
 from ._resume import EventStore
 from ._stdio import stdin_lines
 
@@ -88,16 +94,28 @@ class HttpSession:
 
 
 class Endpoint:
-    def __init__(self, app: App, task_group: TaskGroup) -> None:
+    def __init__(self, app: App, task_group: TaskGroup, oauth: OAuthSettings | None = None, origin: str = "") -> None:
         self.app = app
         self.task_group = task_group
         self.sessions: dict[str, HttpSession] = {}
+        self.auth_server: AuthServer | None = None
+        self.guard: Guard | None = None
+        if oauth is not None:
+            self.auth_server = AuthServer(oauth)
+            self.auth_server.bind(origin, PATH)
+            self.guard = Guard(self.auth_server, PATH)
 
     async def __call__(self, request: Request, exchange: Exchange) -> None:
-        if request.path != PATH:
-            await exchange.reply(404)
-        elif not loopback_request(request):
+        if not loopback_request(request):
             await exchange.reply(403, _problem(rpc.INVALID_REQUEST, "Forbidden: Origin or Host is not loopback"))
+        elif self.guard is not None and request.path in self.guard.metadata_paths():
+            await exchange.reply(200, self.guard.metadata())
+        elif self.auth_server is not None and request.path in self.auth_server.paths():
+            await self.auth_server(request, exchange)
+        elif request.path != PATH:
+            await exchange.reply(404)
+        elif self.guard is not None and not await self.guard.admit(request, exchange):
+            return
         elif request.method == "POST":
             await self.post(request, exchange)
         elif request.method in ("GET", "DELETE") and self.app.serves_legacy:
@@ -258,14 +276,14 @@ async def _exit_at_stdin_eof(scope: anyio.CancelScope) -> None:
     scope.cancel()
 
 
-async def serve_http(app: App, port: int = 0, exit_with_stdin: bool = False) -> None:
+async def serve_http(app: App, port: int = 0, exit_with_stdin: bool = False, oauth: OAuthSettings | None = None) -> None:
     """Serve until cancelled; prints `listening on http://127.0.0.1:PORT/mcp` to stderr once bound."""
     listener = await anyio.create_tcp_listener(local_host=HOST, local_port=port)
     bound_port = listener.extra(SocketAttribute.local_port)
     async with anyio.create_task_group() as tg:
-        endpoint = Endpoint(app, tg)
+        endpoint = Endpoint(app, tg, oauth, f"http://{HOST}:{bound_port}")
         if exit_with_stdin:
             tg.start_soon(_exit_at_stdin_eof, tg.cancel_scope)
-        log(f"serving MCP over Streamable HTTP, era {app.era}")
+        log(f"serving MCP over Streamable HTTP, era {app.era}{', OAuth-protected' if oauth else ''}")
         print(f"listening on http://{HOST}:{bound_port}{PATH}", file=sys.stderr, flush=True)
         await listener.serve(partial(serve_connection, endpoint=endpoint), task_group=tg)

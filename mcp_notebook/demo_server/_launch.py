@@ -11,6 +11,7 @@ from typing import IO, Any
 
 from ._app import ERAS
 from ._faults import BY_NAME, check_all
+from ._oauth_settings import OAuthSettings
 
 TRANSPORTS = ("stdio", "http")
 LISTENING = re.compile(r"^listening on (http://127\.0\.0\.1:\d+/mcp)$")
@@ -23,6 +24,7 @@ def command(
     port: int | None = None,
     ping_interval: float | None = None,
     exit_with_stdin: bool = False,
+    oauth: OAuthSettings | None = None,
     **faults: Any,
 ) -> list[str]:
     """The argv that runs the demo server with this interpreter, e.g. for a stdio connection.
@@ -36,6 +38,8 @@ def command(
         raise ValueError(f"era must be one of {ERAS}, not {era!r}")
     if port is not None and transport != "http":
         raise ValueError("port is for the http transport")
+    if oauth is not None and transport != "http":
+        raise ValueError("oauth is for the http transport")
     argv = [sys.executable, "-m", "mcp_notebook.demo_server", "--transport", transport, "--era", era]
     if port is not None:
         argv += ["--port", str(int(port))]
@@ -49,6 +53,8 @@ def command(
             argv.append(spec.flag)
     if exit_with_stdin:
         argv.append("--exit-with-stdin")
+    if oauth is not None:
+        argv += oauth.argv()
     return argv
 
 
@@ -145,6 +151,7 @@ def start_http(
     port: int = 0,
     ping_interval: float | None = None,
     timeout: float = 30.0,
+    oauth: OAuthSettings | None = None,
     **faults: Any,
 ) -> tuple[DemoServerProcess, str]:
     """Start the demo server over HTTP (a free port by default); (process, url) once it listens.
@@ -152,7 +159,7 @@ def start_http(
     The server exits when the process's stdin closes, so it does not outlive its
     parent (a kernel); call `process.stop()` to stop it sooner.
     """
-    argv = command("http", era, port=port, ping_interval=ping_interval, exit_with_stdin=True, **faults)
+    argv = command("http", era, port=port, ping_interval=ping_interval, exit_with_stdin=True, oauth=oauth, **faults)
     process = DemoServerProcess(argv)
     try:
         process.url = process.stderr_log.wait_for(LISTENING, timeout).group(1)

@@ -17,7 +17,9 @@ runs on this interpreter held to that set instead:
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -39,6 +41,8 @@ pytestmark = [
     pytest.mark.kernel,
     pytest.mark.skipif(sys.version_info < (3, 11), reason="lab_only/sitecustomize.py reads pyproject.toml with tomllib"),
 ]
+# What the demo server's authorization server issues (access and refresh tokens, codes, client secrets).
+ISSUED_SECRET = re.compile(r"demo-(?:at|rt|code|cs)-[A-Za-z0-9_-]{8,}")
 
 
 def _path_without_node() -> str:
@@ -76,6 +80,8 @@ def test_notebook_runs_top_to_bottom(path: Path, lab_only_env: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code"), "commit notebooks without outputs"
     _execute(nb, lab_only_env)
+    outputs = json.dumps([cell.get("outputs", []) for cell in nb.cells])
+    assert not ISSUED_SECRET.findall(outputs), "an OAuth secret the demo server issued shows in the outputs"
 
 
 FENCES = """\
