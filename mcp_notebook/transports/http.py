@@ -73,6 +73,7 @@ class HttpTransport:
         self._posts: dict[RequestId, anyio.CancelScope] = {}
         self.modern = False
         self.session_id: str | None = None
+        self._renewing: anyio.Event | None = None  # set once a forgotten session's successor is opened
         self.protocol_version: str | None = None
         self.exit_code: int | None = None
         self.stderr_tail: deque[str] = deque()
@@ -140,9 +141,18 @@ class HttpTransport:
             self._listening.set()
 
     def reset_session(self) -> None:
+        """Forget the expired session; frames other than the new `initialize` wait for its successor
+        (a frame queued behind the one that met the 404 would otherwise go out with no session)."""
         self.event("session-reset", note="forgetting the expired session")
         self.session_id = None
         self.protocol_version = None
+        if self._renewing is None:
+            self._renewing = anyio.Event()
+
+    def _renewed(self) -> None:
+        if self._renewing is not None:
+            self._renewing.set()
+            self._renewing = None
 
     async def wait_exit(self, timeout: float) -> int | None:
         return None
@@ -226,11 +236,15 @@ class HttpTransport:
     ) -> None:
         if opens and self._mode == "sse" and self._legacy_ready is None:
             await self._start_legacy()
+        if self._renewing is not None and not opens:
+            await self._renewing.wait()
         sent_session = self.session_id
         headers = {**self._request_headers(content_type="application/json", accept=ACCEPT_BOTH), **extra}
         started = time.perf_counter()
         async with self.client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
             self.record(response, started)
+            if opens:
+                self._renewed()  # with or without a session id, the new session has answered
             if response.status_code in (401, 403) and self.auth is not None and await self.auth.retry(response, attempt):
                 await read_head(response, MAX_ERROR_BODY)
                 return await self._post_now(text, request_id, extra, opens, attempt + 1)

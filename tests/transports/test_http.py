@@ -211,6 +211,23 @@ def test_session_expiry_is_recovered_transparently(port):
         conn.close()
 
 
+def test_a_request_queued_behind_a_notification_that_met_the_404_goes_to_the_new_session(port):
+    """The notification's 404 starts the renewal; the request that waited for the notification to
+    go out (frames keep their order) must be sent in the new session, not without one."""
+    with sdk_http(port) as base:
+        conn = mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk")
+    try:
+        with sdk_http(port):  # a new server that never heard of our session
+            conn.notify("notifications/roots/list_changed")
+            result = conn.request("tools/call", {"name": "echo", "arguments": {"text": "queued"}}, timeout=30)
+            assert text_of(result) == "queued"
+            assert conn.session.counters.session_recoveries == 1
+            posts = [e.detail for e in conn.trace.entries() if e.kind == "http" and e.detail.get("method") == "POST"]
+            assert [d["status"] for d in posts if d["status"] >= 400] == [404]  # none went out without a session
+    finally:
+        conn.close()
+
+
 def test_a_404_on_the_listening_stream_alone_renews_the_session(port):
     """The server forgot our session and says so only on the GET that resumes the listening
     stream (no request of ours is in flight to meet a 404): the client shakes hands anew."""
