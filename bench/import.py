@@ -29,12 +29,21 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 MODULES = ("mcp_notebook", "httpx2")
 LAZY = (
-    "httpx2",
-    "h11",
-    "ctypes",
-    "ipywidgets",
     "IPython",
+    "ansi2html",
+    "anyio",
+    "anywidget",
+    "asyncio",
+    "ctypes",
+    "h11",
+    "httpx2",
+    "ipywidgets",
+    "joserfc",
+    "json5",
     "jsonschema",
+    "logging",
+    "platformdirs",
+    "traitlets",
     "mcp_notebook.demo_server",
     "mcp_notebook.transports.http",
 )

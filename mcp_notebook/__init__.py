@@ -26,44 +26,123 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 together: it plugs the notebook's front end into the API.
 """
 
-from .api import frontend as _frontend
-from .api.arguments import ExtraArgumentWarning
-from .api.connect import aconnect, close_all, connect, connections, get_connection
-from .api.connection import Connection
-from .api.demo import demo
-from .api.diagram import Diagram
-from .api.options import ConnectOptions
-from .api.progress import LogRecord
-from .api.results import Listing, PromptResult, ResourceResult, ToolResult
-from .api.server_listing import configured_servers, connect_all
-from .api.tasks import TaskCancelled, TaskList
-from .api.tool_pins import accept as accept_tools
-from .api.tool_pins import tool_changes
-from .api.tool_view import ToolView
-from .api.url_required import UrlElicitationRequired
-from .api.validate import OutputSchemaError, ToolArgumentError
-from .auth.config import CrossAppAccess, OAuth
-from .base.about import __version__
-from .base.errors import (
-    AuthorizationError,
-    ConnectionClosed,
-    HandshakeError,
-    Interrupted,
-    McpError,
-    McpNotebookError,
-    ProtocolViolation,
-    RequestTimeout,
-    StreamBroken,
-    TransportClosed,
-    TransportError,
-    UsageError,
-)
-from .notebook.display import NotebookFrontEnd as _NotebookFrontEnd
-from .session.health import Health
-from .session.subscriptions import Subscription
-from .session.trace import Trace, TraceEntry, load_trace
+from __future__ import annotations
 
-_frontend.use(_NotebookFrontEnd())
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .api import frontend as _frontend
+
+if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`__all__` exports them)
+    from .api.arguments import ExtraArgumentWarning
+    from .api.connect import aconnect, close_all, connect, connections, get_connection
+    from .api.connection import Connection
+    from .api.demo import demo
+    from .api.diagram import Diagram
+    from .api.options import ConnectOptions
+    from .api.progress import LogRecord
+    from .api.results import Listing, PromptResult, ResourceResult, ToolResult
+    from .api.server_listing import configured_servers, connect_all
+    from .api.tasks import TaskCancelled, TaskList
+    from .api.tool_pins import accept as accept_tools
+    from .api.tool_pins import tool_changes
+    from .api.tool_view import ToolView
+    from .api.url_required import UrlElicitationRequired
+    from .api.validate import OutputSchemaError, ToolArgumentError
+    from .auth.config import CrossAppAccess, OAuth
+    from .base.about import __version__
+    from .base.errors import (
+        AuthorizationError,
+        ConnectionClosed,
+        HandshakeError,
+        Interrupted,
+        McpError,
+        McpNotebookError,
+        ProtocolViolation,
+        RequestTimeout,
+        StreamBroken,
+        TransportClosed,
+        TransportError,
+        UsageError,
+    )
+    from .session.health import Health
+    from .session.subscriptions import Subscription
+    from .session.trace import Trace, TraceEntry, load_trace
+
+# Where each public name lives. `import mcp_notebook` imports none of it: a name's module is
+# imported when the name is first used (PEP 562), so a notebook's first cell stays light and
+# the HTTP stack, widgets and the rest come with what needs them. The classes print as
+# `mcp_notebook.X` all the same (`base.public`).
+_HOMES = {
+    "AuthorizationError": "base.errors",
+    "ConnectOptions": "api.options",
+    "Connection": "api.connection",
+    "ConnectionClosed": "base.errors",
+    "CrossAppAccess": "auth.config",
+    "Diagram": "api.diagram",
+    "ExtraArgumentWarning": "api.arguments",
+    "HandshakeError": "base.errors",
+    "Health": "session.health",
+    "Interrupted": "base.errors",
+    "Listing": "api.results",
+    "LogRecord": "api.progress",
+    "McpError": "base.errors",
+    "McpNotebookError": "base.errors",
+    "OAuth": "auth.config",
+    "OutputSchemaError": "api.validate",
+    "PromptResult": "api.results",
+    "ProtocolViolation": "base.errors",
+    "RequestTimeout": "base.errors",
+    "ResourceResult": "api.results",
+    "StreamBroken": "base.errors",
+    "Subscription": "session.subscriptions",
+    "TaskCancelled": "api.tasks",
+    "TaskList": "api.tasks",
+    "ToolArgumentError": "api.validate",
+    "ToolResult": "api.results",
+    "ToolView": "api.tool_view",
+    "Trace": "session.trace",
+    "TraceEntry": "session.trace",
+    "TransportClosed": "base.errors",
+    "TransportError": "base.errors",
+    "UrlElicitationRequired": "api.url_required",
+    "UsageError": "base.errors",
+    "__version__": "base.about",
+    "accept_tools": "api.tool_pins:accept",
+    "aconnect": "api.connect",
+    "close_all": "api.connect",
+    "configured_servers": "api.server_listing",
+    "connect": "api.connect",
+    "connect_all": "api.server_listing",
+    "connections": "api.connect",
+    "demo": "api.demo",
+    "get_connection": "api.connect",
+    "load_trace": "session.trace",
+    "tool_changes": "api.tool_pins",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, _, attribute = home.partition(":")
+    value = getattr(importlib.import_module(f".{module}", __name__), attribute or name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
+
+def _notebook_front_end() -> _frontend.FrontEnd:
+    from .notebook.display import NotebookFrontEnd
+
+    return NotebookFrontEnd()
+
+
+_frontend.use(_notebook_front_end)
 
 
 def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
@@ -127,10 +206,3 @@ __all__ = [
     "load_trace",
     "tool_changes",
 ]
-
-# Public classes print as mcp_notebook.Connection, not as the module that defines them.
-for _name in __all__:
-    _value = globals()[_name]
-    if isinstance(_value, type):
-        _value.__module__ = __name__
-del _name, _value

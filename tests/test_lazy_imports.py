@@ -1,5 +1,7 @@
-"""`import mcp_notebook` stays light: the HTTP stack, ctypes, the demo server and the front-end
-libraries are imported on first use, not with the package (`bench/import.py` times it).
+"""`import mcp_notebook` stays light: the package resolves its public names on first use (PEP 562),
+so the runtime (asyncio, anyio), the HTTP stack, OAuth, configuration formats, ctypes, the demo
+server and the front-end libraries are imported by what needs them, not with the package
+(`bench/import.py` times it).
 
 Each check runs in a fresh interpreter, since this one has imported everything already.
 """
@@ -14,13 +16,27 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 LAZY = (
-    "httpx2",
-    "h11",
-    "ctypes",
-    "ipywidgets",
     "IPython",
+    "ansi2html",
+    "anyio",
+    "anywidget",
+    "asyncio",
+    "ctypes",
+    "h11",
+    "httpx2",
+    "ipywidgets",
+    "joserfc",
+    "json5",
     "jsonschema",
+    "logging",
+    "platformdirs",
+    "traitlets",
+    "mcp_notebook.api.connect",
     "mcp_notebook.demo_server",
+    "mcp_notebook.notebook.display",
+    "mcp_notebook.runtime",
+    "mcp_notebook.session",
+    "mcp_notebook.transports",
     "mcp_notebook.transports.http",
 )
 
@@ -35,6 +51,45 @@ def loaded_after(code: str) -> set[str]:
 
 def test_importing_the_package_imports_none_of_the_heavy_modules() -> None:
     assert loaded_after("import mcp_notebook") == set()
+
+
+def test_a_public_name_brings_its_module_and_prints_as_the_packages() -> None:
+    code = "import mcp_notebook\nassert repr(mcp_notebook.Trace) == \"<class 'mcp_notebook.Trace'>\""
+    loaded = loaded_after(code)
+    assert "mcp_notebook.session" in loaded
+    assert not {"httpx2", "IPython", "mcp_notebook.api.connect", "mcp_notebook.runtime"} & loaded
+
+
+def test_a_class_reached_from_its_own_module_prints_as_the_packages() -> None:
+    """A traceback names mcp_notebook.ConnectionClosed even when nobody touched the package's name."""
+    code = (
+        "import mcp_notebook\n"
+        "from mcp_notebook.base.errors import ConnectionClosed\n"
+        "from mcp_notebook.api.connection import Connection\n"
+        "assert ConnectionClosed.__module__ == Connection.__module__ == 'mcp_notebook'"
+    )
+    loaded_after(code)
+
+
+def test_the_notebook_front_end_comes_with_the_first_thing_shown() -> None:
+    code = (
+        "import mcp_notebook\n"
+        "from mcp_notebook.api import frontend\n"
+        "assert type(frontend.current()).__name__ == 'NotebookFrontEnd'"
+    )
+    assert "mcp_notebook.notebook.display" in loaded_after(code)
+
+
+def test_loading_the_extension_imports_the_magics_without_a_connection() -> None:
+    code = (
+        "from IPython.testing.globalipapp import start_ipython\n"
+        "ip = start_ipython()\n"
+        "ip.run_line_magic('load_ext', 'mcp_notebook')\n"
+        "assert 'mcp' in ip.magics_manager.magics['line']"
+    )
+    loaded = loaded_after(code)
+    assert "IPython" in loaded
+    assert not {"httpx2", "mcp_notebook.transports.http", "mcp_notebook.demo_server"} & loaded
 
 
 def test_the_http_stack_comes_with_the_first_url() -> None:

@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..base.errors import McpNotebookError
+from ..base.public import public
 from .validate import ToolArgumentError, mapping
 
 
+@public
 class ExtraArgumentWarning(McpNotebookError, UserWarning):
     """An argument the tool's input schema does not declare (the server may ignore it); a
     UserWarning, and like everything the package raises, an McpNotebookError."""

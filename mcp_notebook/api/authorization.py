@@ -11,14 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..auth.config import OAuth
-from ..auth.flow import OAuthFlow
 from ..base.errors import UsageError
 from ..session.trace import Trace
 from . import frontend
 from .connection import Connection
+
+if TYPE_CHECKING:
+    from ..auth.flow import OAuthFlow  # with the HTTP stack under it: imported when a connection first authorizes
 
 
 def auth_hook(url: str, option: Any, headers: Mapping[str, str], trace: Trace) -> OAuthFlow | None:
@@ -33,6 +35,8 @@ def auth_hook(url: str, option: Any, headers: Mapping[str, str], trace: Trace) -
         options = option
     else:
         raise UsageError(f"auth must be 'auto', None or an mcp_notebook.OAuth(...); got {option!r:.80}")
+    from ..auth.flow import OAuthFlow
+
     return OAuthFlow(url, options, events=trace.event, secret=trace.add_secret, authorize=_ask_front_end)
 
 
@@ -57,6 +61,8 @@ class AuthStatus:
 
 
 def flow_of(conn: Connection) -> OAuthFlow | None:
+    from ..auth.flow import OAuthFlow
+
     auth = getattr(conn.session.transport, "auth", None)
     return auth if isinstance(auth, OAuthFlow) else None
 

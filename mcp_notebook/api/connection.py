@@ -14,6 +14,7 @@ from typing import Any
 import anyio
 
 from ..base.errors import ConnectionClosed, UsageError
+from ..base.public import public
 from ..runtime import CANCEL_GRACE, get_runtime
 from ..session.handlers import Handler
 from ..session.health import Health
@@ -29,6 +30,7 @@ from .monitor import Monitor
 from .options import check_timeout
 
 
+@public
 class Connection:
     """A live connection to one MCP server, usable from any cell or thread.
 

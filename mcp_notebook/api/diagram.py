@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.public import public
 from ..base.text import clip, one_line
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair, select
 from . import frontend
@@ -45,6 +46,7 @@ class Step:
         return self.source is None
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class Diagram:
     """A sequence diagram of part of a connection's trace (displays as a picture in Jupyter)."""

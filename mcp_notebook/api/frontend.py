@@ -14,28 +14,20 @@ a kernel, text and prompts in terminal IPython) is plugged in from above with `u
 
 from __future__ import annotations
 
-import contextlib
-import getpass
-import logging
 import sys
 import time
-import webbrowser
 from collections.abc import Callable, Mapping
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from typing import TYPE_CHECKING, Any
 
-from ..auth.loopback import LoopbackReceiver, has_display, wait_for_redirect
-from ..base.errors import AuthorizationError
-from ..base.text import plain
-from ..configs.consent import ConsentRequest
-from ..configs.entries import ServerEntry
-from ..configs.interpolate import InputRequest
-from .panels import logs_snapshot, subscriptions_snapshot
-from .progress import Call, CallbackProgress, LogRecord, TextProgress
-from .server_requests import Question
+if TYPE_CHECKING:
+    from ..configs.consent import ConsentRequest
+    from ..configs.entries import ServerEntry
+    from ..configs.interpolate import InputRequest
+    from .progress import Call, LogRecord
+    from .server_requests import Question
 
-LOG = logging.getLogger("mcp_notebook.server")
-WARN = logging.getLogger("mcp_notebook")
+LOG = "mcp_notebook.server"  # the loggers' names: `logging` is imported with the first line logged
+WARN = "mcp_notebook"
 AUTHORIZE_LIMIT = 600.0  # seconds a person has to authorize in a browser
 PYTHON_LEVELS = {"notice": "INFO", "critical": "CRITICAL", "alert": "CRITICAL", "emergency": "CRITICAL"}
 
@@ -59,6 +51,8 @@ class Presenter:
     def progress_display(self) -> Any:
         """What shows progress (made on first use), or None for no display."""
         if self.display is None:
+            from .progress import CallbackProgress, TextProgress
+
             if callable(self.option):
                 self.display = CallbackProgress(self.option)
             elif self.option is True:
@@ -93,13 +87,19 @@ class Presenter:
             self.display.close(failed)
 
     def log(self, record: LogRecord) -> None:
+        import logging
+
         level = logging.getLevelName(PYTHON_LEVELS.get(record.level, record.level.upper()))
-        LOG.log(level if isinstance(level, int) else logging.INFO, "%s", record.line(self.connection))
+        logging.getLogger(LOG).log(level if isinstance(level, int) else logging.INFO, "%s", record.line(self.connection))
 
     def more_logs(self, count: int, final: bool) -> None:
         """`count` log lines of this call were not shown one by one; a script says so once, at the end."""
         if final:
-            LOG.info("%s", more_logs_line(count, self.connection, "log_records(unrouted_only=True) has the latest"))
+            import logging
+
+            logging.getLogger(LOG).info(
+                "%s", more_logs_line(count, self.connection, "log_records(unrouted_only=True) has the latest")
+            )
 
     def ask(self, question: Question, call: Call | None = None) -> None:
         """A script has nobody to ask: the question is declined."""
@@ -135,9 +135,13 @@ class FrontEnd:
         return Presenter(label, progress, connection)
 
     def log_panel(self, connection: Any, *, level: str | None, unrouted_only: bool, rows: int) -> Any:
+        from .panels import logs_snapshot
+
         return TextPanel(lambda: logs_snapshot(connection.feature_state, last=rows, level=level, unrouted_only=unrouted_only)[0])
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
+        from .panels import subscriptions_snapshot
+
         return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
 
     def ask_consent(self, request: ConsentRequest) -> bool | None:
@@ -153,7 +157,9 @@ class FrontEnd:
 
     def warn(self, text: str) -> None:
         """Something the user should see now (tools changed since they were pinned)."""
-        WARN.warning("%s", text)
+        import logging
+
+        logging.getLogger(WARN).warning("%s", text)
 
     def draw_diagram(self, diagram: Any) -> dict[str, str]:
         """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
@@ -172,6 +178,13 @@ class FrontEnd:
         worker thread while the request that needed it waits. Here: a browser opened where
         there is a display, its redirect caught on the loopback address, and the terminal,
         where there is one, to paste the URL into when the browser is elsewhere."""
+        import contextlib
+        import webbrowser
+        from urllib.parse import parse_qs, urlsplit
+
+        from ..auth.loopback import LoopbackReceiver, has_display, wait_for_redirect
+        from ..base.errors import AuthorizationError
+
         redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
         terminal = sys.stdin.isatty() and sys.stdout.isatty()
         display = has_display()
@@ -196,6 +209,10 @@ class FrontEnd:
 
 def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str, str]:
     """Each input asked on the terminal; password inputs without echo. Nothing is kept."""
+    import getpass
+
+    from ..base.text import plain
+
     answers = {}
     for request in requests:
         hint = f" [{request.default}]" if request.default and not request.password else ""
@@ -206,14 +223,22 @@ def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str,
     return answers
 
 
-_current: FrontEnd = FrontEnd()
+_current: FrontEnd | None = None
+_make: Callable[[], FrontEnd] = FrontEnd
 
 
-def use(front_end: FrontEnd) -> None:
-    """Show things through `front_end` from now on (the package plugs in the notebook's)."""
-    global _current
-    _current = front_end
+def use(front_end: FrontEnd | Callable[[], FrontEnd]) -> None:
+    """Show things through `front_end` from now on (the package plugs in the notebook's); a
+    callable that makes one is called when the API first asks, so its imports wait until then."""
+    global _current, _make
+    if isinstance(front_end, FrontEnd):
+        _current = front_end
+    else:
+        _current, _make = None, front_end
 
 
 def current() -> FrontEnd:
+    global _current
+    if _current is None:
+        _current = _make()
     return _current

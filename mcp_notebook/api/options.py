@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import UsageError
+from ..base.public import public
 from ..session.eras import PROBE_TIMEOUT
 from ..session.handlers import Handler
 
 DEFAULT_TIMEOUT = 60.0
 
 
+@public
 @dataclass(frozen=True)
 class ConnectOptions:
     """How to connect: what `connect()` was given, defaults filled in."""

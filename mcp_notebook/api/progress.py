@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.public import public
 from ..base.text import clip, one_line, plain
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -90,6 +91,7 @@ class ProgressState:
         return bar + (f" {clip(one_line(self.message), 60)}" if self.message else "")
 
 
+@public
 @dataclass
 class LogRecord:
     """One `notifications/message` from the server."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..base.errors import UsageError
+from ..base.public import public
 from ..base.text import clip, esc, table_text
 from . import app_meta
 
@@ -132,6 +133,7 @@ class _Rich:
         return self._text()
 
 
+@public
 class ToolResult(_Rich):
     """What `tools/call` returned: `.content`, `.text`, `.structured`, `.is_error`, `.raw`."""
 
@@ -192,6 +194,7 @@ class ToolResult(_Rich):
         return f"<ToolResult {self.name!r}{' error' if self.is_error else ''}: {clip(self.text or self._text(), 60)!r}>"
 
 
+@public
 class ResourceResult(_Rich):
     """What `resources/read` returned: `.contents`, `.text`, `.blobs` (bytes), `.raw`."""
 
@@ -235,6 +238,7 @@ class ResourceResult(_Rich):
         return f"<ResourceResult {self.uri!r}: {len(self.contents)} part(s)>"
 
 
+@public
 class PromptResult(_Rich):
     """What `prompts/get` returned: `.messages`, `.description`, `.text`, `.raw`."""
 
@@ -316,6 +320,7 @@ def tool_output(tool: dict[str, Any]) -> str:
     return " ".join(mark for mark, has in (("schema", isinstance(tool.get("outputSchema"), dict)),) if has)
 
 
+@public
 class Listing(list, _Rich):  # type: ignore[type-arg]
     """A list of tools, resources, templates or prompts (plain dicts) that displays as a table."""
 

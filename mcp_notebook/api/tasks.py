@@ -25,6 +25,7 @@ from typing import Any
 import anyio
 
 from ..base.errors import ConnectionClosed, McpError, McpNotebookError, ProtocolViolation
+from ..base.public import public
 from ..base.text import clip
 from ..runtime import CANCEL_GRACE
 from ..session.handlers import RELATED_TASK
@@ -46,6 +47,7 @@ MODERN = (
 __all__ = ["RELATED_TASK", "TaskCancelled", "TaskList", "TaskRun", "task_metadata", "task_support", "takes_tool_tasks"]
 
 
+@public
 class TaskCancelled(McpNotebookError):
     """The task ended cancelled without us asking (`tasks/cancel` from elsewhere, or the server)."""
 
@@ -81,6 +83,7 @@ def status_line(task: dict[str, Any]) -> str:
     return f"{status}: {clip(message, 200)}" if isinstance(message, str) and message else status
 
 
+@public
 class TaskList(Listing):
     """Tasks (plain Task dicts) that display as a table."""
 

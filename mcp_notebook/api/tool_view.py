@@ -16,6 +16,7 @@ import shlex
 import textwrap
 from typing import Any
 
+from ..base.public import public
 from ..base.text import esc, plain
 from .results import _Rich
 
@@ -154,6 +155,7 @@ def python_call(name: str, arguments: dict[str, Any], variable: str = "conn") ->
     return f"{variable}.call_tool({name!r}{args})"
 
 
+@public
 class ToolView(_Rich):
     """A tool's own view (`%mcp tool NAME`, `conn.describe_tool(name)`): `.tool` is its definition."""
 

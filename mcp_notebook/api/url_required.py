@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import anyio
 
 from ..base.errors import McpError
+from ..base.public import public
 from .server_requests import Question, ServerRequests
 
 URL_ELICITATION_REQUIRED = -32042
@@ -25,6 +26,7 @@ TICK = 0.05
 T = TypeVar("T")
 
 
+@public
 class UrlElicitationRequired(McpError):
     """The server needs URLs opened before it answers, and they were not all accepted."""
 

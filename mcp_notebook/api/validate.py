@@ -14,13 +14,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base.errors import McpNotebookError, UsageError
+from ..base.public import public
 from ..base.text import clip
 
 
+@public
 class ToolArgumentError(UsageError):
     """Tool arguments that cannot be right: unknown tool, wrong type, missing required argument."""
 
 
+@public
 class OutputSchemaError(McpNotebookError):
     """The server's structured result does not match the tool's declared outputSchema."""
 

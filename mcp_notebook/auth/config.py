@@ -9,11 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..base.errors import UsageError
+from ..base.public import public
 
 DEFAULT_REDIRECT_URI = "http://127.0.0.1:33418/callback"
 GRANTS = ("auto", "authorization_code", "client_credentials")
 
 
+@public
 @dataclass(frozen=True)
 class CrossAppAccess:
     """Enterprise-managed authorization (SEP-990): an identity provider's ID token is exchanged
@@ -26,6 +28,7 @@ class CrossAppAccess:
     idp_client_secret: str | None = field(default=None, repr=False)
 
 
+@public
 @dataclass(frozen=True)
 class OAuth:
     """How to authorize with an HTTP server's authorization server.

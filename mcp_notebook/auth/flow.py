@@ -22,7 +22,7 @@ import httpx2
 
 from ..base.errors import AuthorizationError
 from ..base.text import plain
-from ..transports.http_errors import redact_url
+from ..transports.urls import redact_url
 from .challenge import Challenge, bearer_challenge, origin_of
 from .config import OAuth
 from .discovery import Discovered, discover

@@ -15,6 +15,7 @@ import sys
 import traceback
 from typing import Any
 
+from .public import public
 from .text import plain
 
 
@@ -25,6 +26,7 @@ def _render_traceback(exc: BaseException) -> list[str]:
     return [line.rstrip("\n") for line in traceback.format_exception(type(exc), exc, exc.__traceback__)]
 
 
+@public
 class McpNotebookError(Exception):
     """Base class of every error this package raises on purpose."""
 
@@ -35,6 +37,7 @@ class McpNotebookError(Exception):
         return _render_traceback(self)
 
 
+@public
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C ended a blocking call; the message says what the server was told.
 
@@ -48,6 +51,7 @@ class Interrupted(KeyboardInterrupt):
         return _render_traceback(self)
 
 
+@public
 class McpError(McpNotebookError):
     """The server answered a request with a JSON-RPC error."""
 
@@ -60,6 +64,7 @@ class McpError(McpNotebookError):
         super().__init__(f"{where}{message} (code {code})")
 
 
+@public
 class ConnectionClosed(McpNotebookError):
     """The connection is gone: closed by us, or the server exited or hung up."""
 
@@ -70,22 +75,27 @@ class ConnectionClosed(McpNotebookError):
         super().__init__(reason)
 
 
+@public
 class RequestTimeout(McpNotebookError, TimeoutError):
     """No response within the request's timeout; the request was cancelled."""
 
 
+@public
 class HandshakeError(McpNotebookError):
     """The connection could not be set up (bad version, bad reply, server gone)."""
 
 
+@public
 class UsageError(McpNotebookError, ValueError):
     """The caller asked for something that cannot be done as asked (bad name, bad option)."""
 
 
+@public
 class TransportClosed(McpNotebookError):
     """A transport could not carry a frame because its peer is gone."""
 
 
+@public
 class TransportError(McpNotebookError):
     """The transport could not reach or understand the server; the message says what to do.
 
@@ -97,13 +107,16 @@ class TransportError(McpNotebookError):
         super().__init__(message)
 
 
+@public
 class AuthorizationError(TransportError):
     """OAuth authorization of an HTTP server failed or was refused; the message says which step and why."""
 
 
+@public
 class ProtocolViolation(McpNotebookError):
     """The server answered in a way the protocol does not allow (e.g. an unknown resultType)."""
 
 
+@public
 class StreamBroken(TransportError):
     """A modern response stream ended before its response: the request may be re-issued."""

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from html import escape
 from typing import Any
 
-from ansi2html import Ansi2HTMLConverter
-
 FIELD_LIMIT = 80  # characters of a server-controlled field shown in a table cell
 
 # ECMA-48 (the grammar terminals parse), 7-bit and 8-bit forms. No maintained library strips
@@ -58,6 +56,8 @@ def ansi_html(value: Any) -> str:
         return esc(text)
     pieces = _SGR.split(text)  # odd indices are the SGR sequences themselves
     cleaned = "".join(piece if i % 2 else plain(piece) for i, piece in enumerate(pieces))
+    from ansi2html import Ansi2HTMLConverter  # with the first coloured text: it imports importlib.metadata
+
     return str(Ansi2HTMLConverter(inline=True, linkify=False).convert(cleaned, full=False))
 
 

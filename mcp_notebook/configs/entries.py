@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..transports.http_errors import REDACTED, is_secret_name, redact_url
+from ..transports.urls import REDACTED, is_secret_name, redact_url
 
 STDIO, HTTP, SSE = "stdio", "http", "sse"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.errors import UsageError
-from ..transports.http_errors import is_secret_name
+from ..transports.urls import is_secret_name
 from .entries import STDIO, ServerEntry
 
 PATTERN = re.compile(r"\$\{([^}]*)\}")

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..transports.http_errors import redact_url
+from ..transports.urls import redact_url
 from . import store
 from .entries import redact_args
 

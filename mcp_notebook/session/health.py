@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..base.public import public
 from ..base.text import clip
 from . import health_view
 
@@ -38,6 +39,7 @@ SPARK_POINTS = 120  # round trips kept in a snapshot, for sparklines
 RTT_HISTORY = 1000  # round trips (and pong latencies) the counters keep
 
 
+@public
 @dataclass(frozen=True, slots=True, repr=False)
 class Health:
     """An immutable snapshot of one connection's health (times in seconds).

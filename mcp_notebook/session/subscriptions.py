@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..base.errors import ConnectionClosed
+from ..base.public import public
 from .handlers import call_handler
 from .pending import Pending
 from .trace import Trace
@@ -41,6 +42,7 @@ class Listening(Protocol):
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None: ...
 
 
+@public
 class Subscription:
     """One subscription: its filter, what the server acknowledged, and what arrived."""
 

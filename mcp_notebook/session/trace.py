@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..base.public import public
 from ..base.sizes import Ring, bounded, clipped_text, give_back_memory
 from .redaction import Redactor
 
@@ -45,6 +46,7 @@ def _via_detail(via: str) -> dict[str, Any]:
     return {"via": via}
 
 
+@public
 @dataclass(frozen=True, slots=True)
 class TraceEntry:
     """One frame (direction `in` or `out`) or one transport event (direction `event`)."""
@@ -70,6 +72,7 @@ class TraceEntry:
         return self.direction != EVENT
 
 
+@public
 class Trace:
     """A bounded, thread-safe timeline of frames and events for one connection.
 
