@@ -29,7 +29,7 @@ PHASE_OF = {
     "refresh": "token",
 }
 
-Listener = Callable[[str, str, bool], None]  # phase, note, failed
+Listener = Callable[[str, str, str], None]  # phase, note, "done" | "working" | "failed"
 
 
 class AuthProgress:
@@ -47,8 +47,9 @@ class AuthProgress:
             with self._lock:
                 listeners = list(self._listeners)
             said, failed = describe(entry)
+            state = "failed" if failed else ("done" if entry.kind == "auth" else "working")
             for listener in listeners:
-                listener(phase, said, failed)
+                listener(phase, said, state)
         return entry
 
     def steps(self) -> dict[str, tuple[str, bool]]:

@@ -75,6 +75,7 @@ class AuthorizationWidget:
         self.continue_button = widgets.Button(description="Continue", button_style="success")
         self.cancel_button = widgets.Button(description="Cancel", button_style="warning")
         self.status = widgets.HTML()
+        self.paste_row = widgets.HBox([self.box, self.continue_button, self.cancel_button])
         self.continue_button.on_click(lambda _: self._paste())
         self.cancel_button.on_click(lambda _: self._cancel())
         self.widget = widgets.VBox(
@@ -83,7 +84,7 @@ class AuthorizationWidget:
                 self.link,
                 self.steps,
                 self.help,
-                widgets.HBox([self.box, self.continue_button, self.cancel_button]),
+                self.paste_row,
                 self.status,
             ]
         )
@@ -102,11 +103,12 @@ class AuthorizationWidget:
             )
         return f"<table style='font-size:0.9em'>{''.join(rows)}</table>"
 
-    def step(self, phase: str, note: str, failed: bool) -> None:
+    def step(self, phase: str, note: str, state: str) -> None:
         """A later step of the flow (the session's thread): the code exchanged, or refused."""
         if phase == "token" and note:
-            self.state["token"] = ("failed" if failed else "done", note)
-            self.stop_listening()
+            self.state["token"] = ("waiting" if state == "working" else state, note)
+            if state != "working":
+                self.stop_listening()
             self._draw()
 
     def _paste(self) -> None:
@@ -134,6 +136,9 @@ class AuthorizationWidget:
         """The authorization's outcome: controls disabled, the step marked, one line why."""
         self.box.disabled = self.continue_button.disabled = self.cancel_button.disabled = True
         self.link.value = ""
+        self.paste_row.layout.display = self.help.layout.display = "none"
+        host = esc(urlsplit(self.url).netloc)
+        self.header.value = f"<b>{'Not authorized' if failed else 'Authorized'}</b> at <code>{host}</code>"
         self.state["authorization"] = ("failed" if failed else "done", how)
         if not failed:
             self.state["token"] = ("waiting", "exchanging the code for a token")
