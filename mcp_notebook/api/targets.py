@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from ..auth.flow import OAuthFlow
 from ..base.errors import HandshakeError, UsageError
 from ..protocol.versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
 from ..session.session import Session
@@ -179,7 +180,12 @@ def remember_era(target: str | Sequence[str], session: Session) -> None:
 
 
 def forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseException) -> bool:
-    """True (and the cache entry gone) when a cached era verdict just failed to open."""
+    """True (and the cache entry gone) when a cached era verdict just failed to open. Not when an
+    authorization ran and failed: that is not the era's fault, and probing afresh would ask the
+    person again."""
+    auth = getattr(session.transport, "auth", None)
+    if isinstance(auth, OAuthFlow) and auth.authorizations:
+        return False
     if isinstance(exc, HandshakeError) and (session.era_source or "").startswith("cache"):
         _era_cache.pop(_era_key(target), None)
         return True

@@ -7,11 +7,8 @@ trace or any repr."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,34 +16,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from conftest import free_port, wait_for_port
+from conftest import fastmcp_oauth_server, free_port
 
 import mcp_notebook
 from mcp_notebook import OAuth
 from mcp_notebook.auth.loopback import LoopbackReceiver
-
-SERVER = Path(__file__).parents[1] / "servers" / "fastmcp_oauth_server.py"
-
-
-@contextlib.contextmanager
-def oauth_server(port: int, *extra: str) -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--port", str(port), *extra],
-        env=os.environ.copy(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -64,7 +38,7 @@ def token_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with oauth_server(free_port()) as url:
+    with fastmcp_oauth_server() as url:
         yield url
 
 
@@ -133,7 +107,7 @@ def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(server: 
 def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
     """The user asked for too little (notes:read); the server wants notes:write as well."""
     browser = Browser()
-    with oauth_server(free_port(), "--require-write") as server:
+    with fastmcp_oauth_server("--require-write") as server:
         with mcp_notebook.connect(server, name="narrow", auth=OAuth(scopes=["notes:read"], authorize=browser)) as conn:
             assert call(conn, "whoami") == "notes:read notes:write"
             assert [visit["scope"] for visit in browser.visits] == [["notes:read"], ["notes:read notes:write"]]

@@ -3,51 +3,22 @@ connects to FastMCP's OAuth-protected server (its own in-memory authorization se
 waits on the widget; the test plays the browser on another machine (it follows the
 authorization URL up to the redirect, without reaching the kernel's loopback) and pastes the
 URL it ended on into the widget over the comm. The cell carries on and a tool call works;
-no token, code or client secret is in the cell's outputs or any widget's state."""
+no token, code or client secret is in the cell's outputs or any widget's state. Cancel in the
+widget ends the next connection's authorization with one line."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from conftest import free_port, wait_for_port
+from conftest import fastmcp_oauth_server, free_port
 from test_kernel import Cell, Kernel, json_line, ok
 from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
 from test_kernel_questions import Frontend
 
 pytestmark = [pytest.mark.kernel]
-
-SERVER = Path(__file__).parents[1] / "servers" / "fastmcp_oauth_server.py"
-
-
-@contextlib.contextmanager
-def oauth_server() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--port", str(port)],
-        env=os.environ.copy(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_port(port, timeout=90.0)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def authorization_url(frontend: Frontend) -> str:
@@ -63,7 +34,7 @@ def widget_text(frontend: Frontend) -> str:
 @pytest.mark.timeout(240)
 def test_a_remote_kernel_authorizes_by_pasting_the_url_into_the_widget(kernel: Kernel) -> None:
     redirect = f"http://127.0.0.1:{free_port()}/callback"  # a port nobody listens on but the widget's loopback
-    with oauth_server() as server:
+    with fastmcp_oauth_server() as server:
         cell = Cell(
             kernel.kc,
             "import json, mcp_notebook\n"
@@ -112,7 +83,21 @@ def test_a_remote_kernel_authorizes_by_pasting_the_url_into_the_widget(kernel: K
             "RESULT",
         )
         ok(kernel.run("conn.close()"))
+
+        cell = Cell(
+            kernel.kc,
+            f"again = mcp_notebook.connect({server!r}, name='again', auth=mcp_notebook.OAuth(redirect_uri={redirect!r}, "
+            "remember=False))",
+        )
+        frontend = Frontend(kernel, cell)
+        frontend.wait_for_display(timeout=90)
+        frontend.click(frontend.find("ButtonModel", description="Cancel"))
+        cancelled = cell.finish(90)
+        asked = [m for m in cell.messages if m["msg_type"] == "display_data"]
     outputs = json.dumps([m["content"] for m in cell.messages]) + json.dumps(states)
     for secret in [code, *(s for s in secrets if s)]:
         assert secret not in outputs
+    assert cancelled.status == "error", cancelled.describe()
+    assert "authorization cancelled in the widget" in "".join(cancelled.traceback), cancelled.traceback
+    assert len(asked) == 1  # the handshake's fallback to initialize does not ask again
     assert any("✓" in s.get("value", "") and "token" in s.get("value", "") for s in states if isinstance(s, dict))
