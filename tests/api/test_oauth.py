@@ -20,7 +20,7 @@ from conftest import fastmcp_oauth_server, free_port
 
 import mcp_notebook
 from mcp_notebook import OAuth
-from mcp_notebook.auth.loopback import LoopbackReceiver
+from mcp_notebook.auth.loopback import LoopbackReceiver, wait_for_redirect
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -220,3 +220,14 @@ def test_the_authorize_callbacks_failure_is_one_line(server: str) -> None:
 
     with pytest.raises(mcp_notebook.HandshakeError, match="authorization was not completed: the user closed the tab"):
         mcp_notebook.connect(server, name="refused", auth=OAuth(authorize=refuse), era="legacy", timeout=20)
+
+
+def test_the_wait_for_the_redirect_ends_when_the_flow_is_given_up() -> None:
+    """A flow given up (its connection closed) stops waiting at once, leaving the terminal alone;
+    else the loopback's redirect ends the wait."""
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    with LoopbackReceiver(redirect) as receiver:
+        assert wait_for_redirect(receiver, paste=False, limit=600, stop=lambda: True) is None
+        with httpx2.Client(timeout=30.0) as browser:
+            assert "Authorization is complete" in browser.get(f"{redirect}?code=c&state=s").text
+        assert wait_for_redirect(receiver, paste=False, limit=600) == f"{redirect}?code=c&state=s"
