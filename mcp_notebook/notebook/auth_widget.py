@@ -10,7 +10,8 @@ opened from here.
 Runs in the flow's worker thread; the widget's comms go to the answering subshell, so its
 clicks arrive while the cell waits. Server text is escaped; the pasted URL carries the code:
 it is never shown back, and the box is emptied once read. A timeout or Cancel is a one-line
-`AuthorizationError`.
+`AuthorizationError`. A saved notebook keeps its last state as a snapshot (`snapshots`):
+the outcome and the steps, no link.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ import ipywidgets as widgets
 from ..api.auth_progress import PHASES, AuthProgress, abandoned
 from ..auth.loopback import LoopbackReceiver
 from ..base.errors import AuthorizationError
-from ..base.text import esc
+from ..base.text import esc, plain
+from . import snapshots
 from .interaction_widgets import take_clicks_while_busy
 
 WAKE = 0.25  # seconds between looks at the listener, the box and the flow
@@ -49,13 +51,18 @@ class AuthorizationWidget:
         self.state["authorization"] = ("waiting", "waiting for you in the browser")
         self.state["token"] = ("pending", "")
         self.pasted: str | None = None
+        self.snapshot_id = snapshots.new_id()
+        self._view = self  # what `snapshots` reads: html(), text(), closed
+        self.closed = False
+        self.outcome = "Waiting for authorization at"
         self.stop_listening: Callable[[], None] = lambda: None
         self.cancelled = False
         self.wake = threading.Event()
         parts = urlsplit(url)
         opens = parts.scheme in ("http", "https")
         self.header = widgets.HTML(
-            f"<b>The server wants you to authorize this connection</b> at <code>{esc(parts.netloc)}</code>"
+            snapshots.hide_style(self.snapshot_id)
+            + f"<b>The server wants you to authorize this connection</b> at <code>{esc(parts.netloc)}</code>"
             + ("" if opens else f" (<i>not a web address: {esc(parts.scheme)}</i>)")
         )
         link = (
@@ -89,6 +96,17 @@ class AuthorizationWidget:
             ]
         )
 
+    def html(self) -> str:
+        """The last state where no widget is drawn (a saved notebook): outcome and steps, no link."""
+        return f"<b>{esc(self.outcome)}</b> <code>{esc(urlsplit(self.url).netloc)}</code>{self._table()}"
+
+    def text(self) -> str:
+        lines = [f"{self.outcome} {urlsplit(self.url).netloc}"]
+        for phase in PHASES:
+            state, note = self.state[phase]
+            lines.append(f"  {MARKS[state][0]} {phase:<13} {note}")
+        return plain("\n".join(lines))
+
     def _draw(self) -> None:
         self.steps.value = self._table()
 
@@ -109,6 +127,7 @@ class AuthorizationWidget:
             self.state["token"] = ("waiting" if state == "working" else state, note)
             if state != "working":
                 self.stop_listening()
+                self.closed = True
             self._draw()
 
     def _paste(self) -> None:
@@ -138,7 +157,8 @@ class AuthorizationWidget:
         self.link.value = ""
         self.paste_row.layout.display = self.help.layout.display = "none"
         host = esc(urlsplit(self.url).netloc)
-        self.header.value = f"<b>{'Not authorized' if failed else 'Authorized'}</b> at <code>{host}</code>"
+        self.outcome = f"{'Not authorized' if failed else 'Authorized'} at"
+        self.header.value = snapshots.hide_style(self.snapshot_id) + f"<b>{esc(self.outcome)}</b> <code>{host}</code>"
         self.state["authorization"] = ("failed" if failed else "done", how)
         if not failed:
             self.state["token"] = ("waiting", "exchanging the code for a token")
@@ -148,8 +168,6 @@ class AuthorizationWidget:
 
 def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> str:
     """Show the widget in the waiting cell and wait for the URL the browser ended on."""
-    from IPython.display import display
-
     redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
     try:
         receiver: LoopbackReceiver | None = LoopbackReceiver(redirect)
@@ -160,13 +178,17 @@ def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> 
         if progress is not None:
             form.stop_listening = progress.listen(form.step)
         routed = take_clicks_while_busy(form.widget)
-        display(form.widget)
+        bundle = form.widget._repr_mimebundle_()
+        bundle.pop("text/html", None)  # the snapshot output below carries it
+        bundle["text/plain"] = "(the authorization widget; its last state follows)"
+        snapshots.show(form, bundle)
         if not routed:
             form.status.value = f"<i>{esc(NO_ROUTING)}</i>"
         try:
             answer = _wait(form, receiver, limit)
         except AuthorizationError as exc:
             form.stop_listening()
+            form.closed = True
             form.finish(str(exc), failed=True)
             raise
     form.finish("the browser came back" if receiver is None or answer != receiver.received else "caught on the loopback", False)
