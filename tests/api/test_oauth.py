@@ -7,6 +7,7 @@ trace or any repr."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -231,3 +232,22 @@ def test_the_wait_for_the_redirect_ends_when_the_flow_is_given_up() -> None:
         with httpx2.Client(timeout=30.0) as browser:
             assert "Authorization is complete" in browser.get(f"{redirect}?code=c&state=s").text
         assert wait_for_redirect(receiver, paste=False, limit=600) == f"{redirect}?code=c&state=s"
+
+
+def test_a_token_about_to_expire_is_refreshed_in_the_background(server: str) -> None:
+    """Before its expiry the token is refreshed while it still works: no 401 first, nobody asked."""
+    browser = Browser()
+    with mcp_notebook.connect(server, name="ahead", auth=OAuth(authorize=browser, remember=False)) as conn:
+        flow = conn.session.transport.auth  # type: ignore[attr-defined]
+        assert call(conn, "whoami") == "notes:read"
+        first = flow.token
+        flow.token = dataclasses.replace(first, expires_at=time.time() + 30)  # as if issued an hour ago
+        assert call(conn, "whoami") == "notes:read"  # sent with the old token, which still works
+        deadline = time.monotonic() + 30
+        while flow.token.access_token == first.access_token and time.monotonic() < deadline:
+            call(conn, "whoami")
+        assert flow.token.access_token != first.access_token and flow.token.refresh_token
+        assert call(conn, "whoami") == "notes:read"
+        notes = [e.note for e in conn.trace.entries() if e.kind == "auth" and e.detail.get("step") == "refresh"]
+        assert notes == ["token refreshed before it expired"]  # once, and never after a 401
+        assert len(browser.visits) == 1 and flow.authorizations == 1
