@@ -14,10 +14,12 @@ alive at the end.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -69,6 +71,30 @@ def sdk_server_cmd(*extra: str) -> list[str]:
 def fastmcp_server_cmd(*extra: str) -> list[str]:
     """argv for the FastMCP test server; extra e.g. ``--ping-interval-ms 50``."""
     return [sys.executable, str(SERVERS_DIR / "fastmcp_server.py"), *extra]
+
+
+@contextlib.contextmanager
+def fastmcp_oauth_server(*extra: str) -> Iterator[str]:
+    """FastMCP's OAuth-protected test server (its own in-memory authorization server) on a free
+    port; its MCP endpoint's URL. extra e.g. ``--require-write``."""
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(SERVERS_DIR / "fastmcp_oauth_server.py"), "--port", str(port), *extra],
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
+        yield f"http://{HOST}:{port}/mcp"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def free_port() -> int:

@@ -2,7 +2,8 @@
 
 "auto" (the default) authorizes when the server answers 401, unless the caller already
 sends an `Authorization` header; an `OAuth(...)` says how; None never authorizes. Without
-an `authorize` callback of the caller's, the user is asked through the front end. Every
+an `authorize` callback of the caller's, the user is asked through the front end, which may
+follow the flow's steps (`AuthProgress`). Every
 credential the flow learns is registered with the trace, so it shows nowhere. Front ends
 read a connection's authorization (`auth_status`, never a token), its steps, and log out here.
 """
@@ -17,6 +18,7 @@ from ..auth.config import OAuth
 from ..base.errors import UsageError
 from ..session.trace import Trace
 from . import frontend
+from .auth_progress import AuthProgress
 from .connection import Connection
 
 if TYPE_CHECKING:
@@ -37,11 +39,12 @@ def auth_hook(url: str, option: Any, headers: Mapping[str, str], trace: Trace) -
         raise UsageError(f"auth must be 'auto', None or an mcp_notebook.OAuth(...); got {option!r:.80}")
     from ..auth.flow import OAuthFlow
 
-    return OAuthFlow(url, options, events=trace.event, secret=trace.add_secret, authorize=_ask_front_end)
+    progress = AuthProgress(trace)
 
+    def ask_front_end(url: str) -> str:
+        return frontend.current().authorize(url, progress)
 
-def _ask_front_end(url: str) -> str:
-    return frontend.current().authorize(url)
+    return OAuthFlow(url, options, events=progress.event, secret=trace.add_secret, authorize=ask_front_end)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..configs.consent import ConsentRequest
     from ..configs.entries import ServerEntry
     from ..configs.interpolate import InputRequest
+    from .auth_progress import AuthProgress
     from .progress import Call, LogRecord
     from .server_requests import Question
 
@@ -173,17 +174,20 @@ class FrontEnd:
         """How a tool's view (MCP Apps) displays: here, as its text result (`fallback`)."""
         return fallback
 
-    def authorize(self, url: str) -> str:
+    def authorize(self, url: str, progress: AuthProgress | None = None) -> str:
         """Ask the user to authorize at `url`; the URL their browser was sent back to. Runs in a
-        worker thread while the request that needed it waits. Here: a browser opened where
-        there is a display, its redirect caught on the loopback address, and the terminal,
-        where there is one, to paste the URL into when the browser is elsewhere."""
+        worker thread while the request that needed it waits (`progress`: the flow's steps, for
+        a front end that shows them). Here: a browser opened where there is a display, its
+        redirect caught on the loopback address, and the terminal, where there is one, to paste
+        the URL into when the browser is elsewhere. A flow given up stops waiting."""
         import contextlib
         import webbrowser
         from urllib.parse import parse_qs, urlsplit
 
         from ..auth.loopback import LoopbackReceiver, has_display, wait_for_redirect
         from ..base.errors import AuthorizationError
+        from ..base.text import plain
+        from .auth_progress import abandoned
 
         redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
         terminal = sys.stdin.isatty() and sys.stdout.isatty()
@@ -200,8 +204,10 @@ class FrontEnd:
         with receiver or contextlib.nullcontext():
             opened = display and webbrowser.open(url)
             where = "in the browser that just opened" if opened else "in a browser"
-            print(f"Authorize {where}; if it runs on another machine, paste the URL it ends on.\n  {url}", flush=True)  # noqa: T201
-            answer = wait_for_redirect(receiver, paste=terminal, limit=AUTHORIZE_LIMIT)
+            host = plain(urlsplit(url).netloc)
+            ask = f"Authorize at {host} {where}; if it runs on another machine, paste the URL it ends on."
+            print(f"{ask}\n  {plain(url)}", flush=True)  # noqa: T201 - the terminal asks
+            answer = wait_for_redirect(receiver, paste=terminal, limit=AUTHORIZE_LIMIT, stop=abandoned)
         if not answer:
             raise AuthorizationError(f"nobody came back from the authorization page within {AUTHORIZE_LIMIT / 60:g} minutes")
         return answer

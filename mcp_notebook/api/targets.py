@@ -179,7 +179,11 @@ def remember_era(target: str | Sequence[str], session: Session) -> None:
 
 
 def forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseException) -> bool:
-    """True (and the cache entry gone) when a cached era verdict just failed to open."""
+    """True (and the cache entry gone) when a cached era verdict just failed to open. Not when an
+    authorization ran and failed: that is not the era's fault, and probing afresh would ask the
+    person again."""
+    if getattr(getattr(session.transport, "auth", None), "authorizations", 0):  # an OAuthFlow that asked
+        return False
     if isinstance(exc, HandshakeError) and (session.era_source or "").startswith("cache"):
         _era_cache.pop(_era_key(target), None)
         return True

@@ -6,11 +6,14 @@ cross-app access). On a 403 `insufficient_scope` it steps up, asking for the uni
 scopes held and those challenged. One flow at a time, run in the connection's task group:
 every request that needs it waits for it and is sent again with the new token. A request is sent again at most
 `MAX_RETRIES` times, and a step-up that could not help (the token holds every scope asked
-for) is refused rather than repeated. The token goes only to the server's own origin.
+for) is refused rather than repeated. A token with a refresh token is refreshed in the background
+`REFRESH_AHEAD` seconds before it expires. The token goes only to the server's own origin.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +35,7 @@ from .identity import ClientIdentity, NotOffered, identify
 from .store import TokenStore
 
 MAX_RETRIES = 3
+REFRESH_AHEAD = 60.0  # seconds before its expiry a token is refreshed, in the background
 Authorize = Callable[[str], str]
 
 
@@ -65,6 +69,8 @@ class OAuthFlow:
         self.authorizations = 0  # authorization grants run (not refreshes)
         self._run: _Run | None = None  # the flow running, or the last one
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._loop_thread: int | None = None  # the event loop's thread, where background refreshes start
+        self._ahead_tried: Token | None = None  # the token a refresh ahead of expiry was tried for
         access = options.cross_app
         self.http.secret(
             options.client_secret, options.private_key, access and access.id_token, access and access.idp_client_secret
@@ -102,10 +108,36 @@ class OAuthFlow:
         token = self.token
         if token is None or origin_of(url) != origin_of(self.server_url):
             return None
+        if token.expires_at is not None and token.refresh_token and token.expires_at - time.time() < REFRESH_AHEAD:
+            self._refresh_ahead(token)
         return token.header()
 
     def attach(self, task_group: anyio.abc.TaskGroup) -> None:
         self._task_group = task_group
+        self._loop_thread = threading.get_ident()
+
+    def _refresh_ahead(self, token: Token) -> None:
+        """Refresh a token about to expire in the background, once per token, while it still
+        works; a failure is left to the next 401 (which authorizes afresh)."""
+        run = self._run
+        if self._task_group is None or threading.get_ident() != self._loop_thread or self._ahead_tried is token:
+            return
+        if run is not None and not run.done.is_set():
+            return
+        self._ahead_tried = token
+        run = self._run = _Run(anyio.Event())
+        self._task_group.start_soon(self._ahead, run, token)
+
+    async def _ahead(self, run: _Run, token: Token) -> None:
+        try:
+            if self.token is token and self.found is not None and self.client is not None:
+                self.token = await refresh(self.http, self.found, self.client, token)
+                self.http.step("refresh", "token refreshed before it expired", scopes=" ".join(self.token.scopes))
+                self._save()
+        except Exception as exc:  # noqa: BLE001 - the token still works; the next 401 authorizes afresh
+            self.http.step("refresh", f"refresh ahead of expiry failed: {plain(exc) or type(exc).__name__}")
+        finally:
+            run.done.set()
 
     async def retry(self, response: httpx2.Response, attempt: int) -> bool:
         challenge = bearer_challenge(response.headers.get_list("www-authenticate"))

@@ -14,6 +14,8 @@ import select
 import socket
 import sys
 import threading
+import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 from urllib.parse import urlsplit
@@ -82,19 +84,26 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def wait_for_redirect(receiver: LoopbackReceiver | None, *, paste: bool, limit: float) -> str | None:
+def wait_for_redirect(
+    receiver: LoopbackReceiver | None, *, paste: bool, limit: float, stop: Callable[[], bool] = lambda: False
+) -> str | None:
     """The URL the browser ended on: from the loopback listener, or pasted on the terminal
-    (`paste`), whichever comes first; None after `limit` seconds."""
-    if not paste or receiver is None or sys.platform == "win32":
-        if receiver is not None:
-            return receiver.wait(limit)
-        return input("URL: ") if paste else None
-    print("URL (or wait for the browser): ", end="", flush=True)  # noqa: T201 - the terminal asks
-    for _ in range(int(limit / 0.25)):
-        if receiver.arrived.is_set():
-            print()  # noqa: T201 - end the prompt's line
+    (`paste`), whichever comes first; None after `limit` seconds or once `stop()` says the
+    flow was given up (the terminal is then left alone)."""
+    if paste and sys.platform == "win32":  # no select() on a console: the listener alone, else the prompt
+        paste = receiver is None
+        if paste:
+            return input("URL: ")
+    if paste:
+        print("URL (or wait for the browser): " if receiver else "URL: ", end="", flush=True)  # noqa: T201 - the terminal asks
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and not stop():
+        if receiver is not None and receiver.arrived.wait(0 if paste else 0.25):
+            if paste:
+                print()  # noqa: T201 - end the prompt's line
             return receiver.received
-        readable, _, _ = select.select([sys.stdin], [], [], 0.25)
-        if readable:
-            return sys.stdin.readline().strip()
+        if paste:
+            readable, _, _ = select.select([sys.stdin], [], [], 0.25)
+            if readable:
+                return sys.stdin.readline().strip()
     return None

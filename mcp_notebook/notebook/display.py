@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..api import frontend
+from ..api.auth_progress import AuthProgress
 from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import parse_value, problems
@@ -180,6 +181,15 @@ class NotebookFrontEnd(frontend.FrontEnd):
             why = f"(the tool's view could not be shown: {one_line(str(exc))})"
             return {**fallback, "text/plain": f"{fallback.get('text/plain', '')}\n{why}"}
         return app_bundle(view, fallback)
+
+    def authorize(self, url: str, progress: AuthProgress | None = None) -> str:
+        """In a kernel, the authorization widget in the waiting cell (never a browser opened
+        from the kernel); in terminal IPython and scripts, the link printed and the URL read."""
+        if self._env() != "kernel":
+            return super().authorize(url, progress)
+        from .auth_widget import authorize_in_cell
+
+        return authorize_in_cell(url, progress, frontend.AUTHORIZE_LIMIT)
 
 
 class CellWarning:

@@ -7,11 +7,9 @@ trace or any repr."""
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import json
 import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,34 +17,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from conftest import free_port, wait_for_port
+from conftest import fastmcp_oauth_server, free_port
 
 import mcp_notebook
 from mcp_notebook import OAuth
-from mcp_notebook.auth.loopback import LoopbackReceiver
-
-SERVER = Path(__file__).parents[1] / "servers" / "fastmcp_oauth_server.py"
-
-
-@contextlib.contextmanager
-def oauth_server(port: int, *extra: str) -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, str(SERVER), "--port", str(port), *extra],
-        env=os.environ.copy(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+from mcp_notebook.auth.loopback import LoopbackReceiver, wait_for_redirect
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -64,7 +39,7 @@ def token_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with oauth_server(free_port()) as url:
+    with fastmcp_oauth_server() as url:
         yield url
 
 
@@ -133,7 +108,7 @@ def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(server: 
 def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
     """The user asked for too little (notes:read); the server wants notes:write as well."""
     browser = Browser()
-    with oauth_server(free_port(), "--require-write") as server:
+    with fastmcp_oauth_server("--require-write") as server:
         with mcp_notebook.connect(server, name="narrow", auth=OAuth(scopes=["notes:read"], authorize=browser)) as conn:
             assert call(conn, "whoami") == "notes:read notes:write"
             assert [visit["scope"] for visit in browser.visits] == [["notes:read"], ["notes:read notes:write"]]
@@ -246,3 +221,33 @@ def test_the_authorize_callbacks_failure_is_one_line(server: str) -> None:
 
     with pytest.raises(mcp_notebook.HandshakeError, match="authorization was not completed: the user closed the tab"):
         mcp_notebook.connect(server, name="refused", auth=OAuth(authorize=refuse), era="legacy", timeout=20)
+
+
+def test_the_wait_for_the_redirect_ends_when_the_flow_is_given_up() -> None:
+    """A flow given up (its connection closed) stops waiting at once, leaving the terminal alone;
+    else the loopback's redirect ends the wait."""
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    with LoopbackReceiver(redirect) as receiver:
+        assert wait_for_redirect(receiver, paste=False, limit=600, stop=lambda: True) is None
+        with httpx2.Client(timeout=30.0) as browser:
+            assert "Authorization is complete" in browser.get(f"{redirect}?code=c&state=s").text
+        assert wait_for_redirect(receiver, paste=False, limit=600) == f"{redirect}?code=c&state=s"
+
+
+def test_a_token_about_to_expire_is_refreshed_in_the_background(server: str) -> None:
+    """Before its expiry the token is refreshed while it still works: no 401 first, nobody asked."""
+    browser = Browser()
+    with mcp_notebook.connect(server, name="ahead", auth=OAuth(authorize=browser, remember=False)) as conn:
+        flow = conn.session.transport.auth  # type: ignore[attr-defined]
+        assert call(conn, "whoami") == "notes:read"
+        first = flow.token
+        flow.token = dataclasses.replace(first, expires_at=time.time() + 30)  # as if issued an hour ago
+        assert call(conn, "whoami") == "notes:read"  # sent with the old token, which still works
+        deadline = time.monotonic() + 30
+        while flow.token.access_token == first.access_token and time.monotonic() < deadline:
+            call(conn, "whoami")
+        assert flow.token.access_token != first.access_token and flow.token.refresh_token
+        assert call(conn, "whoami") == "notes:read"
+        notes = [e.note for e in conn.trace.entries() if e.kind == "auth" and e.detail.get("step") == "refresh"]
+        assert notes == ["token refreshed before it expired"]  # once, and never after a 401
+        assert len(browser.visits) == 1 and flow.authorizations == 1

@@ -1,0 +1,76 @@
+"""OAuth in JupyterLab and Chromium, browser and kernel on one machine: the cell that connects
+to FastMCP's OAuth-protected server shows the authorization widget and waits; a click on its
+link opens the authorization page in a new tab, the authorization server sends that tab to
+the kernel's one-shot loopback callback on 127.0.0.1, and the cell carries on without anyone
+pasting. The code the tab carried shows nowhere in the notebook, and no token or client
+secret is in any widget's state.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from conftest import fastmcp_oauth_server, free_port
+from playwright.sync_api import Page, expect
+from test_browser import Lab, _run
+from test_browser import chromium as chromium  # the fixtures, for this module too
+from test_browser import jupyter_lab as jupyter_lab
+from test_browser_apps import _browse, _notebook
+
+pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+
+
+def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
+    chromium: str, jupyter_lab: Lab, tmp_path: Path
+) -> None:
+    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    with fastmcp_oauth_server() as server:
+        _notebook(
+            jupyter_lab.root / "oauth.ipynb",
+            "import json, mcp_notebook\n"
+            f"conn = mcp_notebook.connect({server!r}, name='notes', "
+            f"auth=mcp_notebook.OAuth(redirect_uri={redirect!r}, remember=False))\n"
+            "print('WHOAMI', conn.call_tool('whoami').text)",
+            "import ipywidgets\n"
+            "flow = conn.session.transport.auth\n"
+            "secrets = [s for s in (flow.token.access_token, flow.token.refresh_token, flow.client.secret) if s]\n"
+            "states = json.dumps([w.get_state() for w in list(ipywidgets.Widget.widgets.values())], default=str)\n"
+            "print('LEAKS', json.dumps([len(secrets), sum(s in states for s in secrets)]))\nconn.close()",
+        )
+        codes: list[str] = []
+
+        def check(page: Page) -> None:
+            page.context.on("request", lambda r: codes.extend(parse_qs(urlsplit(r.url).query).get("code", [])))
+            cells = page.locator(".jp-Notebook .jp-CodeCell")
+            _run(page, cells.nth(0))
+            output = cells.nth(0).locator(".jp-Cell-outputArea")
+            link = output.locator("a.mcp-authorize")
+            expect(link).to_be_visible(timeout=90_000)  # the widget is drawn, not "Loading widget..."
+            expect(link).to_contain_text(urlsplit(server).netloc)
+            expect(output).to_contain_text("registration")
+            expect(cells.nth(0).locator(".jp-InputPrompt")).to_contain_text("[*]")  # the cell waits on the widget
+            with page.context.expect_page() as opened:
+                link.click()
+            tab = opened.value
+            expect(tab.locator("body")).to_contain_text("Authorization is complete", timeout=60_000)  # the loopback's page
+            tab.close()
+            expect(output).to_contain_text("WHOAMI notes:read", timeout=60_000)
+            expect(output).to_contain_text("caught on the loopback")
+            expect(link).to_have_count(0)  # the link is gone once used
+            page.screenshot(path=str(tmp_path / "authorized.png"))
+            assert codes, "the tab was never sent back with a code"
+            shown = output.inner_html()
+            assert all(code not in shown for code in codes)
+
+            _run(page, cells.nth(1))
+            leaks = cells.nth(1).locator(".jp-Cell-outputArea")
+            expect(leaks).to_contain_text("LEAKS", timeout=60_000)
+            counts = json.loads(leaks.inner_text().split("LEAKS", 1)[1].strip().splitlines()[0])
+            assert counts[0] >= 1 and counts[1] == 0, counts
+            notebook = page.evaluate("() => JSON.stringify(window.jupyterapp.shell.currentWidget.content.model.toJSON())")
+            assert all(code not in notebook for code in codes)
+
+        _browse(chromium, jupyter_lab, "oauth.ipynb", tmp_path, check)
