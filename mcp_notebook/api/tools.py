@@ -88,22 +88,11 @@ def call_tool(
     `task` (2025-11-25): None runs the tool as a task when it requires one, True when it
     allows one; the task's status changes show like progress, and a stop cancels the task.
     """
-    result = drive(
-        self.feature_state,
-        steps.call_tool(
-            self.feature_state,
-            name,
-            merged(name, arguments, keywords),
-            timeout,
-            max_total,
-            reset_on_progress,
-            progress,
-            validate,
-            log_level,
-            task,
-        ),
+    given = merged(name, arguments, keywords)
+    call = steps.call_tool(
+        self.feature_state, name, given, timeout, max_total, reset_on_progress, progress, validate, log_level, task
     )
-    return apps.link(self, result, arguments)
+    return apps.link(self, drive(self.feature_state, call), given)
 
 
 async def acall_tool(
@@ -122,22 +111,11 @@ async def acall_tool(
     **keywords: Any,
 ) -> ToolResult:
     """`call_tool`, awaited: the caller's event loop keeps running; cancelling cancels the call."""
-    result = await adrive(
-        self.feature_state,
-        steps.call_tool(
-            self.feature_state,
-            name,
-            merged(name, arguments, keywords),
-            timeout,
-            max_total,
-            reset_on_progress,
-            progress,
-            validate,
-            log_level,
-            task,
-        ),
+    given = merged(name, arguments, keywords)
+    call = steps.call_tool(
+        self.feature_state, name, given, timeout, max_total, reset_on_progress, progress, validate, log_level, task
     )
-    return apps.link(self, result, arguments)
+    return apps.link(self, await adrive(self.feature_state, call), given)
 
 
 # ----- tasks (2025-11-25) -----
