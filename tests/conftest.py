@@ -89,12 +89,17 @@ def fastmcp_oauth_server(*extra: str) -> Iterator[str]:
         wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
         yield f"http://{HOST}:{port}/mcp"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
+
+
+def stop(process: subprocess.Popen[Any], timeout: float = 10) -> None:
+    """Terminate `process`, kill it if it outlives `timeout`, and reap it."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def free_port() -> int:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import descendants, free_port, server_everything_cmd
+from conftest import descendants, free_port, server_everything_cmd, stop
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
 from mcp_notebook.demo_server import LineLog
@@ -119,12 +119,7 @@ def jupyter_lab(tmp_path: Path) -> Iterator[Lab]:
         log.wait_for(rf"http://127\.0\.0\.1:{port}/lab\?token=", timeout=90)
         yield Lab(root=root, base=f"http://127.0.0.1:{port}", token=token, pid=server.pid, log=log)
     finally:
-        server.terminate()  # shuts its kernels down, and the kernels their demo servers
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, timeout=30)  # it shuts its kernels down, and the kernels their demo servers
         log.join(5)
 
 

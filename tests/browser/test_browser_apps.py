@@ -24,7 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import PEERS_DIR, SERVERS_DIR, free_port, node_executable
+from conftest import PEERS_DIR, SERVERS_DIR, free_port, node_executable, stop
 from playwright.sync_api import Page, expect, sync_playwright
 from test_browser import REPO, Lab, _open_with_kernel, _run
 from test_browser import chromium as chromium  # the fixtures, for this module too
@@ -199,12 +199,7 @@ def notebook7(tmp_path: Path) -> Iterator[Lab]:
         log.wait_for(rf"http://127\.0\.0\.1:{port}/tree\?token=", timeout=90)
         yield Lab(root=root, base=f"http://127.0.0.1:{port}", token=token, pid=server.pid, log=log)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, timeout=30)
         log.join(5)
 
 

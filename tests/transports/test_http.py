@@ -17,6 +17,7 @@ from conftest import (
     free_port,
     sdk_server_cmd,
     server_everything_cmd,
+    stop,
     wait_for_port,
 )
 
@@ -39,12 +40,7 @@ def serving(argv: list[str], port: int, env: dict[str, str] | None = None) -> It
         wait_for_port(port)
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 def sdk_http(port: int, *extra: str) -> contextlib.AbstractContextManager[str]:
