@@ -72,7 +72,7 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
         ("server", server_label(h)),
         ("round trip", f"last {ms(h.last_rtt)}, min {ms(h.rtt_min)}, median {ms(h.rtt_median)}, p95 {ms(h.rtt_p95)}"),
         (
-            "our pings",
+            "our probes" if h.era == "modern" else "our pings",  # modern servers have no ping: we probe liveness
             f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)",
         ),
         ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {h.pong_failures} pongs lost"),

@@ -8,6 +8,7 @@ import re
 from test_live_panels import wait_until
 
 import mcp_notebook
+from mcp_notebook.notebook import render
 from mcp_notebook.notebook import snapshots as _snapshots
 from mcp_notebook.notebook import widgets as _widgets
 
@@ -105,3 +106,10 @@ def test_the_filters_say_all_rather_than_nothing(panels):
             "direction": "in",
             "last": 1,
         }
+
+
+def test_a_modern_connections_health_widget_calls_its_liveness_probes_probes():
+    with mcp_notebook.demo("probed", era="modern", load_magics=False, keepalive=None) as conn:
+        conn.ping()  # a liveness probe: modern servers have no ping
+        text = render.health_text(conn.health)
+    assert "our probes   1 sent, 1 answered" in text and "our pings" not in text
