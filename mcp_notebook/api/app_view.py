@@ -34,6 +34,7 @@ from .results import ToolResult
 
 APP_VIA = "app"
 DENIED = -32000
+MAX_HEIGHT = 2000  # the frame grows with the app up to this (app_widget.js caps it alike)
 RECORDS = 200  # ui/message and notifications/message records kept per view
 
 
@@ -97,13 +98,22 @@ class AppView:
             self._reply(request_id, {})
 
     def context_changed(self, change: dict[str, Any]) -> None:
-        """The page changed (JupyterLab's theme): `ui/notifications/host-context-changed`."""
-        theme = change.get("theme")
-        if theme not in ("light", "dark"):
+        """The page changed (JupyterLab's theme, the cell's width): `ui/notifications/host-context-changed`
+        with what changed."""
+        update: dict[str, Any] = {}
+        if change.get("theme") in ("light", "dark") and change["theme"] != self.page.get("theme"):
+            update["theme"] = change["theme"]
+        width = change.get("width")
+        if isinstance(width, int) and not isinstance(width, bool) and width > 0 and width != self.page.get("width"):
+            update["width"] = width
+        if not update:
             return
-        self.page = {**self.page, "theme": theme}
+        self.page = {**self.page, **update}
+        params: dict[str, Any] = {"theme": update["theme"]} if "theme" in update else {}
+        if "width" in update:
+            params["containerDimensions"] = self._dimensions()
         if self.state == "initialized":
-            self._send_notification("ui/notifications/host-context-changed", {"theme": theme})
+            self._send_notification("ui/notifications/host-context-changed", params)
 
     def teardown(self, reason: str) -> bool:
         """Ask the app to wind down (`ui/resource-teardown`); False if it never started or has ended."""
@@ -188,7 +198,7 @@ class AppView:
             "theme": "dark" if page.get("theme") == "dark" else "light",
             "displayMode": "inline",
             "availableDisplayModes": ["inline"],
-            "containerDimensions": {"maxHeight": 2000, **({"width": page["width"]} if page.get("width") else {})},
+            "containerDimensions": self._dimensions(),
             "locale": page.get("locale") or "en-US",
             "timeZone": page.get("timeZone") or "UTC",
             "userAgent": f"{CLIENT_NAME}/{__version__}",
@@ -209,6 +219,10 @@ class AppView:
             },
             "hostContext": context,
         }
+
+    def _dimensions(self) -> dict[str, Any]:
+        width = self.page.get("width")
+        return {"maxHeight": MAX_HEIGHT, **({"width": width} if width else {})}
 
     def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
         name = params.get("name")

@@ -51,7 +51,7 @@ function render({ model, el }) {
     if (!message || typeof message !== "object" || message.jsonrpc !== "2.0") return;
     if (message.method === "ui/notifications/size-changed") {
       const height = Number(message.params?.height);
-      if (height > 0) iframe.style.height = `${Math.min(Math.ceil(height), 4000)}px`;
+      if (height > 0) iframe.style.height = `${Math.min(Math.ceil(height), 2000)}px`;
     }
     model.send({ kind: "rpc", message });
   }
@@ -118,6 +118,17 @@ function render({ model, el }) {
     }
   });
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+  // The cell's width (the window or the notebook's panel resized): the kernel sends
+  // host-context-changed when it differs from what the app was last told.
+  let shownWidth = null;
+  const sizeWatch = new ResizeObserver(() => {
+    const width = Math.round(el.clientWidth);
+    if (width > 0 && width !== shownWidth) {
+      shownWidth = width;
+      model.send({ kind: "context", context: { width } });
+    }
+  });
+  sizeWatch.observe(el);
   const asked = model.get("permissions");
   if (asked.length) {
     const ask = document.createElement("div");
@@ -141,6 +152,7 @@ function render({ model, el }) {
   return () => {
     window.removeEventListener("message", fromApp);
     themeWatch.disconnect();
+    sizeWatch.disconnect();
     model.off("msg:custom", fromKernel);
     hosted.delete(model);
     model.send({ kind: "closed" });

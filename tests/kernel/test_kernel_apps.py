@@ -91,6 +91,9 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     app.post({"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}})
     assert app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-input")["params"] == {"arguments": {"label": "x"}}
     result = app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-result")
+    app.send({"kind": "context", "context": {"width": 640, "theme": "light"}})  # the cell resized, the theme went light
+    changed = app.wait_for(lambda m: m.get("method") == "ui/notifications/host-context-changed")
+    assert changed["params"] == {"theme": "light", "containerDimensions": {"maxHeight": 2000, "width": 640}}
     assert result["params"]["content"][0]["text"] == "probe ready: x"
     app.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo_app", "arguments": {"text": "hi"}}})
     assert app.answer(2)["result"]["content"][0]["text"] == "echo: hi"
