@@ -35,6 +35,7 @@ from .results import ToolResult
 APP_VIA = "app"
 DENIED = -32000
 MAX_HEIGHT = 2000  # the frame grows with the app up to this (app_widget.js caps it alike)
+ENDED = ("torn down", "closed")
 RECORDS = 200  # ui/message and notifications/message records kept per view
 
 
@@ -84,6 +85,8 @@ class AppView:
         """A message the app posted; answered now, or (server requests) from the session loop."""
         frame = rpc.classify(message)
         self._trace(IN, frame.kind, message)
+        if self.state in ENDED and frame.kind in (rpc.REQUEST, rpc.NOTIFICATION):
+            return  # the view was torn down or left the page: nothing more is served
         if frame.kind == rpc.REQUEST:
             self._request(message)
         elif frame.kind == rpc.NOTIFICATION and isinstance(message.get("params") or {}, dict):
@@ -124,6 +127,15 @@ class AppView:
             self._teardown_id = f"teardown-{next(self._ids)}"
         self._out({"jsonrpc": "2.0", "id": self._teardown_id, "method": "ui/resource-teardown", "params": {"reason": reason}})
         return True
+
+    def teardown_sent(self, request: dict[str, Any]) -> None:
+        """The front end asked the app itself to wind down (its view left the page while the frame
+        waits, out of sight): kept in the trace, and the app's answer ends the view."""
+        if request.get("method") != "ui/resource-teardown" or not isinstance(request.get("id"), str):
+            return
+        with self._lock:
+            self._teardown_id = request["id"]
+        self._trace(OUT, rpc.REQUEST, request)
 
     def restart(self) -> None:
         """A new frame will load the app (the view was drawn again): initialize and deliver anew."""
