@@ -3,7 +3,8 @@
 widget: iframe, postMessage, comm); this module knows nothing of how.
 
 What the app may do: `ui/initialize` (host info, capabilities, the page's context), `ping`,
-`tools/call` of tools whose visibility includes "app" on this same connection only,
+`tools/call` of tools whose visibility includes "app" on this same connection only (followed
+as a cell's call is: its progress and log lines kept in `call_lines`, see `app_calls`),
 `resources/read`, `notifications/message`, `ui/message` and `ui/update-model-context` (kept
 in `messages` and `model_context` and shown in the cell: there is no model here),
 `ui/open-link` (answered only once the user clicks the link the cell shows) and
@@ -30,6 +31,8 @@ from ..runtime import get_runtime
 from ..session.session import Session
 from ..session.trace import IN, OUT
 from . import app_meta, frontend
+from .app_calls import followed_call
+from .feature_state import FeatureState
 from .results import ToolResult
 
 APP_VIA = "app"
@@ -51,6 +54,7 @@ class AppView:
         html: str,
         ui: dict[str, Any],
         tools: Callable[[], dict[str, dict[str, Any]]],
+        calls: FeatureState | None = None,
     ) -> None:
         self.connection = connection
         self.session = session
@@ -65,6 +69,7 @@ class AppView:
         self.messages: list[dict[str, Any]] = []
         self.model_context: dict[str, Any] | None = None
         self.logs: list[dict[str, Any]] = []
+        self.call_lines: list[dict[str, Any]] = []  # progress and log lines of the app's own tool calls
         self.result: ToolResult | None = None
         self.cancelled: str | None = None
         self.done = threading.Event()  # the call ended: a result, or cancelled
@@ -73,6 +78,7 @@ class AppView:
         self.send: Callable[[dict[str, Any]], None] | None = None  # to the front end
         self.on_change: Callable[[], None] = lambda: None  # records changed: the front end redraws them
         self._tools = tools
+        self._calls = calls  # where the app's tool calls are followed (their progress and logs shown)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._links: dict[int, Any] = {}  # link id -> the app's open-link request id
@@ -247,9 +253,15 @@ class AppView:
             self._proxy(request_id, "tools/call", {"name": name, "arguments": params.get("arguments") or {}})
 
     def _proxy(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        def shown(line: str) -> None:
+            self._record(self.call_lines, {"time": time.time(), "text": line})
+
         async def forward() -> None:
             try:
-                result = await self.session.request(method, params)
+                if method == "tools/call" and self._calls is not None:
+                    result = await followed_call(self._calls, params, shown)
+                else:
+                    result = await self.session.request(method, params)
             except McpError as exc:
                 self._error(request_id, exc.code, exc.message)
             except Exception as exc:  # noqa: BLE001 - the app gets one line, the session goes on

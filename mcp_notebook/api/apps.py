@@ -103,7 +103,7 @@ def open_view(conn: Featured, tool: dict[str, Any], arguments: dict[str, Any]) -
     if uri is None:
         raise UsageError(f"{tool.get('name')}: the tool has no view (no _meta.ui.resourceUri)")
     resource = fetch(conn, uri)
-    view = AppView(fx.name, fx.session, tool, arguments, resource.html, resource.ui, lambda: _tools(conn))
+    view = AppView(fx.name, fx.session, tool, arguments, resource.html, resource.ui, lambda: _tools(conn), fx)
     fx.apps.add(view)
     return view
 

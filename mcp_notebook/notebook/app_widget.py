@@ -25,6 +25,7 @@ from ..base.text import esc
 from .interaction_widgets import take_clicks_while_busy
 
 DEFAULT_HEIGHT = 160
+CALL_LINES = 8  # the latest progress and log lines of the app's tool calls, under the view
 
 
 class AppFrame(anywidget.AnyWidget):
@@ -106,7 +107,8 @@ class AppPanel:
 
     def _redraw(self) -> None:
         view = self.view
-        rows = [f"<div><b>app message</b>: {esc(message_text(m))}</div>" for m in view.messages[-20:]]
+        rows = [f'<div style="color:#868e96">{esc(line["text"])}</div>' for line in view.call_lines[-CALL_LINES:]]
+        rows += [f"<div><b>app message</b>: {esc(message_text(m))}</div>" for m in view.messages[-20:]]
         if view.model_context is not None:
             rows.append(f"<div><b>model context</b>: {esc(message_text(view.model_context))}</div>")
         if view.cancelled is not None:

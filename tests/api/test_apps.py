@@ -324,6 +324,23 @@ def test_theme_and_width_changes_reach_the_app_as_host_context_changed() -> None
         assert changes == [{"theme": "dark"}, {"containerDimensions": {"maxHeight": 2000, "width": 820}}]
 
 
+def test_an_apps_tool_call_shows_its_progress_and_log_lines_under_the_view() -> None:
+    with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
+        view = conn.app("probe")
+        front = FrontEnd(view)
+        front.start()
+        view.receive(
+            {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "count_app", "arguments": {"steps": 2}}}
+        )
+        assert front.answer(7)["result"]["content"][0]["text"] == "counted to 2"
+        lines = [line["text"] for line in view.call_lines]
+        assert [line for line in lines if "counted" in line] == ["count_app: [info] counted 1", "count_app: [info] counted 2"]
+        assert [line.split("] ", 1)[1] for line in lines if "step" in line] == ["1/2 step 1 of 2", "2/2 step 2 of 2"]
+        sent = wire_calls(conn, "count_app")[0].message["params"]
+        assert sent["_meta"]["progressToken"].startswith("mcp-notebook-")  # ours: the app gave none
+        assert not conn.feature_state.unrouted_logs  # none of them lost to the log panel
+
+
 def test_closing_the_connection_tears_the_view_down() -> None:
     conn = mcp_notebook.connect(PROBE, era="legacy", apps=True)
     view = conn.app("probe")

@@ -105,6 +105,11 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     assert app.answer(2)["result"]["content"][0]["text"] == "echo: hi"
     app.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "model_only", "arguments": {}}})
     assert "not callable by apps" in app.answer(3)["error"]["message"]
+    app.post({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "count_app", "arguments": {"steps": 2}}})
+    assert app.answer(5)["result"]["content"][0]["text"] == "counted to 2"
+    out = ok(kernel.run("print('UNDER', json.dumps(Out[2].app.view.on_change.__self__.records.value))"))
+    under = json_line(out, "UNDER")  # the records under the view: the app's call's log and progress lines
+    assert "count_app: [info] counted 2" in under and "2/2 step 2 of 2" in under
 
     # While another cell is busy, the app is still answered (the frame's comm goes to the subshell).
     busy = Cell(
@@ -133,7 +138,7 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     assert ["in", "tools/call", 2] in trace["bridge"] and ["in", "ui/message", 4] in trace["bridge"]
     assert ["out", None, 4] in trace["bridge"]
     assert ["out", None, 3] in trace["bridge"]  # the refusal is in the trace too
-    assert trace["wire"] == ["probe", "echo_app"]  # model_only never reached the server
+    assert trace["wire"] == ["probe", "echo_app", "count_app"]  # model_only never reached the server
     closing = Cell(kernel.kc, "conn.close()")
     ok(closing.finish(WAIT))
     relayed = [
