@@ -3,7 +3,8 @@
 widget: iframe, postMessage, comm); this module knows nothing of how.
 
 What the app may do: `ui/initialize` (host info, capabilities, the page's context), `ping`,
-`tools/call` of tools whose visibility includes "app" on this same connection only,
+`tools/call` of tools whose visibility includes "app" on this same connection only (followed
+as a cell's call is: its progress and log lines kept in `call_lines`, see `app_calls`),
 `resources/read`, `notifications/message`, `ui/message` and `ui/update-model-context` (kept
 in `messages` and `model_context` and shown in the cell: there is no model here),
 `ui/open-link` (answered only once the user clicks the link the cell shows) and
@@ -30,10 +31,14 @@ from ..runtime import get_runtime
 from ..session.session import Session
 from ..session.trace import IN, OUT
 from . import app_meta, frontend
+from .app_calls import followed_call
+from .feature_state import FeatureState
 from .results import ToolResult
 
 APP_VIA = "app"
 DENIED = -32000
+MAX_HEIGHT = 2000  # the frame grows with the app up to this (app_widget.js caps it alike)
+ENDED = ("torn down", "closed")
 RECORDS = 200  # ui/message and notifications/message records kept per view
 
 
@@ -49,6 +54,7 @@ class AppView:
         html: str,
         ui: dict[str, Any],
         tools: Callable[[], dict[str, dict[str, Any]]],
+        calls: FeatureState | None = None,
     ) -> None:
         self.connection = connection
         self.session = session
@@ -63,6 +69,7 @@ class AppView:
         self.messages: list[dict[str, Any]] = []
         self.model_context: dict[str, Any] | None = None
         self.logs: list[dict[str, Any]] = []
+        self.call_lines: list[dict[str, Any]] = []  # progress and log lines of the app's own tool calls
         self.result: ToolResult | None = None
         self.cancelled: str | None = None
         self.done = threading.Event()  # the call ended: a result, or cancelled
@@ -71,6 +78,7 @@ class AppView:
         self.send: Callable[[dict[str, Any]], None] | None = None  # to the front end
         self.on_change: Callable[[], None] = lambda: None  # records changed: the front end redraws them
         self._tools = tools
+        self._calls = calls  # where the app's tool calls are followed (their progress and logs shown)
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._links: dict[int, Any] = {}  # link id -> the app's open-link request id
@@ -83,6 +91,8 @@ class AppView:
         """A message the app posted; answered now, or (server requests) from the session loop."""
         frame = rpc.classify(message)
         self._trace(IN, frame.kind, message)
+        if self.state in ENDED and frame.kind in (rpc.REQUEST, rpc.NOTIFICATION):
+            return  # the view was torn down or left the page: nothing more is served
         if frame.kind == rpc.REQUEST:
             self._request(message)
         elif frame.kind == rpc.NOTIFICATION and isinstance(message.get("params") or {}, dict):
@@ -97,13 +107,22 @@ class AppView:
             self._reply(request_id, {})
 
     def context_changed(self, change: dict[str, Any]) -> None:
-        """The page changed (JupyterLab's theme): `ui/notifications/host-context-changed`."""
-        theme = change.get("theme")
-        if theme not in ("light", "dark"):
+        """The page changed (JupyterLab's theme, the cell's width): `ui/notifications/host-context-changed`
+        with what changed."""
+        update: dict[str, Any] = {}
+        if change.get("theme") in ("light", "dark") and change["theme"] != self.page.get("theme"):
+            update["theme"] = change["theme"]
+        width = change.get("width")
+        if isinstance(width, int) and not isinstance(width, bool) and width > 0 and width != self.page.get("width"):
+            update["width"] = width
+        if not update:
             return
-        self.page = {**self.page, "theme": theme}
+        self.page = {**self.page, **update}
+        params: dict[str, Any] = {"theme": update["theme"]} if "theme" in update else {}
+        if "width" in update:
+            params["containerDimensions"] = self._dimensions()
         if self.state == "initialized":
-            self._send_notification("ui/notifications/host-context-changed", {"theme": theme})
+            self._send_notification("ui/notifications/host-context-changed", params)
 
     def teardown(self, reason: str) -> bool:
         """Ask the app to wind down (`ui/resource-teardown`); False if it never started or has ended."""
@@ -114,6 +133,15 @@ class AppView:
             self._teardown_id = f"teardown-{next(self._ids)}"
         self._out({"jsonrpc": "2.0", "id": self._teardown_id, "method": "ui/resource-teardown", "params": {"reason": reason}})
         return True
+
+    def teardown_sent(self, request: dict[str, Any]) -> None:
+        """The front end asked the app itself to wind down (its view left the page while the frame
+        waits, out of sight): kept in the trace, and the app's answer ends the view."""
+        if request.get("method") != "ui/resource-teardown" or not isinstance(request.get("id"), str):
+            return
+        with self._lock:
+            self._teardown_id = request["id"]
+        self._trace(OUT, rpc.REQUEST, request)
 
     def restart(self) -> None:
         """A new frame will load the app (the view was drawn again): initialize and deliver anew."""
@@ -188,7 +216,7 @@ class AppView:
             "theme": "dark" if page.get("theme") == "dark" else "light",
             "displayMode": "inline",
             "availableDisplayModes": ["inline"],
-            "containerDimensions": {"maxHeight": 2000, **({"width": page["width"]} if page.get("width") else {})},
+            "containerDimensions": self._dimensions(),
             "locale": page.get("locale") or "en-US",
             "timeZone": page.get("timeZone") or "UTC",
             "userAgent": f"{CLIENT_NAME}/{__version__}",
@@ -210,6 +238,10 @@ class AppView:
             "hostContext": context,
         }
 
+    def _dimensions(self) -> dict[str, Any]:
+        width = self.page.get("width")
+        return {"maxHeight": MAX_HEIGHT, **({"width": width} if width else {})}
+
     def _call_tool(self, request_id: Any, params: dict[str, Any]) -> None:
         name = params.get("name")
         tool = self._tools().get(name) if isinstance(name, str) else None
@@ -221,9 +253,15 @@ class AppView:
             self._proxy(request_id, "tools/call", {"name": name, "arguments": params.get("arguments") or {}})
 
     def _proxy(self, request_id: Any, method: str, params: dict[str, Any]) -> None:
+        def shown(line: str) -> None:
+            self._record(self.call_lines, {"time": time.time(), "text": line})
+
         async def forward() -> None:
             try:
-                result = await self.session.request(method, params)
+                if method == "tools/call" and self._calls is not None:
+                    result = await followed_call(self._calls, params, shown)
+                else:
+                    result = await self.session.request(method, params)
             except McpError as exc:
                 self._error(request_id, exc.code, exc.message)
             except Exception as exc:  # noqa: BLE001 - the app gets one line, the session goes on

@@ -37,13 +37,27 @@ def warn_flat_keys(fx: FeatureState, tools: Listing) -> None:
             )
 
 
-def model_tools(tools: Listing, *, everything: bool = False) -> Listing:
-    """The tools for people and code: app-only ones (visibility ["app"]) left out unless `everything`."""
-    if everything:
-        return tools
-    shown = [tool for tool in tools if not app_meta.app_only(tool)]
+class _ViewsOff(Listing):
+    """A tool listing on a connection with Apps off: a tool's view is marked, and said to be off."""
+
+    def _rows(self) -> tuple[list[str], list[list[str]]]:
+        head, rows = super()._rows()
+        at = head.index("view")
+        for row in rows:
+            row[at] = f"{row[at]} (off here)" if row[at] else ""
+        return head, rows
+
+
+def model_tools(tools: Listing, *, everything: bool = False, views: bool = True) -> Listing:
+    """The tools for people and code: app-only ones (visibility ["app"]) left out unless `everything`;
+    where `views` are off (Apps off on the connection), tools with a view say so, with one note."""
+    shown = list(tools) if everything else [tool for tool in tools if not app_meta.app_only(tool)]
     hidden = len(tools) - len(shown)
-    return Listing("tools", shown, f"{hidden} app-only hidden (--all lists them)" if hidden else "")
+    notes = [note for note in (tools.note, f"{hidden} app-only hidden (--all lists them)" if hidden else "") if note]
+    if views or not any(app_meta.resource_uri(tool) for tool in shown):
+        return Listing("tools", shown, "; ".join(notes))
+    notes.append("MCP Apps are off on this connection: results show as text (connect with apps=True for views)")
+    return _ViewsOff("tools", shown, "; ".join(notes))
 
 
 def fetch(conn: Featured, uri: str) -> AppResource:
@@ -89,7 +103,7 @@ def open_view(conn: Featured, tool: dict[str, Any], arguments: dict[str, Any]) -
     if uri is None:
         raise UsageError(f"{tool.get('name')}: the tool has no view (no _meta.ui.resourceUri)")
     resource = fetch(conn, uri)
-    view = AppView(fx.name, fx.session, tool, arguments, resource.html, resource.ui, lambda: _tools(conn))
+    view = AppView(fx.name, fx.session, tool, arguments, resource.html, resource.ui, lambda: _tools(conn), fx)
     fx.apps.add(view)
     return view
 

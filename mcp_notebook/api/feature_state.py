@@ -119,7 +119,10 @@ class FeatureState:
                 wanting = [call for call in self.waiting if call.log_level is not None]
                 if wanting:
                     return wanting[-1]
-            return self.waiting[-1] if self.waiting else None
+            if for_logs:
+                return self.waiting[-1] if self.waiting else None
+            askable = [call for call in self.waiting if call.takes_questions]
+            return askable[-1] if askable else None
 
     def cached(self, key: str) -> Listing | None:
         with self.lock:

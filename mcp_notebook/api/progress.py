@@ -116,6 +116,8 @@ class Call:
     `logs_not_shown` (they stay in the connection's log store, never in the inbox).
     """
 
+    takes_questions = True  # a server's question (elicitation, sampling) may be shown where it waits
+
     def __init__(self, method: str, deadline: Deadline, token: str | None, log_level: str | None = None) -> None:
         self.method = method
         self.deadline = deadline

@@ -5,8 +5,21 @@
 // as srcdoc with the Content-Security-Policy already in it (made in the kernel). This code
 // only carries JSON-RPC: from the app (postMessage) to the kernel (the widget's comm), and
 // back. Everything is answered in the kernel, which keeps the trace.
+//
+// In JupyterLab and Notebook 7 the frame lives in a layer of the cell's output area, laid over
+// its place in this view: clearing the output (or running the cell again) removes the view,
+// but the frame outlives it long enough for the app to get `ui/resource-teardown` and answer
+// it (TEARDOWN_WAIT_MS at most), as the spec asks. Elsewhere (VS Code) the frame is in the view.
 
 const MAX_RESTORES = 3;
+const MAX_HEIGHT = 2000;
+const TEARDOWN_WAIT_MS = 3000;
+const TEARDOWN = {
+  jsonrpc: "2.0",
+  id: "teardown-view",
+  method: "ui/resource-teardown",
+  params: { reason: "the view's output was cleared or its cell ran again" },
+};
 const hosted = new WeakSet(); // models whose app is on screen: one iframe per model
 
 function theme() {
@@ -22,7 +35,7 @@ function render({ model, el }) {
     return;
   }
   hosted.add(model);
-  const box = document.createElement("div");
+  const box = document.createElement("div"); // the app's place in the view
   box.className = "mcp-app";
   const iframe = document.createElement("iframe");
   iframe.setAttribute("sandbox", "allow-scripts");
@@ -34,6 +47,51 @@ function render({ model, el }) {
   const links = document.createElement("div");
   links.className = "mcp-app-links";
   el.append(box, links);
+  let area = null; // the output area whose layer holds the frame
+  let layer = null;
+  let leaving = null; // set while the app winds down after the view left
+
+  function setHeight(px) {
+    iframe.style.height = `${px}px`;
+    if (layer) box.style.height = `${px}px`;
+  }
+
+  function place() {
+    if (!layer || !box.isConnected) return;
+    const a = area.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    layer.style.top = `${b.top - a.top - area.clientTop + area.scrollTop}px`;
+    layer.style.left = `${b.left - a.left - area.clientLeft + area.scrollLeft}px`;
+    layer.style.width = `${b.width}px`;
+  }
+  const placeWatch = new ResizeObserver(place);
+  const outputsWatch = new MutationObserver(place);
+
+  function mount(frame) {
+    area = el.closest(".jp-OutputArea");
+    if (!area) {
+      box.replaceChildren(frame);
+      return;
+    }
+    if (getComputedStyle(area).position === "static") area.style.position = "relative";
+    layer = document.createElement("div");
+    layer.className = "mcp-app-layer";
+    layer.style.cssText = "position:absolute;top:0;left:0";
+    layer.append(frame);
+    area.append(layer);
+    box.replaceChildren();
+    setHeight(parseInt(iframe.style.height, 10) || model.get("height"));
+    placeWatch.observe(box);
+    placeWatch.observe(area);
+    outputsWatch.observe(area, { childList: true });
+    place();
+  }
+
+  let showing = 0; // the frame is placed once the view is on the page
+  function whenShown(then) {
+    if (el.isConnected) then();
+    else showing = requestAnimationFrame(() => whenShown(then));
+  }
 
   model.send({
     kind: "hello",
@@ -51,9 +109,10 @@ function render({ model, el }) {
     if (!message || typeof message !== "object" || message.jsonrpc !== "2.0") return;
     if (message.method === "ui/notifications/size-changed") {
       const height = Number(message.params?.height);
-      if (height > 0) iframe.style.height = `${Math.min(Math.ceil(height), 4000)}px`;
+      if (height > 0) setHeight(Math.min(Math.ceil(height), MAX_HEIGHT));
     }
     model.send({ kind: "rpc", message });
+    if (leaving && message.id === TEARDOWN.id && !message.method) leaving(); // the app answered
   }
 
   function showLink(id, url) {
@@ -78,6 +137,8 @@ function render({ model, el }) {
     else if (message.kind === "link") showLink(message.id, message.url);
     else if (message.kind === "remove") {
       iframe.remove();
+      layer?.remove();
+      box.style.height = "";
       box.textContent = `(the MCP App view was closed: ${model.get("closed_reason") || "torn down"})`;
     }
   }
@@ -101,11 +162,14 @@ function render({ model, el }) {
       }
       window.removeEventListener("message", fromApp);
       iframe.remove();
+      layer?.remove();
+      box.style.height = "";
       box.textContent = "(the MCP App kept leaving its page, and was closed)";
       model.send({ kind: "closed" });
     });
     iframe.srcdoc = model.get("srcdoc");
-    box.replaceChildren(iframe);
+    box.replaceChildren();
+    whenShown(() => mount(iframe));
   }
 
   window.addEventListener("message", fromApp);
@@ -118,6 +182,17 @@ function render({ model, el }) {
     }
   });
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
+  // The cell's width (the window or the notebook's panel resized): the kernel sends
+  // host-context-changed when it differs from what the app was last told.
+  let shownWidth = null;
+  const sizeWatch = new ResizeObserver(() => {
+    const width = Math.round(el.clientWidth);
+    if (width > 0 && width !== shownWidth) {
+      shownWidth = width;
+      model.send({ kind: "context", context: { width } });
+    }
+  });
+  sizeWatch.observe(el);
   const asked = model.get("permissions");
   if (asked.length) {
     const ask = document.createElement("div");
@@ -139,11 +214,36 @@ function render({ model, el }) {
   }
 
   return () => {
-    window.removeEventListener("message", fromApp);
+    cancelAnimationFrame(showing);
     themeWatch.disconnect();
-    model.off("msg:custom", fromKernel);
+    sizeWatch.disconnect();
+    placeWatch.disconnect();
+    outputsWatch.disconnect();
     hosted.delete(model);
-    model.send({ kind: "closed" });
+    const stop = () => {
+      window.removeEventListener("message", fromApp);
+      model.off("msg:custom", fromKernel);
+      layer?.remove();
+    };
+    if (!(layer?.isConnected && iframe.isConnected)) {
+      stop(); // the page or the notebook closed: the frame went with it
+      model.send({ kind: "closed" });
+      return;
+    }
+    // The output was cleared or the cell runs again: the app winds down out of sight. The
+    // request is posted from here (anywidget has already dropped this view's comm listener),
+    // and goes to the kernel too, which keeps it, and the app's answer, in the trace.
+    layer.style.display = "none";
+    const wait = setTimeout(() => {
+      stop();
+      model.send({ kind: "closed", leaving: true }); // no answer in time
+    }, TEARDOWN_WAIT_MS);
+    leaving = () => {
+      clearTimeout(wait);
+      stop();
+    };
+    model.send({ kind: "teardown", message: TEARDOWN });
+    iframe.contentWindow?.postMessage(TEARDOWN, "*");
   };
 }
 

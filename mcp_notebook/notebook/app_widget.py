@@ -25,6 +25,7 @@ from ..base.text import esc
 from .interaction_widgets import take_clicks_while_busy
 
 DEFAULT_HEIGHT = 160
+CALL_LINES = 8  # the latest progress and log lines of the app's tool calls, under the view
 
 
 class AppFrame(anywidget.AnyWidget):
@@ -55,7 +56,8 @@ class AppPanel:
         self.result = widgets.HTML(value=result_html)
         self.widget = widgets.VBox([self.frame, self.records, self.result])
         self.frame.on_msg(self._from_front_end)
-        view.send = self.frame.send
+        self.leaving = False  # the view left the page: the app winds down, then the frame's comm closes
+        view.send = self._to_front_end
         view.on_change = self._redraw
         self.routed = take_clicks_while_busy(self.widget)
         self._redraw()
@@ -79,14 +81,34 @@ class AppPanel:
         elif kind == "restart":
             self.view.session.trace.event("app-restart", f"{self.view.name}: another document in the frame; reloaded", via="app")
             self.view.restart()
+        elif kind == "teardown" and isinstance(content.get("message"), dict):
+            self.leaving = True  # the view left the page; the front end asked the app to wind down
+            self.view.teardown_sent(content["message"])
         elif kind == "closed":
             self.view.state = "closed"
             why = "the view left the page (its output was cleared, its cell ran again or the page closed)"
+            if content.get("leaving"):
+                why = "the app did not answer ui/resource-teardown in time; its frame was removed"
             self.view.session.trace.event("app-closed", f"{self.view.name}: {why}", via="app")
+            if self.leaving:
+                self._end()
+
+    def _to_front_end(self, message: dict[str, Any]) -> None:
+        self.frame.send(message)
+        if message.get("kind") == "remove" and self.leaving:
+            self._end()  # the app answered its teardown
+
+    def _end(self) -> None:
+        """The view is gone for good: the kernel stops serving it (its comm closes)."""
+        self.view.send = None
+        if self.view.state != "torn down":
+            self.view.state = "closed"
+        self.frame.close()
 
     def _redraw(self) -> None:
         view = self.view
-        rows = [f"<div><b>app message</b>: {esc(message_text(m))}</div>" for m in view.messages[-20:]]
+        rows = [f'<div style="color:#868e96">{esc(line["text"])}</div>' for line in view.call_lines[-CALL_LINES:]]
+        rows += [f"<div><b>app message</b>: {esc(message_text(m))}</div>" for m in view.messages[-20:]]
         if view.model_context is not None:
             rows.append(f"<div><b>model context</b>: {esc(message_text(view.model_context))}</div>")
         if view.cancelled is not None:

@@ -74,7 +74,7 @@ def _tools(ns: Namespace) -> Listing | DiffView | None:
         return tools_diff(conn, accept=ns.accept)
     listing = conn.list_tools(refresh=ns.refresh)
     tool_pins.check(conn, refresh=ns.refresh)
-    return model_tools(listing, everything=ns.all)
+    return model_tools(listing, everything=ns.all, views=conn.feature_state.apps.enabled)
 
 
 @subcommand(

@@ -139,6 +139,29 @@ def test_listing_marks_views_and_hides_app_only_tools_unless_asked() -> None:
         assert dispatch(["tools", conn.name, "--all"]).names() == tools.names()
 
 
+@pytest.mark.parametrize("where", ["ipython", "script"])
+def test_with_apps_off_the_listing_still_marks_views_and_results_are_text_alone(
+    where: str, shown_as: Callable[..., None]
+) -> None:
+    shown_as(where)  # terminal IPython, a plain script: Apps off by default
+    with mcp_notebook.connect(PROBE, era="legacy") as conn:
+        listed = dispatch(["tools", conn.name])  # %mcp tools
+        lines = str(listed).splitlines()
+        assert next(line for line in lines if line.startswith("probe ")).rstrip().endswith("app (off here)")
+        assert not next(line for line in lines if line.startswith("model_only")).rstrip().endswith("here)")
+        assert lines[-1] == (
+            "1 app-only hidden (--all lists them); "
+            "MCP Apps are off on this connection: results show as text (connect with apps=True for views)"
+        )
+        assert "app (off here)" in listed._html() and "MCP Apps are off on this connection" in listed._html()
+        result = dispatch(["call", "-c", conn.name, "probe", "label=x"])  # %mcp call
+        assert result.app is None and set(result._repr_mimebundle_()) == {"text/html", "text/plain"}
+        assert str(result) == "probe:\nprobe ready: x"
+        assert conn.feature_state.apps.fetches == 0 and not app_frames(conn)  # no view fetched, no bridge
+    with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
+        assert "off here" not in str(dispatch(["tools", conn.name]))
+
+
 def test_the_deprecated_flat_key_names_a_view_and_is_reported_once() -> None:
     with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
         assert conn.call_tool("flat").app is not None
@@ -285,16 +308,37 @@ def test_messages_context_links_and_logs_are_kept_and_links_wait_for_a_click() -
         assert front.answer(3)["result"] == {}
 
 
-def test_a_theme_change_reaches_the_app_as_host_context_changed() -> None:
+def test_theme_and_width_changes_reach_the_app_as_host_context_changed() -> None:
     with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
         view = conn.app("probe")
         front = FrontEnd(view)
-        view.page = {"theme": "light"}
-        assert front.start()["result"]["hostContext"]["theme"] == "light"
+        view.page = {"theme": "light", "width": 500}
+        context = front.start()["result"]["hostContext"]
+        assert (context["theme"], context["containerDimensions"]["width"]) == ("light", 500)
         view.context_changed({"theme": "dark"})
-        view.context_changed({"theme": "purple"})
+        view.context_changed({"theme": "purple"})  # not a theme: nothing sent
+        view.context_changed({"width": 820})  # the cell grew (the window or the panel resized)
+        view.context_changed({"width": 820, "theme": "dark"})  # nothing new: nothing sent
+        view.context_changed({"width": True})
         changes = [m["params"] for m in front.rpc() if m.get("method") == "ui/notifications/host-context-changed"]
-        assert changes == [{"theme": "dark"}]
+        assert changes == [{"theme": "dark"}, {"containerDimensions": {"maxHeight": 2000, "width": 820}}]
+
+
+def test_an_apps_tool_call_shows_its_progress_and_log_lines_under_the_view() -> None:
+    with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
+        view = conn.app("probe")
+        front = FrontEnd(view)
+        front.start()
+        view.receive(
+            {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "count_app", "arguments": {"steps": 2}}}
+        )
+        assert front.answer(7)["result"]["content"][0]["text"] == "counted to 2"
+        lines = [line["text"] for line in view.call_lines]
+        assert [line for line in lines if "counted" in line] == ["count_app: [info] counted 1", "count_app: [info] counted 2"]
+        assert [line.split("] ", 1)[1] for line in lines if "step" in line] == ["1/2 step 1 of 2", "2/2 step 2 of 2"]
+        sent = wire_calls(conn, "count_app")[0].message["params"]
+        assert sent["_meta"]["progressToken"].startswith("mcp-notebook-")  # ours: the app gave none
+        assert not conn.feature_state.unrouted_logs  # none of them lost to the log panel
 
 
 def test_closing_the_connection_tears_the_view_down() -> None:

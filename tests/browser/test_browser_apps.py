@@ -104,6 +104,54 @@ def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jup
     assert shot.stat().st_size > 5_000
 
 
+def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
+    chromium: str, jupyter_lab: Lab, tmp_path: Path
+) -> None:
+    if not VANILLA.is_file():
+        pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
+    command = [node_executable(), str(VANILLA), "--stdio"]
+    _notebook(
+        jupyter_lab.root / "teardown.ipynb",
+        f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')",
+        "%mcp call get-time",
+        "views = conn.feature_state.apps.views()\n"
+        "answers = [e.id for e in conn.trace.frames('in')\n"
+        "           if e.detail.get('via') == 'app' and str(e.id).startswith('teardown-')]\n"
+        "served = sorted((v.state, v.send is not None) for v in views)\n"
+        "print('TORN', json.dumps({'answers': len(answers), 'served': served}))\nconn.close()",
+    )
+
+    def check(page: Page) -> None:
+        cells = page.locator(".jp-Notebook .jp-CodeCell")
+        output = cells.nth(1).locator(".jp-Cell-outputArea")
+        time = output.frame_locator("iframe >> visible=true").locator("#server-time")  # a view that left waits hidden
+        layers = page.locator(".mcp-app-layer")
+        _run(page, cells.nth(0))
+        _run(page, cells.nth(1))
+        expect(time).to_contain_text("T", timeout=90_000)
+        expect(layers).to_have_count(1)
+
+        cells.nth(1).locator(".jp-InputArea-editor").click()
+        page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-cell-output')")
+        expect(output.locator("iframe")).to_have_count(0, timeout=30_000)  # the app answered its teardown, then went
+        expect(layers).to_have_count(0)
+
+        _run(page, cells.nth(1))
+        expect(time).to_contain_text("T", timeout=90_000)
+        _run(page, cells.nth(1))  # the cell again: the view before is torn down, a new one shows
+        expect(time).to_contain_text("T", timeout=90_000)
+        expect(layers).to_have_count(1, timeout=30_000)
+
+        _run(page, cells.nth(2))
+        text = cells.nth(2).locator(".jp-Cell-outputArea")
+        expect(text).to_contain_text("TORN", timeout=60_000)
+        torn = json.loads(text.inner_text().split("TORN", 1)[1].strip().splitlines()[0])
+        # both views that left answered ui/resource-teardown (in the trace, via "app") and are served no more
+        assert torn == {"answers": 2, "served": [["initialized", True], ["torn down", False], ["torn down", False]]}, torn
+
+    _browse(chromium, jupyter_lab, "teardown.ipynb", tmp_path, check)
+
+
 def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
     command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
     _notebook(

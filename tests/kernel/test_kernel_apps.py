@@ -33,6 +33,7 @@ class AppFrontEnd:
     def __init__(self, kernel: Kernel, comm_id: str) -> None:
         self.kc, self.comm_id = kernel.kc, comm_id
         self.received: list[dict[str, Any]] = []
+        self.closed = False  # the kernel closed the comm: the view is no longer served
 
     def send(self, content: dict[str, Any]) -> None:
         data = {"method": "custom", "content": content}
@@ -48,12 +49,17 @@ class AppFrontEnd:
             for content in self.received:
                 if content.get("kind") == "rpc" and match(content["message"]):
                     return content["message"]  # type: ignore[no-any-return]
+                if content.get("kind") != "rpc" and match(content):
+                    return content
             assert time.monotonic() < deadline, f"nothing matched; relayed so far: {self.received}"
             try:
                 msg = self.kc.get_iopub_msg(timeout=0.2)
             except Empty:
                 continue
             data = msg["content"].get("data") or {}
+            if msg["msg_type"] == "comm_close" and msg["content"].get("comm_id") == self.comm_id:
+                self.closed = True
+                self.received.append({"kind": "comm_close"})
             if msg["msg_type"] == "comm_msg" and msg["content"].get("comm_id") == self.comm_id and data.get("method") == "custom":
                 self.received.append(data["content"])
 
@@ -91,11 +97,19 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     app.post({"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}})
     assert app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-input")["params"] == {"arguments": {"label": "x"}}
     result = app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-result")
+    app.send({"kind": "context", "context": {"width": 640, "theme": "light"}})  # the cell resized, the theme went light
+    changed = app.wait_for(lambda m: m.get("method") == "ui/notifications/host-context-changed")
+    assert changed["params"] == {"theme": "light", "containerDimensions": {"maxHeight": 2000, "width": 640}}
     assert result["params"]["content"][0]["text"] == "probe ready: x"
     app.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo_app", "arguments": {"text": "hi"}}})
     assert app.answer(2)["result"]["content"][0]["text"] == "echo: hi"
     app.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "model_only", "arguments": {}}})
     assert "not callable by apps" in app.answer(3)["error"]["message"]
+    app.post({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "count_app", "arguments": {"steps": 2}}})
+    assert app.answer(5)["result"]["content"][0]["text"] == "counted to 2"
+    out = ok(kernel.run("print('UNDER', json.dumps(Out[2].app.view.on_change.__self__.records.value))"))
+    under = json_line(out, "UNDER")  # the records under the view: the app's call's log and progress lines
+    assert "count_app: [info] counted 2" in under and "2/2 step 2 of 2" in under
 
     # While another cell is busy, the app is still answered (the frame's comm goes to the subshell).
     busy = Cell(
@@ -124,7 +138,7 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     assert ["in", "tools/call", 2] in trace["bridge"] and ["in", "ui/message", 4] in trace["bridge"]
     assert ["out", None, 4] in trace["bridge"]
     assert ["out", None, 3] in trace["bridge"]  # the refusal is in the trace too
-    assert trace["wire"] == ["probe", "echo_app"]  # model_only never reached the server
+    assert trace["wire"] == ["probe", "echo_app", "count_app"]  # model_only never reached the server
     closing = Cell(kernel.kc, "conn.close()")
     ok(closing.finish(WAIT))
     relayed = [
@@ -134,3 +148,40 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
     ]
     assert [r["message"]["method"] for r in relayed] == ["ui/resource-teardown"]
     assert relayed[0]["message"]["params"] == {"reason": "the connection closed"}
+
+
+def test_a_view_whose_output_goes_away_is_torn_down_then_no_longer_served(kernel: Kernel) -> None:
+    command = json.dumps([sys.executable, str(SERVERS_DIR / "apps_server.py")])
+    ok(kernel.run(f"import json, mcp_notebook\nconn = mcp_notebook.connect({command}, name='probe', era='legacy')"))
+    cell = Cell(kernel.kc, "%mcp call probe label=y")
+    ok(cell.finish(WAIT))
+    frame = next(
+        m["content"] for m in cell.messages if m["msg_type"] == "comm_open" and m["content"]["data"]["state"].get("srcdoc")
+    )
+    app = AppFrontEnd(kernel, frame["comm_id"])
+    app.send({"kind": "hello", "page": {"theme": "light", "width": 400}})
+    app.post({"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": INIT})
+    app.answer(1)
+    app.post({"jsonrpc": "2.0", "method": "ui/notifications/initialized", "params": {}})
+    app.wait_for(lambda m: m.get("method") == "ui/notifications/tool-result")
+
+    # What app_widget.js does when the output is cleared or the cell runs again: the frame waits,
+    # hidden, while the app is asked to wind down; the request goes to the kernel too.
+    teardown = {"jsonrpc": "2.0", "id": "teardown-view", "method": "ui/resource-teardown", "params": {"reason": "gone"}}
+    app.send({"kind": "teardown", "message": teardown})
+    app.post({"jsonrpc": "2.0", "id": "teardown-view", "result": {}})  # the app's answer
+    assert app.wait_for(lambda m: m.get("kind") == "remove") == {"kind": "remove"}
+    app.wait_for(lambda m: m.get("kind") == "comm_close")  # the kernel stops serving the view
+
+    out = ok(
+        kernel.run(
+            "view = Out[2].app.view\n"
+            "bridge = [(e.direction, e.method, e.id) for e in conn.trace.frames() if e.detail.get('via') == 'app']\n"
+            "print('VIEW', json.dumps({'state': view.state, 'bridge': bridge[-2:]}))\nconn.close()"
+        )
+    )
+    seen = json_line(out, "VIEW")
+    assert seen == {
+        "state": "torn down",
+        "bridge": [["out", "ui/resource-teardown", teardown["id"]], ["in", None, teardown["id"]]],
+    }

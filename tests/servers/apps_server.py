@@ -120,6 +120,13 @@ def build() -> MCPServer:
     def echo_app(text: str) -> str:
         return f"echo: {text}"
 
+    @mcp.tool(description="Count with progress and a log line per step, callable by the app.")
+    async def count_app(ctx: Context, steps: int = 3) -> str:
+        for step in range(1, steps + 1):
+            await ctx.info(f"counted {step}")
+            await ctx.report_progress(step, steps, f"step {step} of {steps}")
+        return f"counted to {steps}"
+
     @mcp.tool(description="For the model only.", meta={"ui": {"visibility": ["model"]}})
     def model_only() -> str:
         return "the model's secret"
