@@ -112,7 +112,7 @@ class OAuthFlow:
             self._refresh_ahead(token)
         return token.header()
 
-    def attach(self, task_group: anyio.abc.TaskGroup) -> None:
+    def attach(self, task_group: anyio.abc.TaskGroup | None) -> None:
         self._task_group = task_group
         self._loop_thread = threading.get_ident()
 

@@ -128,7 +128,10 @@ class Session:
             self._task_group = None
             with anyio.CancelScope(shield=True):
                 self.set_state(CLOSING, self.counters.closed_reason or "closing")
-                await self.transport.aclose(self._close_grace)
+                try:
+                    await self.transport.aclose(self._close_grace)
+                except Exception as exc:  # noqa: BLE001 - the session ends whatever closing the transport says
+                    self.trace.event("close-failed", note=f"{type(exc).__name__}: {exc}")
             self.requests.fail_all(self._hangup or ConnectionClosed("the connection was closed"))
             self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
             give_back_memory()  # what the transport and the requests held is freed by now

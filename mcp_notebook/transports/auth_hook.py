@@ -17,8 +17,9 @@ import httpx2
 class AuthHook(Protocol):
     """What an HTTP transport asks of whatever authorizes its requests."""
 
-    def attach(self, task_group: anyio.abc.TaskGroup) -> None:
-        """The transport is open: flows may run in `task_group` (outliving the request that started them)."""
+    def attach(self, task_group: anyio.abc.TaskGroup | None) -> None:
+        """The transport is open: flows may run in `task_group` (outliving the request that started
+        them). None: the transport is closing, and its task group is gone: start nothing there."""
 
     def authorization(self, url: str) -> str | None:
         """The `Authorization` header value for a request to `url`, or None for none."""

@@ -162,6 +162,8 @@ class HttpTransport:
         client = self._client
         if client is None:
             return
+        if self.auth is not None:
+            self.auth.attach(None)  # the session's task group is gone: the DELETE below starts no flow
         with anyio.CancelScope(shield=True):
             if self.session_id is not None and self.kind == "http" and not self.modern:
                 with anyio.move_on_after(grace if grace is not None else 2.0):

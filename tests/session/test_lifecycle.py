@@ -56,3 +56,21 @@ print(json.dumps([a.session.transport.pid, b.session.transport.pid]), flush=True
     assert done.stderr == ""
     pids = json.loads(done.stdout.strip().splitlines()[-1])
     assert [alive(pid) for pid in pids] == [False, False]
+
+
+def test_a_transport_that_fails_to_close_still_ends_the_session():
+    # A failure while the transport closes (an HTTP client that raised in its DELETE, say) used to
+    # leave the session's end unsignalled: close() then waited for ever.
+    conn = mcp_notebook.demo("failing-close", load_magics=False, keepalive=None)
+    transport = conn.session.transport
+    real_close = transport.aclose
+
+    async def failing_close(grace: float | None = None) -> None:
+        await real_close(grace)  # the server is still stopped: no process outlives the test
+        raise RuntimeError("the transport could not close cleanly")
+
+    transport.aclose = failing_close  # type: ignore[method-assign]
+    conn.close()
+    assert conn.state == "closed"
+    failed = [e for e in conn.trace.entries() if e.kind == "close-failed"]
+    assert [e.note for e in failed] == ["RuntimeError: the transport could not close cleanly"]
