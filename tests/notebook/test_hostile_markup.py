@@ -360,7 +360,10 @@ def apps(conn: mcp_notebook.Connection) -> dict[str, str]:
     view.receive({"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": {"role": "user", "content": said}})
     view.receive({"jsonrpc": "2.0", "id": 2, "method": "ui/update-model-context", "params": {"content": [said]}})
     panel = view.on_change.__self__  # type: ignore[attr-defined]
-    return {"app view": bundle["text/html"], "app records": panel.records.value}
+    from mcp_notebook.api.apps import model_tools
+
+    views_off = model_tools(conn.list_tools(), views=False)._repr_mimebundle_()["text/html"]  # as where Apps are off
+    return {"app view": bundle["text/html"], "app records": panel.records.value, "tools, views off": views_off}
 
 
 def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
@@ -417,6 +420,29 @@ def configured(conn: mcp_notebook.Connection, tmp: Path, monkeypatch: pytest.Mon
     return shown
 
 
+def authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The authorization widget: the authorization server's address and redirect URI come from
+    its metadata, and the notes of its steps from its answers. A wrong paste, a failed token
+    step, and a wait that ends at once (no paste, no loopback) in the waiting cell."""
+    from urllib.parse import quote
+
+    from mcp_notebook.notebook import auth_widget
+
+    url = f"https://{MARKUP}/authorize?response_type=code&redirect_uri={quote(MARKUP)}"
+    form = auth_widget.AuthorizationWidget(url, None, listening=False)
+    form.box.value = MARKUP  # not the redirect URI: refused, which names the URI expected
+    form._paste()
+    refused = form.status.value
+    form.step("token", MARKUP, "failed")
+    form.finish(MARKUP, failed=True)
+    waited: list[Any] = []
+    with monkeypatch.context() as patch, pytest.raises(mcp_notebook.AuthorizationError):
+        patch.setattr(auth_widget.snapshots, "show", lambda panel, bundle: waited.append(panel))
+        auth_widget.authorize_in_cell(url, None, limit=0)
+    shown = {"authorization": form.html(), "authorization paste": refused, "authorization widget": form.header.value}
+    return shown | {"authorization in the cell": waited[0].html()}
+
+
 def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch, tmp_path):  # noqa: F811 - the fixture
     displayed, forms = kernel_cell
     renderers, _, classes = discover()
@@ -430,7 +456,7 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
             shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
             shown |= views(conn, modern, panels) | apps(conn)
-            shown |= magics(monkeypatch)
+            shown |= authorization(monkeypatch) | magics(monkeypatch)
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)
