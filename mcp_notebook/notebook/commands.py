@@ -52,6 +52,7 @@ class Parser(argparse.ArgumentParser):
         super().__init__(prog=f"%mcp {name}", description=summary, epilog=epilog, add_help=False, formatter_class=_Formatter)
         self.add_argument("-h", "--help", action=_HelpAction, nargs=0, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
         self.connection: str | None = None  # "option", or "positional" when a leading NAME may name it too
+        self.or_other: str | None = None  # the dest a leading NAME goes to when --conn names the connection
         self.trailing: str | None = None  # the dest that takes the words after `--`
         self.bare = bare  # what to say when given no arguments at all
         self._parsing = False
@@ -87,8 +88,13 @@ class Parser(argparse.ArgumentParser):
             setattr(ns, self.trailing, rest)  # None without `--`; [] with nothing after it
         if self.connection == "positional":
             name = vars(ns).pop("name")
+            if self.or_other:
+                setattr(ns, self.or_other, None)
             if name is not None and ns.conn is not None and name != ns.conn:
-                self.error(f"{name!r} and --conn {ns.conn!r} name different connections; give one")
+                if not self.or_other:
+                    self.error(f"{name!r} and --conn {ns.conn!r} name different connections; give one")
+                setattr(ns, self.or_other, name)  # `%mcp tools -c ev get-sum`: NAME is the tool
+                name = None
             ns.conn = ns.conn or name
         return ns
 
@@ -161,11 +167,12 @@ def exclusive(*options: Option) -> Option:
     return add
 
 
-def connection(positional: bool = False) -> Option:
+def connection(positional: bool = False, or_other: str | None = None) -> Option:
     """`-c/--conn NAME`: the open connection to work on; `connection_of(ns)` finds it.
 
     With `positional`, a leading NAME may name it as well (`%mcp ping demo`); given both,
-    they must agree.
+    they must agree, unless `or_other` names the dest NAME then goes to (`%mcp tools -c ev
+    get-sum`: the tool).
     """
 
     def add(parser: Parser) -> None:
@@ -173,6 +180,7 @@ def connection(positional: bool = False) -> Option:
         if positional:
             parser.add_argument("name", nargs="?", help="the connection, as -c/--conn NAME")
         parser.connection = "positional" if positional else "option"
+        parser.or_other = or_other
 
     return add
 

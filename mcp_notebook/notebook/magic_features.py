@@ -53,8 +53,8 @@ def _pairs(words: list[str]) -> dict[str, str]:
     "tools",
     "the server's tools: name, title, description, arguments (* required), annotation badges, output schema, view (MCP Apps); "
     "a warning if they changed since they were pinned (--diff: how; --accept: pin them as they are now); "
-    "with a tool's name instead of a connection's, that tool's own view (as %mcp tool NAME)",
-    connection(positional=True),
+    "with a tool's name instead of a connection's (or after -c CONN), that tool's own view (as %mcp tool NAME)",
+    connection(positional=True, or_other="tool"),
     REFRESH,
     exclusive(
         flag("--diff", help="how the tools differ from their pin (the definitions first seen of this server)"),
@@ -65,6 +65,9 @@ def _pairs(words: list[str]) -> dict[str, str]:
 def _tools(ns: Namespace) -> Listing | DiffView | None:
     from .magic_tool import show_tool, tool_named
 
+    if ns.tool is not None:  # `%mcp tools -c ev get-sum`
+        show_tool(connection_of(ns), ns.tool)
+        return None
     owner = tool_named(ns.conn) if ns.conn is not None else None
     if owner is not None:  # `%mcp tools get-sum`: that tool's own view, as `%mcp tool get-sum`
         show_tool(owner, ns.conn)

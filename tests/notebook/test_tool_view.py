@@ -54,6 +54,10 @@ def test_tools_name_shows_the_tool_not_a_connection(shell, ev, capsys):
     with pytest.raises(IPythonUsageError, match="no connection named 'nosuch'"):  # neither a tool nor a connection
         shell.run_line_magic("mcp", "tools nosuch")
     assert "get-structured-content" in shell.run_line_magic("mcp", "tools ev").names()  # a connection's name still lists
+    shell.run_line_magic("mcp", "tools -c ev get-structured-content")  # the connection named, then the tool
+    assert capsys.readouterr().out == by_tools
+    shell.run_line_magic("mcp", "tools get-structured-content -c ev")
+    assert capsys.readouterr().out == by_tools
 
 
 def test_nested_schemas_read_as_a_tree(fm):
