@@ -2,12 +2,14 @@
 
 On a 401 it refreshes the token if it can, else authorizes afresh: discovery, the client's
 identity, then the grant (the authorization code through the user, client credentials, or
-cross-app access). On a 403 `insufficient_scope` it steps up, asking for the union of the
-scopes held and those challenged. One flow at a time, run in the connection's task group:
-every request that needs it waits for it and is sent again with the new token. A request is sent again at most
+cross-app access), asking again for the scopes the lapsed token held. On a 403
+`insufficient_scope` it steps up, asking for the union of the scopes held and those
+challenged. One flow at a time, run in the connection's task group: every request that needs
+it waits for it and is sent again with the new token. A request is sent again at most
 `MAX_RETRIES` times, and a step-up that could not help (the token holds every scope asked
-for) is refused rather than repeated. A token with a refresh token is refreshed in the background
-`REFRESH_AHEAD` seconds before it expires. The token goes only to the server's own origin.
+for) is refused rather than repeated. A token with a refresh token is refreshed in the
+background `REFRESH_AHEAD` seconds before it expires. The token goes only to the server's
+own origin.
 """
 
 from __future__ import annotations
@@ -201,7 +203,7 @@ class OAuthFlow:
                 return
             except AuthorizationError as exc:
                 self.http.step("refresh", f"{exc}; authorizing afresh")
-        await self._obtain(challenge, None)
+        await self._obtain(challenge, None, keep=token.scopes if token is not None else ())
 
     async def _step_up(self, challenge: Challenge) -> None:
         held = self.token.scopes if self.token is not None else ()
@@ -215,7 +217,9 @@ class OAuthFlow:
         self.http.step("step-up", f"the server wants scopes {' '.join(wanted) or '(none named)'}", scopes=" ".join(union))
         await self._obtain(challenge, union)
 
-    async def _obtain(self, challenge: Challenge, scopes: tuple[str, ...] | None) -> None:
+    async def _obtain(self, challenge: Challenge, scopes: tuple[str, ...] | None, keep: tuple[str, ...] = ()) -> None:
+        """Authorize afresh for `scopes` (None: the first scopes), plus `keep`: those the lapsed
+        token held, so a stepped-up scope is not lost when a failed refresh authorizes again."""
         if self.found is None or self._stale:
             fresh = await discover(self.http, self.server_url, challenge)
             if self.found is not None and fresh.issuer != self.found.issuer:
@@ -225,6 +229,8 @@ class OAuthFlow:
         grant = self._grant(found)
         if scopes is None:
             scopes = self._first_scopes(challenge, found)
+        if keep:
+            scopes = tuple(dict.fromkeys((*(scopes or ()), *keep)))
         if grant == "authorization_code" and scopes and "offline_access" not in scopes:
             if found.supports("scopes_supported", "offline_access"):
                 scopes = (*scopes, "offline_access")  # SEP-2207: ask for a refresh token where the server offers one

@@ -191,7 +191,11 @@ def test_fault_switches_through_our_client(tmp_path: Path) -> None:
 
         conn.call_tool("add", {"a": 1, "b": 1})
         conn.call_tool("add", {"a": 1, "b": 1})  # used up again; this refresh fails: authorized afresh
-        assert auth_status(conn).authorizations == 3  # type: ignore[union-attr]
+        status = auth_status(conn)
+        assert status is not None and status.authorizations == 3
+        assert "demo:admin" in status.scopes  # authorized afresh with the stepped-up scope it held
+        conn.call_tool("image", {})
+        assert auth_status(conn).authorizations == 3  # type: ignore[union-attr]  # no second step-up
         steps = format_steps(conn.name, auth_steps(conn))
         assert "refresh refused" in steps and "authorizing afresh" in steps
 
