@@ -22,6 +22,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from ..api.form_fields import FieldInput, field_input
 from ..api.progress import ProgressState
 from ..api.server_requests import Question, UrlCheck, with_defaults
 from ..api.validate import problems
@@ -56,44 +57,24 @@ class ProgressBar:
             self.bar.value = self.bar.max
 
 
-def _options(prop: dict[str, Any]) -> list[tuple[str, Any]] | None:
-    """(label, value) choices of an enum property: enum (+enumNames), oneOf/anyOf consts."""
-    values, labels = prop.get("enum"), prop.get("enumNames")
-    if isinstance(values, list):
-        names = labels if isinstance(labels, list) else values
-        return [(str(label), value) for label, value in zip(names, values, strict=False)]
-    branches = prop.get("oneOf") or prop.get("anyOf")
-    if isinstance(branches, list) and all(isinstance(b, dict) and "const" in b for b in branches):
-        return [(str(b.get("title", b["const"])), b["const"]) for b in branches]
-    return None
-
-
-def field_widget(prop: dict[str, Any]) -> widgets.Widget:
-    """The input widget for one property of a requested schema, its default pre-filled."""
-    kind, default = prop.get("type"), prop.get("default")
-    options = _options(prop)
-    if kind == "array":
-        items = _options(prop.get("items") or {}) or []
-        chosen = tuple(v for v in (default or []) if v in [value for _, value in items])
-        return widgets.SelectMultiple(options=items, value=chosen, rows=min(6, max(2, len(items))))
-    if options is not None:
-        values = [value for _, value in options]
-        return widgets.Dropdown(options=options, value=default if default in values else None)
-    if kind == "boolean":
-        return widgets.Checkbox(value=bool(default), indent=False)
-    if kind in ("integer", "number"):
-        cls = widgets.BoundedIntText if kind == "integer" else widgets.BoundedFloatText
-        low, high = prop.get("minimum"), prop.get("maximum")
-        if low is None and high is None:
-            cls = widgets.IntText if kind == "integer" else widgets.FloatText
-            return cls(value=default if default is not None else 0)
-        low = low if low is not None else -(2**53)
-        high = high if high is not None else 2**53
-        return cls(value=default if default is not None else max(low, min(high, 0)), min=low, max=high)
-    placeholder = {"email": "name@example.com", "uri": "https://…", "date": "YYYY-MM-DD", "date-time": "YYYY-MM-DDThh:mm:ssZ"}
-    return widgets.Text(
-        value=default if isinstance(default, str) else "", placeholder=placeholder.get(prop.get("format", ""), "")
-    )
+def input_widget(field: FieldInput) -> widgets.Widget:
+    """The widget for an input the API describes (`api.form_fields`), holding what it starts with."""
+    options = list(field.options)
+    if field.input == "choices":
+        return widgets.SelectMultiple(options=options, value=field.start, rows=min(6, max(2, len(options))))
+    if field.input == "choice":
+        return widgets.Dropdown(options=options, value=field.start)
+    if field.input == "checkbox":
+        return widgets.Checkbox(value=field.start, indent=False)
+    if field.input in ("integer", "number"):
+        whole = field.input == "integer"
+        if field.minimum is None and field.maximum is None:
+            return (widgets.IntText if whole else widgets.FloatText)(value=field.start)
+        bounded = widgets.BoundedIntText if whole else widgets.BoundedFloatText
+        return bounded(value=field.start, min=field.minimum, max=field.maximum)
+    if field.input == "json":
+        return widgets.Textarea(value=field.start, placeholder=field.placeholder, rows=2)
+    return widgets.Text(value=field.start, placeholder=field.placeholder)
 
 
 class ElicitationForm:
@@ -104,7 +85,7 @@ class ElicitationForm:
         schema = question.schema
         self.required = set(schema.get("required") or [])
         self.props: dict[str, dict[str, Any]] = {k: v for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict)}
-        self.fields: dict[str, widgets.Widget] = {name: field_widget(prop) for name, prop in self.props.items()}
+        self.fields: dict[str, widgets.Widget] = {name: input_widget(field_input(prop)) for name, prop in self.props.items()}
         rows = []
         for name, prop in self.props.items():
             title = esc(prop.get("title") or name) + (" <b style='color:#e03131'>*</b>" if name in self.required else "")

@@ -7,34 +7,13 @@ import json
 import shlex
 
 import pytest
-from conftest import fastmcp_server_cmd, server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
-from IPython.core.interactiveshell import InteractiveShell
+from shell_fixtures import ev as ev  # the shared fixtures, for this module too
+from shell_fixtures import fm as fm
+from shell_fixtures import shell as shell
 
-import mcp_notebook
 from mcp_notebook.api.tool_view import ToolView
 from mcp_notebook.notebook.tool_form import ToolForm
-
-
-@pytest.fixture
-def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    return ip
-
-
-@pytest.fixture
-def ev():
-    conn = mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy")
-    yield conn
-    conn.close()
-
-
-@pytest.fixture
-def fm():
-    conn = mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "60000"), name="fm", era="legacy")
-    yield conn
-    conn.close()
 
 
 def test_tools_name_shows_the_tool_not_a_connection(shell, ev, capsys):

@@ -10,34 +10,15 @@ import re
 import warnings
 
 import pytest
-from conftest import fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
+from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
-from IPython.core.interactiveshell import InteractiveShell
+from shell_fixtures import ev as ev  # the shared fixtures, for this module too
+from shell_fixtures import fm as fm
+from shell_fixtures import shell as shell
 
 import mcp_notebook
 from mcp_notebook import ExtraArgumentWarning
 from mcp_notebook.notebook import words
-
-
-@pytest.fixture
-def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    return ip
-
-
-@pytest.fixture
-def ev():
-    conn = mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy")
-    yield conn
-    conn.close()
-
-
-@pytest.fixture
-def fm():
-    conn = mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "60000"), name="fm", era="legacy")
-    yield conn
-    conn.close()
 
 
 def sent_arguments(conn: mcp_notebook.Connection) -> dict:
