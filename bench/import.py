@@ -5,7 +5,8 @@ per module, alternating, so that machine noise hits both; the total of a run is 
 cumulative times of its top-level imports (what `-X importtime` prints flush left), in ms. It
 prints the median, the minimum, the ratio of the medians, the heaviest packages by self time
 in the last run of `import mcp_notebook`, and which of the modules we load lazily were imported
-(none should be).
+(none should be; the list, and the fresh interpreter that reports it, are
+`tests/test_lazy_imports.py`'s).
 
 Why: a notebook imports the package in its first cell; the HTTP stack, widgets and the rest
 are imported on first use instead (`tests/test_lazy_imports.py` holds that). httpx2 alone is
@@ -21,50 +22,24 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from test_lazy_imports import fresh_interpreter  # noqa: E402
+
 MODULES = ("mcp_notebook", "httpx2")
-LAZY = (
-    "IPython",
-    "ansi2html",
-    "anyio",
-    "anywidget",
-    "asyncio",
-    "ctypes",
-    "h11",
-    "httpx2",
-    "ipywidgets",
-    "joserfc",
-    "json5",
-    "jsonschema",
-    "logging",
-    "platformdirs",
-    "traitlets",
-    "mcp_notebook.demo_server",
-    "mcp_notebook.transports.http",
-)
 LINE = re.compile(r"^import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)$")
 
 
 def run(module: str, source: Path = REPO) -> tuple[float, Counter[str], set[str]]:
     """One fresh interpreter: total ms, self µs by top-level package, and the lazy modules it loaded."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")]))}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: from bytecode, not compiled each time
-    check = f"import sys; print(' '.join(m for m in {LAZY!r} if m in sys.modules))"
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}; {check}"],
-        env=env,
-        cwd=source,  # `-c` puts the working directory first on sys.path
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    lazy_loaded, stderr = fresh_interpreter(f"import {module}", source, ["-X", "importtime"])
     total, by_package = 0, Counter[str]()
-    for line in proc.stderr.splitlines():
+    for line in stderr.splitlines():
         match = LINE.match(line)
         if match is None:
             continue
@@ -72,7 +47,7 @@ def run(module: str, source: Path = REPO) -> tuple[float, Counter[str], set[str]
         by_package[name.split(".")[0]] += own
         if not indent:
             total += cumulative
-    return total / 1000, by_package, set(proc.stdout.split())
+    return total / 1000, by_package, lazy_loaded
 
 
 def main() -> None:
@@ -83,6 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: from bytecode, not compiled each time
 
     runs = [(module, module, REPO) for module in MODULES]
     if args.baseline:

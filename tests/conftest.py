@@ -153,6 +153,19 @@ def port() -> int:
     return free_port()
 
 
+@contextlib.contextmanager
+def magics_shell() -> Iterator[Any]:
+    """IPython's InteractiveShell with the %mcp magics loaded; unloaded and the shell cleared
+    after. Test modules make it their `shell` fixture, each with the scope it needs."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "mcp_notebook")
+    yield ip
+    ip.run_line_magic("unload_ext", "mcp_notebook")
+    InteractiveShell.clear_instance()
+
+
 # ------------------------------------------------------ the user's own files
 
 

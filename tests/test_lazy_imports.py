@@ -8,10 +8,10 @@ Each check runs in a fresh interpreter, since this one has imported everything a
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,12 +41,28 @@ LAZY = (
 )
 
 
+def fresh_interpreter(code: str, source: Path = REPO, options: Sequence[str] = ()) -> tuple[set[str], str]:
+    """Run `code` in a fresh interpreter (started with `options`, `source` first on its path):
+    which of the LAZY modules it has imported by the end, and what it wrote to stderr.
+    `bench/import.py` times its imports with this too (options `-X importtime`)."""
+    # Only `sys` (always loaded, so never timed) is imported after `code`.
+    script = f"{code}\nimport sys\nprint(' '.join(m for m in {LAZY!r} if m in sys.modules))"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(
+        [sys.executable, *options, "-c", script],
+        env=env,
+        cwd=source,  # `-c` puts the working directory first on sys.path
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return set(proc.stdout.splitlines()[-1].split()), proc.stderr
+
+
 def loaded_after(code: str) -> set[str]:
     """Which of the LAZY modules are in sys.modules after running `code` in a fresh interpreter."""
-    script = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {LAZY!r} if m in sys.modules]))"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=True)
-    return set(json.loads(proc.stdout.splitlines()[-1]))
+    return fresh_interpreter(code)[0]
 
 
 def test_importing_the_package_imports_none_of_the_heavy_modules() -> None:

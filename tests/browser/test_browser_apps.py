@@ -15,63 +15,27 @@ Jupyter Notebook 7.
 from __future__ import annotations
 
 import json
-import os
-import secrets
-import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import nbformat
 import pytest
-from conftest import PEERS_DIR, SERVERS_DIR, free_port, node_executable, stop
-from playwright.sync_api import Page, expect, sync_playwright
-from test_browser import REPO, Lab, _open_with_kernel, _run
-from test_browser import chromium as chromium  # the fixtures, for this module too
-from test_browser import jupyter_lab as jupyter_lab
-
-from mcp_notebook.demo_server import LineLog
+from browser_harness import Lab, browse, run_cell, write_notebook
+from browser_harness import chromium as chromium  # the fixtures, for this module
+from browser_harness import jupyter_lab as jupyter_lab
+from browser_harness import notebook7 as notebook7
+from conftest import PEERS_DIR, SERVERS_DIR, node_executable
+from playwright.sync_api import Page, expect
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 VANILLA = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / "server-basic-vanillajs" / "dist" / "index.js"
 
 
-def _notebook(path: Path, *cells: str) -> None:
-    notebook = nbformat.v4.new_notebook(
-        cells=[nbformat.v4.new_code_cell(cell) for cell in cells],
-        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-    )
-    nbformat.write(notebook, path)
-
-
-def _browse(chromium: str, lab: Lab, name: str, tmp_path: Path, check, url: str | None = None) -> None:  # type: ignore[no-untyped-def]
-    """Open `name` in JupyterLab and run `check(page)`; a Playwright trace and the lab's log on failure."""
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1280, "height": 1600})
-        context.tracing.start(screenshots=True, snapshots=True)
-        page = context.new_page()
-        failed = True
-        try:
-            _open_with_kernel(page, url or lab.url(name))
-            check(page)
-            failed = False
-        finally:
-            if failed:
-                context.tracing.stop(path=str(tmp_path / "trace.zip"))
-                page.screenshot(path=str(tmp_path / "failure.png"))
-                print("JupyterLab log (kernel stderr included):", *lab.log.tail(60), sep="\n")
-            else:
-                context.tracing.stop()
-            browser.close()
-
-
 def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
     if not VANILLA.is_file():
         pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
     command = [node_executable(), str(VANILLA), "--stdio"]
-    _notebook(
+    write_notebook(
         jupyter_lab.root / "app.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')\n%mcp call get-time",
         "bridge = [e.method for e in conn.trace.frames('in') if e.detail.get('via') == 'app']\n"
@@ -82,7 +46,7 @@ def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jup
 
     def check(page: Page) -> None:
         cells = page.locator(".jp-Notebook .jp-CodeCell")
-        _run(page, cells.nth(0))
+        run_cell(page, cells.nth(0))
         output = cells.nth(0).locator(".jp-Cell-outputArea")
         app = output.frame_locator("iframe")
         shown = app.locator("#server-time")
@@ -93,14 +57,14 @@ def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jup
         app.locator("#get-time-btn").click()
         expect(shown).not_to_have_text(first, timeout=60_000)  # the app called get-time through the bridge
         output.screenshot(path=str(shot))
-        _run(page, cells.nth(1))
+        run_cell(page, cells.nth(1))
         text = cells.nth(1).locator(".jp-Cell-outputArea")
         expect(text).to_contain_text("TRACE", timeout=60_000)
         trace = json.loads(text.inner_text().split("TRACE", 1)[1].strip().splitlines()[0])
         assert "ui/initialize" in trace["bridge"] and "tools/call" in trace["bridge"], trace
         assert trace["wire"].count("get-time") >= 2, trace  # the cell's call, then the app's
 
-    _browse(chromium, jupyter_lab, "app.ipynb", tmp_path, check)
+    browse(chromium, jupyter_lab, "app.ipynb", tmp_path, check)
     assert shot.stat().st_size > 5_000
 
 
@@ -110,7 +74,7 @@ def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
     if not VANILLA.is_file():
         pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
     command = [node_executable(), str(VANILLA), "--stdio"]
-    _notebook(
+    write_notebook(
         jupyter_lab.root / "teardown.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')",
         "%mcp call get-time",
@@ -126,8 +90,8 @@ def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
         output = cells.nth(1).locator(".jp-Cell-outputArea")
         time = output.frame_locator("iframe >> visible=true").locator("#server-time")  # a view that left waits hidden
         layers = page.locator(".mcp-app-layer")
-        _run(page, cells.nth(0))
-        _run(page, cells.nth(1))
+        run_cell(page, cells.nth(0))
+        run_cell(page, cells.nth(1))
         expect(time).to_contain_text("T", timeout=90_000)
         expect(layers).to_have_count(1)
 
@@ -136,25 +100,25 @@ def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
         expect(output.locator("iframe")).to_have_count(0, timeout=30_000)  # the app answered its teardown, then went
         expect(layers).to_have_count(0)
 
-        _run(page, cells.nth(1))
+        run_cell(page, cells.nth(1))
         expect(time).to_contain_text("T", timeout=90_000)
-        _run(page, cells.nth(1))  # the cell again: the view before is torn down, a new one shows
+        run_cell(page, cells.nth(1))  # the cell again: the view before is torn down, a new one shows
         expect(time).to_contain_text("T", timeout=90_000)
         expect(layers).to_have_count(1, timeout=30_000)
 
-        _run(page, cells.nth(2))
+        run_cell(page, cells.nth(2))
         text = cells.nth(2).locator(".jp-Cell-outputArea")
         expect(text).to_contain_text("TORN", timeout=60_000)
         torn = json.loads(text.inner_text().split("TORN", 1)[1].strip().splitlines()[0])
         # both views that left answered ui/resource-teardown (in the trace, via "app") and are served no more
         assert torn == {"answers": 2, "served": [["initialized", True], ["torn down", False], ["torn down", False]]}, torn
 
-    _browse(chromium, jupyter_lab, "teardown.ipynb", tmp_path, check)
+    browse(chromium, jupyter_lab, "teardown.ipynb", tmp_path, check)
 
 
 def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
     command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
-    _notebook(
+    write_notebook(
         jupyter_lab.root / "probe.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='probe', era='legacy')\n%mcp call probe",
         "%mcp call camera",
@@ -171,7 +135,7 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
 
     def check(page: Page) -> None:
         cells = page.locator(".jp-Notebook .jp-CodeCell")
-        _run(page, cells.nth(0))
+        run_cell(page, cells.nth(0))
         output = cells.nth(0).locator(".jp-Cell-outputArea")
         app = output.frame_locator("iframe")
         expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=90_000)
@@ -199,7 +163,7 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
         expect(app.locator("#app-tool")).to_have_text("", timeout=30_000)  # a fresh page, not the one clicked before
         expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=30_000)  # input and result again
         # A view that asks for the camera: nothing loads until the user answers, and then with it.
-        _run(page, cells.nth(1))
+        run_cell(page, cells.nth(1))
         asking = cells.nth(1).locator(".jp-Cell-outputArea")
         expect(asking).to_contain_text("This app asks for: camera.", timeout=90_000)
         expect(asking.locator("iframe")).to_have_count(0)
@@ -207,61 +171,25 @@ def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, t
         expect(asking.locator("iframe")).to_have_attribute("allow", "camera *")
         expect(asking.frame_locator("iframe").locator("#result")).to_have_text("camera view", timeout=30_000)
 
-        _run(page, cells.nth(2))
+        run_cell(page, cells.nth(2))
         text = cells.nth(2).locator(".jp-Cell-outputArea")
         expect(text).to_contain_text("WIRE", timeout=60_000)
         wire = json.loads(text.inner_text().split("WIRE", 1)[1].strip().splitlines()[0])
         assert wire == ["probe", "echo_app", "camera"], wire
 
-    _browse(chromium, jupyter_lab, "probe.ipynb", tmp_path, check)
-
-
-@pytest.fixture
-def notebook7(tmp_path: Path) -> Iterator[Lab]:
-    """Jupyter Notebook 7 on 127.0.0.1 with a token, serving tmp_path/root."""
-    pytest.importorskip("notebook")
-    root = tmp_path / "root"
-    root.mkdir()
-    port, token = free_port(), secrets.token_hex(16)
-    env = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "IPYTHONDIR": str(tmp_path / "ipython"),
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
-    }
-    argv = [
-        sys.executable, "-m", "notebook", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-        "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        f"--JupyterNotebookApp.user_settings_dir={tmp_path / 'settings'}",
-        f"--JupyterNotebookApp.workspaces_dir={tmp_path / 'workspaces'}",
-        "--JupyterNotebookApp.expose_app_in_browser=True",
-    ]  # fmt: skip
-    if os.geteuid() == 0:
-        argv.append("--allow-root")
-    server = subprocess.Popen(argv, env=env, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE)  # fmt: skip
-    assert server.stderr is not None
-    log = LineLog(server.stderr)
-    try:
-        log.wait_for(rf"http://127\.0\.0\.1:{port}/tree\?token=", timeout=90)
-        yield Lab(root=root, base=f"http://127.0.0.1:{port}", token=token, pid=server.pid, log=log)
-    finally:
-        stop(server, timeout=30)
-        log.join(5)
+    browse(chromium, jupyter_lab, "probe.ipynb", tmp_path, check)
 
 
 def test_the_view_works_in_notebook_7(chromium: str, notebook7: Lab, tmp_path: Path) -> None:
     command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
-    _notebook(
+    write_notebook(
         notebook7.root / "seven.ipynb",
         f"import mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='probe')\n%mcp call probe",
     )
-    url = f"{notebook7.base}/notebooks/seven.ipynb?token={notebook7.token}"
 
     def check(page: Page) -> None:
         cell = page.locator(".jp-Notebook .jp-CodeCell").nth(0)
-        _run(page, cell)
+        run_cell(page, cell)
         app = cell.locator(".jp-Cell-outputArea").frame_locator("iframe")
         expect(app.locator("#result")).to_have_text("probe ready: probe", timeout=90_000)
         app.locator("#call-app-tool").click()
@@ -269,4 +197,4 @@ def test_the_view_works_in_notebook_7(chromium: str, notebook7: Lab, tmp_path: P
         app.locator("#reach-parent").click()
         expect(app.locator("#parent")).to_have_text("blocked: SecurityError")
 
-    _browse(chromium, notebook7, "seven.ipynb", tmp_path, check, url)
+    browse(chromium, notebook7, "seven.ipynb", tmp_path, check)

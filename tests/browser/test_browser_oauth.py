@@ -13,12 +13,11 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from browser_harness import Lab, browse, run_cell, write_notebook
+from browser_harness import chromium as chromium  # the fixtures, for this module
+from browser_harness import jupyter_lab as jupyter_lab
 from conftest import fastmcp_oauth_server, free_port
 from playwright.sync_api import Page, expect
-from test_browser import Lab, _run
-from test_browser import chromium as chromium  # the fixtures, for this module too
-from test_browser import jupyter_lab as jupyter_lab
-from test_browser_apps import _browse, _notebook
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
@@ -28,7 +27,7 @@ def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
 ) -> None:
     redirect = f"http://127.0.0.1:{free_port()}/callback"
     with fastmcp_oauth_server() as server:
-        _notebook(
+        write_notebook(
             jupyter_lab.root / "oauth.ipynb",
             "import json, mcp_notebook\n"
             f"conn = mcp_notebook.connect({server!r}, name='notes', "
@@ -45,7 +44,7 @@ def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
         def check(page: Page) -> None:
             page.context.on("request", lambda r: codes.extend(parse_qs(urlsplit(r.url).query).get("code", [])))
             cells = page.locator(".jp-Notebook .jp-CodeCell")
-            _run(page, cells.nth(0))
+            run_cell(page, cells.nth(0))
             output = cells.nth(0).locator(".jp-Cell-outputArea")
             link = output.locator("a.mcp-authorize")
             expect(link).to_be_visible(timeout=90_000)  # the widget is drawn, not "Loading widget..."
@@ -65,7 +64,7 @@ def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
             shown = output.inner_html()
             assert all(code not in shown for code in codes)
 
-            _run(page, cells.nth(1))
+            run_cell(page, cells.nth(1))
             leaks = cells.nth(1).locator(".jp-Cell-outputArea")
             expect(leaks).to_contain_text("LEAKS", timeout=60_000)
             counts = json.loads(leaks.inner_text().split("LEAKS", 1)[1].strip().splitlines()[0])
@@ -73,4 +72,4 @@ def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
             notebook = page.evaluate("() => JSON.stringify(window.jupyterapp.shell.currentWidget.content.model.toJSON())")
             assert all(code not in notebook for code in codes)
 
-        _browse(chromium, jupyter_lab, "oauth.ipynb", tmp_path, check)
+        browse(chromium, jupyter_lab, "oauth.ipynb", tmp_path, check)

@@ -9,6 +9,7 @@ import base64
 import hashlib
 import re
 import secrets
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 import mcp_notebook
 from mcp_notebook import demo_server
 from mcp_notebook.api.authorization import auth_status, auth_steps
-from mcp_notebook.api.demo import follow_redirect
+from mcp_notebook.api.demo import follow_redirect, http_server
 from mcp_notebook.demo_server import OAuthSettings
 from mcp_notebook.notebook.magic_auth import format_status, format_steps
 
@@ -210,14 +211,44 @@ def test_fault_switches_through_our_client(tmp_path: Path) -> None:
 
 
 def test_token_seconds_expire_tokens_by_time() -> None:
-    conn = mcp_notebook.demo("oauth-time", transport="http", oauth=True, token_seconds=1, load_magics=False, keepalive=None)
+    """The demo server refuses an access token once token_seconds have passed, by its clock
+    alone: a token of our own, from a raw flow that nobody refreshes and that makes no tool
+    calls, is accepted, then refused with 401 "expired". Our client on that server keeps
+    working through refresh, before and after its tokens lapse, without authorizing again."""
+    conn = mcp_notebook.demo("oauth-time", transport="http", oauth=True, token_seconds=2, load_magics=False, keepalive=None)
     try:
         status = auth_status(conn)
         assert status is not None and status.expires_at is not None
-        deadline = status.expires_at
+        first_expiry = status.expires_at
         conn.call_tool("echo", {"text": "x"})
-        while auth_status(conn).expires_at == deadline:  # type: ignore[union-attr]
-            conn.call_tool("echo", {"text": "x"})  # each call after the second is up refreshes first
+        while auth_status(conn).expires_at == first_expiry:  # type: ignore[union-attr]
+            conn.call_tool("echo", {"text": "x"})  # each call refreshes ahead: the token expires in under 60 s
+
+        process = http_server("oauth-time")
+        assert process is not None and process.url is not None
+        url = process.url
+        origin = url.removesuffix("/mcp")
+        with httpx2.Client() as http:
+            client = register(http, origin)
+            verifier, challenge = pkce()
+            code = authorize(http, origin, client["client_id"], challenge, url)["code"]
+            form = {"grant_type": "authorization_code", "code": code, "redirect_uri": REDIRECT, "resource": url}
+            issued = http.post(f"{origin}/token", data={**form, "client_id": client["client_id"], "code_verifier": verifier})
+            tokens = issued.json()
+            assert issued.status_code == 200 and tokens["expires_in"] == 2
+            bearer = {**MCP_HEADERS, "authorization": f"Bearer {tokens['access_token']}"}
+            accepted = http.post(url, json=INITIALIZE, headers=bearer)
+            assert accepted.status_code == 200  # within its 2 s
+            deadline = time.monotonic() + 30
+            while (answer := http.post(url, json=INITIALIZE, headers=bearer)).status_code == 200:
+                assert time.monotonic() < deadline, "the 2 s access token was still accepted after 30 s"
+                time.sleep(0.1)  # the pace of the polling; the deadline bounds it
+            assert answer.status_code == 401
+            assert 'error="invalid_token"' in answer.headers["www-authenticate"]
+            assert "the access token has expired" in answer.headers["www-authenticate"]
+
+        # The client's token, issued before ours, has lapsed too: the call is refused, then answered after a refresh.
+        assert conn.call_tool("echo", {"text": "after"}).text == "after"
         assert auth_status(conn).authorizations == 1  # type: ignore[union-attr]
     finally:
         conn.close()

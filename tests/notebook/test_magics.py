@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import magics_shell
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
@@ -22,11 +23,8 @@ SDK = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'sdk_server.py'
 
 @pytest.fixture(scope="module")
 def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    yield ip
-    ip.run_line_magic("unload_ext", "mcp_notebook")
-    InteractiveShell.clear_instance()
+    with magics_shell() as ip:
+        yield ip
 
 
 def run(shell, capsys, line: str):

@@ -10,8 +10,7 @@ import signal
 import sys
 
 import pytest
-from conftest import SERVERS_DIR, fastmcp_server_cmd, node_executable, sdk_server_cmd, server_everything_cmd
-from IPython.core.interactiveshell import InteractiveShell
+from conftest import SERVERS_DIR, fastmcp_server_cmd, magics_shell, node_executable, sdk_server_cmd, server_everything_cmd
 from IPython.lib.pretty import pretty
 from test_live_panels import wait_until
 
@@ -45,11 +44,8 @@ def test_a_coloured_stderr_shows_colours_in_html_and_none_in_text(panels):
 
 @pytest.fixture(scope="module")
 def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    yield ip
-    ip.run_line_magic("unload_ext", "mcp_notebook")
-    InteractiveShell.clear_instance()
+    with magics_shell() as ip:
+        yield ip
 
 
 def run(shell, capsys, line: str) -> str:

@@ -12,8 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import fastmcp_server_cmd, sdk_server_cmd
-from IPython.core.interactiveshell import InteractiveShell
+from conftest import fastmcp_server_cmd, magics_shell, sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.api.settings import defaults
@@ -152,11 +151,8 @@ def test_pause_freezes_the_live_table_and_resume_catches_up(sdk, panels):
 
 @pytest.fixture
 def shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    yield ip
-    ip.run_line_magic("unload_ext", "mcp_notebook")
-    InteractiveShell.clear_instance()
+    with magics_shell() as ip:
+        yield ip
 
 
 def test_without_a_widget_frontend_the_magics_print_text_tables(shell, capsys, tmp_path):
