@@ -213,7 +213,8 @@ def test_fault_switches_through_our_client(tmp_path: Path) -> None:
 def test_token_seconds_expire_tokens_by_time() -> None:
     """The demo server refuses an access token once token_seconds have passed, by its clock
     alone: a token of our own, from a raw flow that nobody refreshes and that makes no tool
-    calls, is accepted, then refused with 401 "expired". Our client on that server keeps
+    calls, is refused with 401 "expired" once its time is up (whatever the machine's load, so
+the test does not insist on seeing it accepted first). Our client on that server keeps
     working through refresh, before and after its tokens lapse, without authorizing again."""
     conn = mcp_notebook.demo("oauth-time", transport="http", oauth=True, token_seconds=2, load_magics=False, keepalive=None)
     try:
@@ -237,15 +238,13 @@ def test_token_seconds_expire_tokens_by_time() -> None:
             tokens = issued.json()
             assert issued.status_code == 200 and tokens["expires_in"] == 2
             bearer = {**MCP_HEADERS, "authorization": f"Bearer {tokens['access_token']}"}
-            accepted = http.post(url, json=INITIALIZE, headers=bearer)
-            assert accepted.status_code == 200  # within its 2 s
             deadline = time.monotonic() + 30
             while (answer := http.post(url, json=INITIALIZE, headers=bearer)).status_code == 200:
                 assert time.monotonic() < deadline, "the 2 s access token was still accepted after 30 s"
                 time.sleep(0.1)  # the pace of the polling; the deadline bounds it
             assert answer.status_code == 401
             assert 'error="invalid_token"' in answer.headers["www-authenticate"]
-            assert "the access token has expired" in answer.headers["www-authenticate"]
+            assert "the access token has expired" in answer.headers["www-authenticate"]  # not refused as unknown
 
         # The client's token, issued before ours, has lapsed too: the call is refused, then answered after a refresh.
         assert conn.call_tool("echo", {"text": "after"}).text == "after"
