@@ -31,7 +31,11 @@ ALLOWED: dict[str, set[str]] = {
 }
 MAX_LINES = 400
 # Logic kept apart from the IPython adapter beside it: it imports nothing of IPython, not even lazily.
-IPYTHON_FREE = ["mcp_notebook.notebook.commands", "mcp_notebook.notebook.line_completion"]
+IPYTHON_FREE = [
+    "mcp_notebook.notebook.commands",
+    "mcp_notebook.notebook.line_completion",
+    "mcp_notebook.notebook.snapshot_registry",
+]
 
 
 def modules() -> dict[str, Path]:

@@ -8,8 +8,7 @@ import re
 from test_live_panels import wait_until
 
 import mcp_notebook
-from mcp_notebook.notebook import render
-from mcp_notebook.notebook import snapshots as _snapshots
+from mcp_notebook.notebook import render, snapshot_registry, snapshots
 from mcp_notebook.notebook import widgets as _widgets
 
 
@@ -49,15 +48,15 @@ def test_a_displayed_panel_leaves_a_snapshot_that_follows_it_to_its_final_state(
     assert no_id is None and "application/vnd.jupyter.widget-view+json" in widget and "text/html" not in widget
     assert snapshot_id == panel.snapshot_id and headline(snapshot["text/html"]) == "ready"
     assert f".{snapshot_id}{{display:none}}" in panel.children[0].value  # the widget hides its own snapshot
-    assert snapshot_id in _snapshots.PENDING
+    assert snapshot_id in snapshot_registry.PENDING
 
     conn.close()
     wait_until(lambda: _widgets.views_of(panel).closed, "the pump to render the final state")
-    _snapshots.refresh()  # what the end of each cell runs
+    snapshots.refresh()  # what the end of each cell runs
     ours = [data for data, display_id in updates if display_id == snapshot_id]
     assert ours and headline(ours[-1]["text/html"]) == "closed" and "snap: closed" in ours[-1]["text/plain"]
-    assert snapshot_id not in _snapshots.PENDING  # the final state is out: no longer followed
-    _snapshots.refresh()
+    assert snapshot_id not in snapshot_registry.PENDING  # the final state is out: no longer followed
+    snapshots.refresh()
     assert len([1 for _, display_id in updates if display_id == snapshot_id]) == len(ours)
 
 
