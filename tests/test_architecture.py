@@ -30,6 +30,12 @@ ALLOWED: dict[str, set[str]] = {
     "__main__": {"base", "auth", "api"},
 }
 MAX_LINES = 400
+# Logic kept apart from the IPython adapter beside it: it imports nothing of IPython, not even lazily.
+IPYTHON_FREE = [
+    "mcp_notebook.notebook.commands",
+    "mcp_notebook.notebook.line_completion",
+    "mcp_notebook.notebook.snapshot_registry",
+]
 
 
 def modules() -> dict[str, Path]:
@@ -91,6 +97,22 @@ def test_imports_only_point_down():
         if layer(target) != layer(module) and layer(target) not in ALLOWED[layer(module)]
     ]
     assert not upward, "imports that run up the layers:\n" + "\n".join(sorted(upward))
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """The top-level names of every absolute import in `path`, wherever the import stands."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("module", IPYTHON_FREE)
+def test_the_logic_beside_an_ipython_adapter_imports_no_ipython(module):
+    assert "IPython" not in third_party_imports(modules()[module]), f"{module} imports IPython"
 
 
 def test_no_import_cycles():

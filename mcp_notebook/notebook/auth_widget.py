@@ -28,7 +28,7 @@ from ..api.auth_progress import PHASES, AuthProgress, abandoned
 from ..auth.loopback import LoopbackReceiver
 from ..base.errors import AuthorizationError
 from ..base.text import esc, plain
-from . import snapshots
+from . import snapshot_registry, snapshots
 from .interaction_widgets import take_clicks_while_busy
 
 WAKE = 0.25  # seconds between looks at the listener, the box and the flow
@@ -51,7 +51,7 @@ class AuthorizationWidget:
         self.state["authorization"] = ("waiting", "waiting for you in the browser")
         self.state["token"] = ("pending", "")
         self.pasted: str | None = None
-        self.snapshot_id = snapshots.new_id()
+        self.snapshot_id = snapshot_registry.new_id()
         self._view = self  # what `snapshots` reads: html(), text(), closed
         self.closed = False
         self.outcome = "Waiting for authorization at"
@@ -61,7 +61,7 @@ class AuthorizationWidget:
         parts = urlsplit(url)
         opens = parts.scheme in ("http", "https")
         self.header = widgets.HTML(
-            snapshots.hide_style(self.snapshot_id)
+            snapshot_registry.hide_style(self.snapshot_id)
             + f"<b>The server wants you to authorize this connection</b> at <code>{esc(parts.netloc)}</code>"
             + ("" if opens else f" (<i>not a web address: {esc(parts.scheme)}</i>)")
         )
@@ -158,7 +158,7 @@ class AuthorizationWidget:
         self.paste_row.layout.display = self.help.layout.display = "none"
         host = esc(urlsplit(self.url).netloc)
         self.outcome = f"{'Not authorized' if failed else 'Authorized'} at"
-        self.header.value = snapshots.hide_style(self.snapshot_id) + f"<b>{esc(self.outcome)}</b> <code>{host}</code>"
+        self.header.value = snapshot_registry.hide_style(self.snapshot_id) + f"<b>{esc(self.outcome)}</b> <code>{host}</code>"
         self.state["authorization"] = ("failed" if failed else "done", how)
         if not failed:
             self.state["token"] = ("waiting", "exchanging the code for a token")

@@ -6,7 +6,8 @@ registers its own subcommands from its own module with `@subcommand`, naming the
 its parser takes. The rule kept here: usage lines and `%mcp help` are made from those
 parsers, never written by hand, and every subcommand that works on an open connection
 names it the same way, `-c/--conn NAME`, optional while exactly one connection is open
-(`connection`, `connection_of`).
+(`connection`, `connection_of`; `connections_of` for those that speak of every connection
+when none is named).
 """
 
 from __future__ import annotations
@@ -188,6 +189,14 @@ def connection(positional: bool = False, or_other: str | None = None) -> Option:
 def connection_of(ns: argparse.Namespace) -> Connection:
     """The connection a parsed `%mcp` line names, or the only open one."""
     return pick(ns.conn)
+
+
+def connections_of(ns: argparse.Namespace, *, one: bool = False) -> list[Connection]:
+    """The connection a parsed `%mcp` line names, or the only open one; with none named and
+    several open, every connection (none if none is open), unless `one` asks for exactly one."""
+    if ns.conn or one or len(api.connections()) == 1:
+        return [pick(ns.conn)]
+    return list(api.connections().values())
 
 
 def after_dashes(dest: str, metavar: str, help: str) -> Option:

@@ -10,10 +10,9 @@ import time
 from argparse import Namespace
 from typing import Any
 
-from ..api import connect as api
 from ..api.authorization import AuthStatus, auth_status, auth_steps, logout
 from ..base.text import one_line
-from .commands import connection, flag, pick, subcommand
+from .commands import connection, connections_of, flag, subcommand
 
 
 @subcommand(
@@ -24,9 +23,7 @@ from .commands import connection, flag, pick, subcommand
     flag("--steps", help="the steps of its OAuth flows: discovery, registration, authorization, token, refresh"),
 )
 def _auth(ns: Namespace) -> None:
-    conns = (
-        [pick(ns.conn)] if ns.conn or len(api.connections()) == 1 or ns.logout or ns.steps else list(api.connections().values())
-    )
+    conns = connections_of(ns, one=ns.logout or ns.steps)
     if not conns:
         print("no open connections; start one with %mcp connect NAME URL")
         return

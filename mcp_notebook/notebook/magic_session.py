@@ -25,7 +25,19 @@ from ..base.errors import RequestTimeout, UsageError
 from ..base.text import one_line
 from ..session import health_view
 from ..session.health import Health
-from .commands import CommandError, after_dashes, arg, connection, connection_of, count, flag, pick, seconds, subcommand, timeout
+from .commands import (
+    CommandError,
+    after_dashes,
+    arg,
+    connection,
+    connection_of,
+    connections_of,
+    count,
+    flag,
+    seconds,
+    subcommand,
+    timeout,
+)
 
 
 def _env_pair(text: str) -> tuple[str, str]:
@@ -247,10 +259,10 @@ def _summary(name: str, count: int, rtts: list[float]) -> str:
     connection(positional=True),
 )
 def _status(ns: Namespace) -> None:
-    if ns.conn is None and not api.connections():
+    targets = connections_of(ns)
+    if not targets:
         print("no open connections; start one with %mcp connect NAME -- COMMAND")
         return
-    targets = [pick(ns.conn)] if ns.conn or len(api.connections()) == 1 else list(api.connections().values())
     print("\n\n".join(format_health(conn.health) for conn in targets))
 
 

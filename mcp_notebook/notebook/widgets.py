@@ -28,7 +28,7 @@ from ..api.settings import defaults
 from ..base.text import one_line
 from ..runtime import get_runtime
 from ..session.health import CLOSED, Health
-from . import render, snapshots
+from . import render, snapshot_registry, snapshots
 
 MAX_VIEWS = 32  # live views the pump keeps updating; older ones freeze
 REFRESH = 1.0  # seconds: re-render at least this often (ages like "last frame 3 s ago")
@@ -51,8 +51,8 @@ class Panel(widgets.VBox):
     output (`snapshots`) that its own style hides while the widget is drawn."""
 
     def __init__(self, view: View, *, children: Sequence[widgets.Widget] = (), **kwargs: Any) -> None:
-        self.snapshot_id = snapshots.new_id()
-        style = widgets.HTML(value=snapshots.hide_style(self.snapshot_id))
+        self.snapshot_id = snapshot_registry.new_id()
+        style = widgets.HTML(value=snapshot_registry.hide_style(self.snapshot_id))
         super().__init__(children=[style, *children], **kwargs)
         self._view = view
         self.add_class("mcp-panel")
@@ -73,7 +73,7 @@ class Panel(widgets.VBox):
 
     def close(self) -> None:
         self._view.closed = True
-        snapshots.forget(self)
+        snapshot_registry.forget(self)
         super().close()
 
 

@@ -21,8 +21,8 @@ from mcp_notebook.configs import pins
 from mcp_notebook.configs.consent import ConsentRequest
 from mcp_notebook.configs.discovery import discover
 from mcp_notebook.configs.interpolate import input_requests
-from mcp_notebook.notebook.completion import completions
 from mcp_notebook.notebook.config_widgets import ConsentForm, InputsForm
+from mcp_notebook.notebook.line_completion import completions
 
 SDK = [sys.executable, str(SERVERS_DIR / "sdk_server.py")]
 

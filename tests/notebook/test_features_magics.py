@@ -13,7 +13,7 @@ from test_http import everything
 import mcp_notebook
 from mcp_notebook.api.results import Listing, PromptResult, ResourceResult, ToolResult
 from mcp_notebook.notebook import commands as _commands
-from mcp_notebook.notebook import completion as _completion
+from mcp_notebook.notebook import line_completion as _line_completion
 
 
 @pytest.fixture
@@ -84,7 +84,7 @@ def test_cell_bodies_that_are_not_arguments(shell):
 
 def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
     def complete(line: str) -> list[str]:
-        return _completion.completions(line)[1]
+        return _line_completion.completions(line)[1]
 
     assert complete("%mcp call get-s") == ["get-structured-content", "get-sum"]
     assert complete("%mcp call get-sum ") == ["a=", "b="]

@@ -44,7 +44,7 @@ from mcp_notebook.api.panels import subscriptions_snapshot
 from mcp_notebook.api.server_requests import Question
 from mcp_notebook.notebook import interaction_widgets as iw
 from mcp_notebook.notebook import magic_health as _magic_health
-from mcp_notebook.notebook import snapshots
+from mcp_notebook.notebook import snapshot_registry
 from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.notebook.tool_form import ToolForm
@@ -346,7 +346,7 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     shown["subscriptions snapshot"] = subscriptions_snapshot(modern.feature_state)[1]
     shown["health snapshot"] = conn.health._repr_html_()  # conn.health as a cell's value
     shown |= {"live diagram": pictured.table.value, "diagram": conn.diagram()._repr_html_() or ""}
-    shown["health snapshot output"] = snapshots.bundle(health)["text/html"]
+    shown["health snapshot output"] = snapshot_registry.bundle(health)["text/html"]
     return shown
 
 

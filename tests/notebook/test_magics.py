@@ -175,6 +175,28 @@ def test_connect_ping_status_disconnect(shell, capsys):
     assert conn.closed
 
 
+def test_status_and_auth_speak_of_every_connection_unless_one_is_named(shell, capsys):
+    """With no connection named, `status` and `auth` show every open one (and say when none is);
+    `auth --steps` and `--logout` work on one connection: the one named, or the only one open."""
+    assert mcp_notebook.connections() == {}
+    assert "no open connections" in run(shell, capsys, "%mcp status")[1]
+    assert "no open connections" in run(shell, capsys, "%mcp auth")[1]
+    assert "no open connection; start one" in usage_error(shell, capsys, "%mcp auth --steps")
+    run(shell, capsys, f"%mcp connect raw -- {RAW}")
+    run(shell, capsys, f"%mcp connect sdk --era legacy -- {SDK}")
+    try:
+        out = run(shell, capsys, "%mcp status")[1]
+        assert "raw: ready" in out and "sdk: ready" in out
+        out = run(shell, capsys, "%mcp auth")[1]
+        assert "raw: no OAuth" in out and "sdk: no OAuth" in out
+        assert "several connections are open (raw, sdk)" in usage_error(shell, capsys, "%mcp auth --steps")
+        out = run(shell, capsys, "%mcp status sdk")[1]
+        assert "sdk: ready" in out and "raw" not in out
+        assert run(shell, capsys, "%mcp auth sdk --steps")[1] == "sdk: no OAuth steps yet\n"
+    finally:
+        run(shell, capsys, "%mcp disconnect --all")
+
+
 def test_connect_with_a_name_in_use_closes_the_old_connection(shell, capsys):
     run(shell, capsys, f"%mcp connect same -- {RAW}")
     first = mcp_notebook.get_connection("same")

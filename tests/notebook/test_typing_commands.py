@@ -138,12 +138,12 @@ def test_connect_offers_roots(shell, tmp_path, capsys):
 
 
 def test_paths_complete_where_a_line_takes_paths(tmp_path):
-    from mcp_notebook.notebook import completion, magics  # noqa: F401 - magics registers the subcommands
+    from mcp_notebook.notebook import line_completion, magics  # noqa: F401 - magics registers the subcommands
 
     (tmp_path / "server.py").write_text("")
     (tmp_path / "data").mkdir()
     at = f"{tmp_path}/"
     for line in (f"connect fs --roots {at}", f"roots {at}", f"logs --save {at}", f"connect x -- python {at}"):
-        assert completion.completions(f"%mcp {line}")[1] == [f"{at}data/", f"{at}server.py"], line
-    assert completion.completions(f"%mcp connect fs --roots {at}d")[1] == [f"{at}data/"]
-    assert completion.completions("%mcp connect x --ro")[1] == ["--roots"]
+        assert line_completion.completions(f"%mcp {line}")[1] == [f"{at}data/", f"{at}server.py"], line
+    assert line_completion.completions(f"%mcp connect fs --roots {at}d")[1] == [f"{at}data/"]
+    assert line_completion.completions("%mcp connect x --ro")[1] == ["--roots"]

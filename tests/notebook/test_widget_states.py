@@ -8,8 +8,7 @@ import re
 from test_live_panels import wait_until
 
 import mcp_notebook
-from mcp_notebook.notebook import render
-from mcp_notebook.notebook import snapshots as _snapshots
+from mcp_notebook.notebook import render, snapshot_registry, snapshots
 from mcp_notebook.notebook import widgets as _widgets
 
 
@@ -49,16 +48,58 @@ def test_a_displayed_panel_leaves_a_snapshot_that_follows_it_to_its_final_state(
     assert no_id is None and "application/vnd.jupyter.widget-view+json" in widget and "text/html" not in widget
     assert snapshot_id == panel.snapshot_id and headline(snapshot["text/html"]) == "ready"
     assert f".{snapshot_id}{{display:none}}" in panel.children[0].value  # the widget hides its own snapshot
-    assert snapshot_id in _snapshots.PENDING
+    assert snapshot_id in snapshot_registry.PENDING
 
     conn.close()
     wait_until(lambda: _widgets.views_of(panel).closed, "the pump to render the final state")
-    _snapshots.refresh()  # what the end of each cell runs
+    snapshots.refresh()  # what the end of each cell runs
     ours = [data for data, display_id in updates if display_id == snapshot_id]
     assert ours and headline(ours[-1]["text/html"]) == "closed" and "snap: closed" in ours[-1]["text/plain"]
-    assert snapshot_id not in _snapshots.PENDING  # the final state is out: no longer followed
-    _snapshots.refresh()
+    assert snapshot_id not in snapshot_registry.PENDING  # the final state is out: no longer followed
+    snapshots.refresh()
     assert len([1 for _, display_id in updates if display_id == snapshot_id]) == len(ours)
+
+
+def test_the_end_of_a_cell_updates_only_the_snapshots_that_changed(panels):
+    """In a real IPython shell, after each cell: the snapshot of a panel whose connection moved
+    is updated, the snapshot of a panel nothing happened to is not (it stays followed)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    from mcp_notebook.notebook.trace_widget import trace_widget
+
+    shell = InteractiveShell.instance()
+    busy = mcp_notebook.demo("busy", load_magics=False, keepalive=None)
+    quiet = mcp_notebook.demo("quiet", load_magics=False, keepalive=None)
+    try:
+        for conn in (busy, quiet):
+            conn.keepalive(enabled=False)  # no frames but the ones this test asks for
+        panels += [trace_widget(busy), trace_widget(quiet)]
+        busy_id, quiet_id = (panel.snapshot_id for panel in panels)
+        shell.user_ns.update(busy=busy, panels=panels)
+
+        def cell(code: str) -> tuple[list, list]:
+            """Run `code` as a cell; what it displayed, and the snapshot updates its end sent."""
+            with capture_output() as captured:
+                assert shell.run_cell(code).success
+            outputs = captured.outputs
+            return [o for o in outputs if not o.update], [o for o in outputs if o.update]
+
+        shown, updated = cell("display(*panels)")
+        assert [o.transient.get("display_id") for o in shown] == [None, busy_id, None, quiet_id]
+        assert updated == []  # both just shown as they are
+
+        _, updated = cell("busy.ping()")
+        assert [o.transient["display_id"] for o in updated] == [busy_id]
+        assert "ping" in updated[0].data["text/html"]
+        assert quiet_id in snapshot_registry.PENDING  # left alone, still followed
+
+        _, updated = cell("x = 1")
+        assert updated == []
+    finally:
+        busy.close()
+        quiet.close()
+        InteractiveShell.clear_instance()
 
 
 def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, panels):
