@@ -191,6 +191,9 @@ _runtime_lock = threading.Lock()
 def get_runtime() -> Runtime:
     """The process-wide runtime (its thread starts on first use)."""
     global _runtime
+    runtime = _runtime  # every blocking call asks: the lock only while there is none
+    if runtime is not None:
+        return runtime
     with _runtime_lock:
         if _runtime is None:
             _runtime = Runtime()

@@ -83,6 +83,10 @@ class Ring(Generic[T]):
         self.items.append(item)
         self._costs.append(cost)
         self.used += cost
+        if len(self.items) > self.count or self.used > self.size:
+            self._drop_oldest()
+
+    def _drop_oldest(self) -> None:
         while len(self.items) > self.count or (self.used > self.size and len(self.items) > 1):
             dropped = self.items.popleft()
             self.used -= self._costs.popleft()

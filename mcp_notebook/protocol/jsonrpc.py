@@ -7,8 +7,9 @@ frames and messages into text.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+import json.encoder
+import json.scanner
+from typing import Any, NamedTuple
 
 JSONRPC = "2.0"
 
@@ -34,9 +35,10 @@ def is_valid_id(value: object) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    """One decoded message with its kind; `problem` says why an invalid one is invalid."""
+class Frame(NamedTuple):
+    """One decoded message with its kind; `problem` says why an invalid one is invalid.
+
+    A named tuple: one is made for every frame read, and a tuple is the cheapest to make."""
 
     kind: str
     message: Any
@@ -112,21 +114,47 @@ def _answer(message: dict[str, Any]) -> Frame:
     return Frame(INVALID, message, "neither a request, a notification nor a response")
 
 
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # the C scanner json.loads ends in, without its wrapping
+
+
 def decode(text: str) -> Frame:
-    """Parse one frame of text; bad JSON comes back as an invalid frame, never raises."""
+    """Parse one frame of text; bad JSON comes back as an invalid frame, never raises.
+
+    A frame that is one JSON value and nothing else (what peers send) goes straight to the
+    scanner; anything else takes `json.loads`, for its exact verdict and message.
+    """
     try:
-        message = json.loads(text)
-    except ValueError as exc:
-        return Frame(INVALID, None, f"invalid JSON: {exc}")
+        message, end = _scan(text, 0)
+        if end != len(text):
+            raise ValueError("more than one value")
+    except (StopIteration, ValueError, RecursionError):
+        try:
+            message = json.loads(text)
+        except ValueError as exc:
+            return Frame(INVALID, None, f"invalid JSON: {exc}")
     return classify(message)
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)  # CPython's; other Pythons may lack it
+_fast_encode = _c_make_encoder and _c_make_encoder(
+    None, _encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
+)
 
 
 def encode(message: Any) -> str:
-    """Serialise a message compactly (no newlines, so it fits newline-delimited stdio)."""
-    return _encoder.encode(message)
+    """Serialise a message compactly (no newlines, so it fits newline-delimited stdio).
+
+    The encoder json.dumps builds on every call is built once here, without the check for
+    circular references; a message it refuses is encoded again by the checking one, whose
+    error (circular reference, unserialisable type) is the one raised.
+    """
+    if _fast_encode is None:
+        return _encoder.encode(message)
+    try:
+        return "".join(_fast_encode(message, 0))
+    except (TypeError, ValueError, RecursionError):
+        return _encoder.encode(message)
 
 
 def request(request_id: RequestId, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:

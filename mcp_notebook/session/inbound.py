@@ -47,11 +47,9 @@ class Inbound:
             self.session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
 
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
-        kind, message, note = frame.kind, frame.message, frame.problem
-        pending = None
-        if kind in (rpc.RESPONSE, rpc.ERROR) or (kind == rpc.INVALID and frame.answers is not None):
-            pending, note = self._match(frame.answers, note)
-        elif kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
+        kind, message, note = frame
+        pending, note = self._answered(frame)
+        if kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.session.protocol_version}"
         if record:
             method = pending.method if pending is not None else frame.method
@@ -77,12 +75,22 @@ class Inbound:
         elif kind == rpc.INVALID:
             self._on_invalid(message)
 
+    def _answered(self, frame: rpc.Frame) -> tuple[Pending | None, str | None]:
+        """The request of ours `frame` answers, if any, and what the trace should say of it."""
+        kind = frame.kind
+        if kind == rpc.RESPONSE or kind == rpc.ERROR:
+            return self._match(frame.message["id"], frame.problem)
+        if kind == rpc.INVALID and frame.answers is not None:
+            return self._match(frame.answers, frame.problem)
+        return None, frame.problem
+
     def _match(self, request_id: Any, note: str | None) -> tuple[Pending | None, str | None]:
         """The request of ours a response answers, and what the trace should say of it."""
         pending = None
-        if rpc.is_valid_id(request_id) and isinstance(request_id, int):
-            pending = self.session.requests.pop(request_id)
-            cancelled = self.session.requests.cancelled_reason(request_id) if pending is None else None
+        if type(request_id) is int:  # our ids: never a bool, nor a string
+            requests = self.session.requests
+            pending = requests.pop(request_id)
+            cancelled = requests.cancelled_reason(request_id) if pending is None else None
             if cancelled is not None:
                 note = f"late response, ignored ({cancelled})"
         if pending is None and note is None:

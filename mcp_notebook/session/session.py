@@ -90,6 +90,7 @@ class Session:
         self._ready = anyio.Event()
         self._stop = anyio.Event()
         self._done = anyio.Event()
+        self._ended = False  # _stop or _done is set: read on every request, from any thread
         self._failure: BaseException | None = None
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
@@ -136,6 +137,7 @@ class Session:
             self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
             give_back_memory()  # what the transport and the requests held is freed by now
             self._ready.set()
+            self._ended = True
             self._done.set()
 
     async def wait_ready(self) -> None:
@@ -151,6 +153,7 @@ class Session:
         self._close_grace = grace
         if self.counters.closed_reason is None:
             self.counters.closed_reason = "closed by the client"
+        self._ended = True
         self._stop.set()
         await self._done.wait()
 
@@ -168,7 +171,7 @@ class Session:
 
     @property
     def closed(self) -> bool:
-        return self._stop.is_set() or self._done.is_set()
+        return self._ended
 
     @property
     def running(self) -> bool:
@@ -352,6 +355,7 @@ class Session:
         if self.counters.closed_reason is None:
             self.counters.closed_reason = error.reason
         self.requests.fail_all(error)
+        self._ended = True
         self._stop.set()
 
     def set_state(self, state: str, reason: str) -> None:

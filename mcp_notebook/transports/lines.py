@@ -6,6 +6,8 @@ and stderr (log lines) with it. It knows nothing of JSON-RPC.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class LineSplitter:
     """Turns chunks of bytes into complete lines, bounding what an unterminated line may hold:
@@ -17,7 +19,11 @@ class LineSplitter:
         self._skipping = False  # in the rest of a line that was dropped
         self.overflowed = 0
 
-    def feed(self, chunk: bytes) -> list[bytearray]:
+    def feed(self, chunk: bytes) -> Sequence[bytes | bytearray]:
+        if not self._partial and not self._skipping and chunk.endswith(b"\n") and len(chunk) <= self._limit:
+            whole = chunk.split(b"\n")  # whole lines only, each within the limit: no copy into the buffer
+            del whole[-1]
+            return whole
         if self._skipping:
             end = chunk.find(b"\n")
             if end < 0:
