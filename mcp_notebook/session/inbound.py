@@ -1,11 +1,14 @@
 """The session's side of the transport contract: frames and wire events coming in.
 
-Everything here runs on the session thread, called by the transport: a frame is
-classified and dispatched the moment it is read (a server ping is answered before the
-callback returns), a malformed answer fails the request it names at once, a hang-up fails
-what is pending, an expired HTTP session is renewed, and transport failures move the
-health state (degraded, then stale) until a frame comes in again. The session owns one
-`Inbound` and hands it to its transport as the `Sink`.
+Everything here runs on the session thread, called by the transport, except `frame_here`,
+which a transport with a reading thread of its own (stdio) calls on that thread first: an
+answer a blocked caller waits for, and a server ping, are taken there at once, with no
+event loop in between. Any other frame is classified and dispatched on the session thread
+the moment it reaches it (a server ping is answered before the callback returns), a
+malformed answer fails the request it names at once, a hang-up fails what is pending, an
+expired HTTP session is renewed, and transport failures move the health state (degraded,
+then stale) until a frame comes in again. The session owns one `Inbound` and hands it to
+its transport as the `Sink`.
 """
 
 from __future__ import annotations
@@ -45,6 +48,47 @@ class Inbound:
             self._dispatch(text, rpc.decode(text), via=via)
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
             self.session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
+
+    def frame_here(self, text: str) -> bool:
+        """On the transport's reading thread: settle an answer that a blocked caller (not the loop)
+        waits for, or answer a server ping we answer ourselves; False leaves the frame to
+        `frame_received` on the session thread. The transport calls this only while every
+        earlier frame has been dispatched, so the order of frames holds."""
+        session = self.session
+        if session.counters.transport_failures or self.recovering:
+            return False
+        try:
+            frame = rpc.decode(text)
+            kind, message = frame.kind, frame.message
+            if kind == rpc.RESPONSE:
+                return self._answer_here(text, message)
+            if kind == rpc.REQUEST and message["method"] == "ping" and session.era == "legacy":
+                return self._pong_here(text, message)
+        except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
+            session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
+            return True
+        return False
+
+    def _answer_here(self, text: str, message: dict[str, Any]) -> bool:
+        requests, request_id = self.session.requests, message["id"]
+        pending = requests.get(request_id)
+        if pending is None or pending.waker is None or requests.pop(request_id) is None:
+            return False  # the loop's to wait on, or not ours (anymore): the loop tells which
+        entry = self.session.trace.frame(IN, rpc.RESPONSE, text, message, method=pending.method, id=request_id)
+        self.session.counters.last_frame_in = entry.monotonic
+        pending.received_at = time.perf_counter()
+        requests.settle(pending, response=message)
+        return True
+
+    def _pong_here(self, text: str, request: dict[str, Any]) -> bool:
+        if self.session.request_handlers.get("ping") is not None:
+            return False  # the user's handler runs on the loop
+        read_at = time.perf_counter()
+        entry = self.session.trace.frame(IN, rpc.REQUEST, text, request, method="ping", id=request["id"])
+        self.session.counters.last_frame_in = entry.monotonic
+        self.session.counters.server_pings += 1
+        self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=read_at)
+        return True
 
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
         kind, message, note = frame

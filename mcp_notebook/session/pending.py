@@ -4,7 +4,8 @@ A leaf of the session layer: it knows ids, waiters and the ping counters a settl
 moves, and nothing of transports or eras. Everything here runs on the session thread,
 except `InFlight.new` (ids are never reused) and `InFlight.add_unless_ended`, which any thread
 may call: a request added from another thread is either failed with the rest when the session
-ends, or refused, never lost in between.
+ends, or refused, never lost in between. A transport's reading thread may also settle the
+answer a blocked caller waits for: settling is atomic, so a request settles exactly once.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ REMEMBERED_CANCELLATIONS = 1000
 
 
 class Pending:
-    """A request of ours awaiting its response; settled on the session thread only.
+    """A request of ours awaiting its response; settled once, by `InFlight.settle`.
 
     A waiter on the loop uses `event`; a waiter on another thread holds `waker`, a lock
     that settling releases (the cheapest way to wake a blocked thread).
@@ -79,6 +80,7 @@ class InFlight:
         self._cancelled: OrderedDict[int, str] = OrderedDict()
         self._ending = threading.Lock()
         self._ended = False
+        self._settling = threading.Lock()
 
     def new(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
         """A request with a fresh id; safe to call from any thread."""
@@ -124,19 +126,20 @@ class InFlight:
         return self._cancelled.get(request_id) if isinstance(request_id, int) else None
 
     def settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:
-        if pending.settled:
-            return
-        pending.response, pending.failure = response, failure
-        if pending.method == "ping":
-            counters = self.counters
-            if response is not None and "result" in response:
-                counters.last_rtt = pending.rtt
-                counters.pings_answered += 1
-                counters.rtts.append(pending.rtt)
-            else:
-                counters.ping_failures += 1
-                if isinstance(failure, RequestTimeout):
-                    counters.ping_timeouts += 1
+        with self._settling:  # the session thread and a transport's reading thread may race here
+            if pending.settled:
+                return
+            pending.response, pending.failure = response, failure
+            if pending.method == "ping":
+                counters = self.counters
+                if response is not None and "result" in response:
+                    counters.last_rtt = pending.rtt
+                    counters.pings_answered += 1
+                    counters.rtts.append(pending.rtt)
+                else:
+                    counters.ping_failures += 1
+                    if isinstance(failure, RequestTimeout):
+                        counters.ping_timeouts += 1
         if pending.event is not None:
             pending.event.set()
         if pending.waker is not None:

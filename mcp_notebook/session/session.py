@@ -5,8 +5,10 @@ the writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport
 and the era negotiator (`eras`), which see the session only as a `SessionPort`; what each
 side said of itself is in `client` and `server` (`sides`). Frames are dispatched the moment
 the transport reads them, synchronously, so a server `ping` is answered inside the same
-read callback whatever the caller is doing. The session knows nothing of IPython or
-threads: the runtime runs it on its event loop.
+read callback whatever the caller is doing; a transport that reads on a thread of its own
+(stdio) has the answer a blocked caller waits for, and a server ping, taken on that thread
+(`Inbound.frame_here`). The session knows nothing of IPython: the runtime runs it on its
+event loop.
 
 No known secret reaches a caller: what the server or the transport said passes the trace's
 Redactor where it becomes an error (error responses, failed sends, the end, a failed start)

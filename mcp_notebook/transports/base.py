@@ -31,6 +31,10 @@ class Sink(Protocol):
     def frame_received(self, text: str, via: str | None = None) -> None:
         """One frame's text arrived (`via`: which stream, where there are several)."""
 
+    def frame_here(self, text: str) -> bool:
+        """On the transport's own reading thread: take the frame now if it needs no event loop
+        (an answer a blocked caller waits for, a server ping); False leaves it to `frame_received`."""
+
     def hung_up(self) -> None:
         """The peer is gone: the process exited or the connection cannot go on."""
 

@@ -1,9 +1,10 @@
 """The stdio transport: a child process speaking newline-delimited JSON-RPC.
 
 It moves frames and reports transport events (spawn, stderr lines, exit); it knows
-nothing of MCP. Frames are read in the event loop's fd-readiness callback and written
-with non-blocking writes, so a frame is handed on (and a pong written) without a task
-switch: this is what keeps a round trip close to a raw blocking loop. Any thread may
+nothing of MCP. Frames are read by a thread of the transport's own (`PipeReader`), which
+settles an answer a blocked caller waits for and answers a server ping itself, and hands
+every other frame to the event loop in order: an answer wakes its caller with no loop in
+between, which is what keeps a round trip close to a raw blocking loop. Any thread may
 write (`sends_from_any_thread`): a caller's request goes out from the caller's thread,
 under the write lock, in one atomic pipe write; whatever cannot go out at once waits in
 a buffer the loop flushes, so a frame is never torn. The child's
@@ -31,13 +32,14 @@ import anyio.to_thread
 
 from ..base.errors import TransportClosed
 from ..protocol.jsonrpc import RequestId
-from .base import MAX_FRAME_BYTES, Sink, size_text
+from .base import MAX_FRAME_BYTES, Sink
 from .lines import LineSplitter
+from .pipe_reader import PipeReader
 from .reaper import Reaper
 
 EventSink = Callable[..., Any]
 
-READ_SIZE = 256 * 1024
+READ_SIZE = 256 * 1024  # stderr; stdout: pipe_reader's
 MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
 STDERR_LINES = 200
 EXIT_GRACE = 2.0
@@ -79,7 +81,7 @@ class StdioTransport:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sink: Sink | None = None
         self.max_frame_bytes = max_frame_bytes
-        self._stdout = LineSplitter(max_frame_bytes)
+        self._reader: PipeReader | None = None
         self._stderr = LineSplitter(64 * 1024)
         self._unwritten = bytearray()
         self._write_lock = threading.Lock()  # the stdin pipe and what waits to be written
@@ -117,7 +119,16 @@ class StdioTransport:
         assert process.stdin and process.stdout and process.stderr
         for stream in (process.stdin, process.stdout, process.stderr):
             os.set_blocking(stream.fileno(), False)
-        self._loop.add_reader(process.stdout.fileno(), self._read_stdout)
+        self._reader = PipeReader(
+            process.stdout.fileno(),
+            self._loop,
+            sink,
+            max_frame_bytes=self.max_frame_bytes,
+            on_end=self._hang_up,
+            events=self._events,
+            name=f"mcp-notebook stdio reader (pid {process.pid})",
+        )
+        self._reader.start()
         self._loop.add_reader(process.stderr.fileno(), self._read_stderr)
         self._watch_exit(task_group)
 
@@ -161,14 +172,17 @@ class StdioTransport:
         self._reap()
 
     def _reap(self) -> None:
-        """The child exited: read what it left in the pipes, then report the hang-up once."""
+        """The child exited: read what it left on stderr; the reader reads what it left on stdout,
+        then reports the hang-up."""
         assert self._process is not None
         self.exit_code = self._process.wait()
         _REAPER.forget(self._process.pid)
-        self._drain(self._process.stdout, self._read_stdout)
         self._drain(self._process.stderr, self._read_stderr)
         self._exited.set()
-        self._hang_up()
+        if self._reader is not None:
+            self._reader.child_exited()
+        else:
+            self._hang_up()
 
     @staticmethod
     def _drain(stream: Any, read: Callable[[], None]) -> None:
@@ -183,33 +197,6 @@ class StdioTransport:
             self._sink.hung_up()
 
     # ----- reading -----
-
-    def _read_stdout(self) -> None:
-        assert self._process is not None and self._process.stdout is not None
-        try:
-            chunk = os.read(self._process.stdout.fileno(), READ_SIZE)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._stop_reading(self._process.stdout)
-            rest = self._stdout.rest().strip()
-            if rest:
-                self._frame(rest)
-            self._hang_up()
-            return
-        overflowed = self._stdout.overflowed
-        for line in self._stdout.feed(chunk):
-            self._frame(line)
-        if self._stdout.overflowed != overflowed:
-            self._events("oversized-frame", note=f"a line over {size_text(self.max_frame_bytes)} was dropped")
-
-    def _frame(self, line: bytes | bytearray) -> None:
-        text = line.decode("utf-8", errors="replace").strip()
-        if text:
-            assert self._sink is not None
-            self._sink.frame_received(text)
 
     def _read_stderr(self) -> None:
         assert self._process is not None and self._process.stderr is not None
@@ -353,10 +340,12 @@ class StdioTransport:
                 with anyio.move_on_after(wait):
                     await self._exited.wait()
                     break
-            for stream in (process.stdout, process.stderr):
-                if stream is not None:
-                    self._stop_reading(stream)
-            self._stdout.rest()  # drop a line the exit cut off: it may hold up to a frame's worth
+            if self._reader is not None:
+                await self._reader.stop()  # drops a line the exit cut off: it may hold up to a frame's worth
+            if process.stdout is not None:
+                process.stdout.close()
+            if process.stderr is not None:
+                self._stop_reading(process.stderr)
             self._stderr.rest()
             with self._write_lock:
                 self._unwritten = bytearray()

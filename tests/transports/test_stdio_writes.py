@@ -1,9 +1,11 @@
-"""Requests written from the caller's thread over stdio (no hop into the loop), and the
-frames that cannot go out at once: queued, flushed by the loop, never torn or reordered."""
+"""Requests written from the caller's thread over stdio (no hop into the loop), answers and
+server pings taken by the transport's reading thread (the session thread may be busy), and
+the frames that cannot go out at once: queued, flushed by the loop, never torn or reordered."""
 
 from __future__ import annotations
 
 import threading
+import time
 
 from conftest import server_everything_cmd
 
@@ -14,9 +16,10 @@ from mcp_notebook.session.health import HealthCounters
 from mcp_notebook.session.pending import InFlight
 
 
-def test_a_ping_is_written_by_the_calling_thread_while_the_loop_is_busy():
+def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
     with mcp_notebook.connect(server_everything_cmd(), era="legacy", name="direct") as conn:
         session, runtime = conn.session, get_runtime()
+        conn.ping()  # what the server sends after the handshake is dispatched before this answer
         busy, release = threading.Event(), threading.Event()
 
         def hold_the_loop() -> None:
@@ -32,11 +35,39 @@ def test_a_ping_is_written_by_the_calling_thread_while_the_loop_is_busy():
             assert session.send_here(pending)  # written here: the loop could not have done it
             sent = conn.trace.frames("out")[-1]
             assert (sent.method, sent.id) == ("ping", pending.id)
-            assert not pending.settled  # the session thread, the only reader, is still held
+            # settled by the transport's reading thread: the session thread is still held
+            assert waker.acquire(timeout=30) and pending.outcome() == {}
+            answer = conn.trace.frames("in")[-1]
+            assert (answer.kind, answer.id, answer.method) == ("response", pending.id, "ping")
         finally:
             release.set()
-        assert waker.acquire(timeout=30)
-        assert pending.outcome() == {} and conn.health.pings_sent == 1 and conn.health.pings_answered == 1
+        assert conn.health.pings_sent == 2 and conn.health.pings_answered == 2
+        reader = f"mcp-notebook stdio reader (pid {session.transport.pid})"
+        assert reader in [thread.name for thread in threading.enumerate()]
+    assert reader not in [thread.name for thread in threading.enumerate()]  # closing ended it
+
+
+def test_server_pings_are_answered_while_the_loop_is_busy():
+    with mcp_notebook.demo("pinged", ping_interval=0.05, load_magics=False) as conn:
+        counters, runtime = conn.session.counters, get_runtime()
+        busy, release = threading.Event(), threading.Event()
+
+        def hold_the_loop() -> None:
+            busy.set()
+            release.wait(30)
+
+        runtime.call_soon(hold_the_loop)
+        assert busy.wait(30)
+        try:
+            before = counters.pongs_sent
+            deadline = time.monotonic() + 30
+            while counters.pongs_sent < before + 3:  # the demo server pings every 50 ms
+                assert time.monotonic() < deadline, "no pongs while the loop was held"
+                time.sleep(0.01)
+        finally:
+            release.set()
+        pongs = [e for e in conn.trace.frames("out") if e.note == "pong"]
+        assert len(pongs) >= 3 and counters.pong_failures == 0
 
 
 def test_frames_from_many_threads_arrive_whole_large_ones_through_the_loop():

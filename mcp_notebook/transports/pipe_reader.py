@@ -1,0 +1,162 @@
+"""A child's stdout read on a thread of its own, so an answer wakes its caller with no loop in between.
+
+The stdio transport's reader. The thread blocks in `poll` on the pipe and hands each frame
+to the sink's `frame_here`, which takes what needs no event loop (an answer a blocked
+caller waits for, a server ping); every other frame goes to the loop, through
+`call_soon_threadsafe`, and once one has, the frames after it follow it there until the
+loop has dispatched it, so the session sees frames in the order they came. The end of
+the output (or the child's exit, once what it wrote is read) reaches the loop after the
+last frame. The thread only reads: it never blocks on the loop, and `stop` ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import select
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+
+from .base import Sink, size_text
+from .lines import LineSplitter
+
+READ_SIZE = 256 * 1024
+
+
+class PipeReader:
+    """Reads newline-delimited frames from `fd` (non-blocking) until the end, or `stop`."""
+
+    def __init__(
+        self,
+        fd: int,
+        loop: asyncio.AbstractEventLoop,
+        sink: Sink,
+        *,
+        max_frame_bytes: int,
+        on_end: Callable[[], None],
+        events: Callable[..., Any],
+        name: str,
+    ) -> None:
+        self._fd = fd
+        self._loop = loop
+        self._sink = sink
+        self._on_end = on_end
+        self._events = events
+        self._max_frame_bytes = max_frame_bytes
+        self._lines = LineSplitter(max_frame_bytes)
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_read, False)
+        os.set_blocking(self._wake_write, False)
+        self._handed = 0  # frames handed to the loop (written by the reading thread only)
+        self._dispatched = 0  # of those, the ones the loop has dispatched (written by the loop only)
+        self._child_exited = False
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def child_exited(self) -> None:
+        """The child is gone: read what it wrote, then report the end (a grandchild may hold the pipe)."""
+        self._child_exited = True
+        self._wake()
+
+    async def stop(self) -> None:
+        """End the thread (what it has not read is dropped) and wait for it."""
+        self._stopping = True
+        self._wake()
+        if self._thread.is_alive():
+            await anyio.to_thread.run_sync(self._thread.join)
+        for fd in (self._wake_read, self._wake_write):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._wake_read = self._wake_write = -1
+
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_write, b"\0")
+        except OSError:  # full (it is awake already) or closed (it has ended)
+            pass
+
+    # ----- the reading thread -----
+
+    def _run(self) -> None:
+        poller = select.poll()
+        poller.register(self._fd, select.POLLIN)
+        poller.register(self._wake_read, select.POLLIN)
+        try:
+            while not self._stopping:
+                woken = any(fd == self._wake_read for fd, _ in poller.poll())
+                if woken:
+                    self._drain_wake_pipe()
+                if self._stopping:
+                    return
+                exited = self._child_exited  # read before the pipe: all it wrote is there by now
+                if not self._read_available(drain=exited) or exited:
+                    self._end()
+                    return
+        except Exception as exc:  # noqa: BLE001 - the session hears of it as the end of the output
+            self._to_loop(functools.partial(self._events, "reader-failed", note=f"{type(exc).__name__}: {exc}"))
+            self._to_loop(self._on_end)
+
+    def _drain_wake_pipe(self) -> None:
+        try:
+            while os.read(self._wake_read, 64):
+                pass
+        except OSError:
+            pass
+
+    def _read_available(self, drain: bool) -> bool:
+        """Read and hand on what the pipe holds; False at its end. `drain` reads until it is empty."""
+        while True:
+            try:
+                chunk = os.read(self._fd, READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not chunk:
+                return False
+            overflowed = self._lines.overflowed
+            for line in self._lines.feed(chunk):
+                self._frame(line)
+            if self._lines.overflowed != overflowed:
+                note = f"a line over {size_text(self._max_frame_bytes)} was dropped"
+                self._to_loop(functools.partial(self._events, "oversized-frame", note=note))
+            if len(chunk) < READ_SIZE and not drain:
+                return True  # the pipe held less than we asked for: it is empty, save the read that says so
+
+    def _frame(self, line: bytes | bytearray) -> None:
+        text = line.decode("utf-8", errors="replace").strip()
+        if not text:
+            return
+        if self._handed == self._dispatched and self._sink.frame_here(text):
+            return
+        self._handed += 1
+        self._to_loop(functools.partial(self._dispatch, text))
+
+    def _end(self) -> None:
+        rest = self._lines.rest().strip()
+        if rest:
+            self._frame(rest)
+        self._to_loop(self._on_end)
+
+    def _to_loop(self, callback: Callable[[], Any]) -> None:
+        try:
+            self._loop.call_soon_threadsafe(callback)
+        except RuntimeError:  # the loop has closed: the runtime is shutting down
+            self._stopping = True
+
+    # ----- the loop -----
+
+    def _dispatch(self, text: str) -> None:
+        try:
+            self._sink.frame_received(text)
+        finally:
+            self._dispatched += 1

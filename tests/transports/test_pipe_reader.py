@@ -1,0 +1,87 @@
+"""The stdio reader's ordering rule, on a plain pipe: a frame the reading thread could take
+itself never overtakes one it handed to the loop before it, and the end comes after both."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+
+from mcp_notebook.protocol.jsonrpc import RequestId
+from mcp_notebook.transports.pipe_reader import PipeReader
+
+NAME = "test pipe reader"
+
+
+class RecordingSink:
+    """Takes frames that start with "here" on the reading thread; the rest go to the loop."""
+
+    def __init__(self) -> None:
+        self.taken_here: list[str] = []
+        self.dispatched: list[str] = []
+
+    def frame_here(self, text: str) -> bool:
+        if text.startswith("here"):
+            self.taken_here.append(text)
+            return True
+        return False
+
+    def frame_received(self, text: str, via: str | None = None) -> None:
+        self.dispatched.append(text)
+
+    def hung_up(self) -> None:
+        raise AssertionError("the reader reports its end through on_end")
+
+    def send_failed(self, request_id: RequestId | None, error: Exception) -> None:
+        raise AssertionError("a reader never sends")
+
+    def session_expired(self, request_id: RequestId | None, current: bool = True) -> None:
+        raise AssertionError("a pipe has no session")
+
+    def awaiting(self, request_id: RequestId) -> bool:
+        return False
+
+
+def read_all(data: bytes) -> tuple[RecordingSink, list[str]]:
+    """Feed `data` and the end of the pipe to a reader whose loop runs only once the reading
+    thread has ended, so what it handed to the loop is still undispatched while it reads on."""
+    loop = asyncio.new_event_loop()
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    sink, order = RecordingSink(), []
+    ended = loop.create_future()
+    reader = PipeReader(
+        read_fd,
+        loop,
+        sink,
+        max_frame_bytes=1024,
+        on_end=lambda: (order.append("end"), ended.set_result(None)),
+        events=lambda *args, **kwargs: None,
+        name=NAME,
+    )
+    try:
+        reader.start()
+        os.write(write_fd, data)
+        os.close(write_fd)
+        (thread,) = [t for t in threading.enumerate() if t.name == NAME]
+        thread.join(30)
+        assert not thread.is_alive()
+        loop.run_until_complete(ended)
+        loop.run_until_complete(reader.stop())
+    finally:
+        os.close(read_fd)
+        loop.close()
+    order[:0] = sink.dispatched
+    return sink, order
+
+
+def test_a_frame_the_reader_could_take_waits_behind_one_handed_to_the_loop():
+    sink, order = read_all(b"loop 1\nhere 2\nloop 3\n")
+    assert sink.taken_here == []
+    assert order == ["loop 1", "here 2", "loop 3", "end"]
+
+
+def test_frames_are_taken_on_the_reading_thread_while_nothing_waits_for_the_loop():
+    sink, order = read_all(b"here 1\nhere 2\nloop 3\nhere 4\nlast line, unterminated")
+    assert sink.taken_here == ["here 1", "here 2"]
+    assert order == ["loop 3", "here 4", "last line, unterminated", "end"]
