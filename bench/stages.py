@@ -10,8 +10,9 @@ median of each stage, in µs:
 - send: `launch` until the transport's `send` returns (encode, trace, write or spawn the POST);
 - HTTP only: post task (until httpx2 starts the request), POST and server (until the
   response headers), body (until the frame is handed to the session);
-- wire and server (stdio): from the write to the read callback;
-- dispatch: the read callback until the request is settled (decode, match, trace, release);
+- wire and server (stdio): from the write until the frame reaches the session (on the
+  transport's reading thread, or the loop's read callback before it had one);
+- dispatch: from there until the request is settled (decode, match, trace, release);
 - wake: from the release until the caller runs again.
 
 Run: `.venv/bin/python bench/stages.py [--transport stdio|http] [--count N]`; `PYTHONPATH`
@@ -81,6 +82,8 @@ def measure(url: str | None, args: argparse.Namespace) -> None:
         session.send_here = stamp(stamps, "launch", session.send_here, before=True)  # type: ignore[method-assign]
     session.transport.send = stamp(stamps, "sent", session.transport.send)  # type: ignore[method-assign]
     session.inbound.frame_received = stamp(stamps, "read", session.inbound.frame_received, before=True)  # type: ignore[method-assign]
+    if hasattr(session.inbound, "frame_here"):  # stdio's reading thread offers it the frame first
+        session.inbound.frame_here = stamp(stamps, "read", session.inbound.frame_here, before=True)  # type: ignore[method-assign]
     session.requests.settle = stamp(stamps, "settled", session.requests.settle)  # type: ignore[method-assign]
     order = ["launch", "sent", "read", "settled", "back"]
     if url:
