@@ -71,8 +71,8 @@ class Inbound:
 
     def _answer_here(self, text: str, message: dict[str, Any]) -> bool:
         requests, request_id = self.session.requests, message["id"]
-        pending = requests.get(request_id)
-        if pending is None or pending.waker is None or requests.pop(request_id) is None:
+        pending = requests.take_waited(request_id)
+        if pending is None:
             return False  # the loop's to wait on, or not ours (anymore): the loop tells which
         entry = self.session.trace.frame(IN, rpc.RESPONSE, text, message, method=pending.method, id=request_id)
         self.session.counters.last_frame_in = entry.monotonic

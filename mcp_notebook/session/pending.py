@@ -100,6 +100,15 @@ class InFlight:
     def get(self, request_id: object) -> Pending | None:
         return self._pending.get(request_id) if isinstance(request_id, int) else None
 
+    def take_waited(self, request_id: object) -> Pending | None:
+        """Remove and return the request `request_id` if a blocked caller (not the loop) waits for it."""
+        if type(request_id) is not int:  # our ids: never a bool, nor a string
+            return None
+        pending = self._pending.get(request_id)
+        if pending is None or pending.waker is None:
+            return None
+        return self._pending.pop(request_id, None)
+
     def pop(self, request_id: object) -> Pending | None:
         return self._pending.pop(request_id, None) if isinstance(request_id, int) else None
 
@@ -133,9 +142,9 @@ class InFlight:
             if pending.method == "ping":
                 counters = self.counters
                 if response is not None and "result" in response:
-                    counters.last_rtt = pending.rtt
+                    counters.last_rtt = rtt = pending.rtt
                     counters.pings_answered += 1
-                    counters.rtts.append(pending.rtt)
+                    counters.rtts.append(rtt)
                 else:
                     counters.ping_failures += 1
                     if isinstance(failure, RequestTimeout):

@@ -92,8 +92,8 @@ class PipeReader:
         poller.register(self._wake_read, select.POLLIN)
         try:
             while not self._stopping:
-                woken = any(fd == self._wake_read for fd, _ in poller.poll())
-                if woken:
+                ready = poller.poll()
+                if len(ready) > 1 or ready[0][0] != self._fd:  # woken, not (only) output to read
                     self._drain_wake_pipe()
                 if self._stopping:
                     return
