@@ -154,8 +154,8 @@ class ToolFields:
 
 def _parse(text: str, field: ToolField) -> Any:
     if field.input.input != "json" or not text.strip():
-        return parse_value(text, field.schema)
+        return parse_value(text, field.schema, field.name)
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise ToolArgumentError(str(exc)) from None
+        raise ToolArgumentError(f"{field.name!r} is not JSON: {exc}") from None

@@ -139,8 +139,10 @@ def _join(where: str, name: str) -> str:
     return f"{where}.{name}" if where else repr(name)
 
 
-def parse_value(text: str, schema: Any) -> Any:
-    """A `key=value` value as the property's schema wants it: numbers, booleans, JSON, or text."""
+def parse_value(text: str, schema: Any, name: str | None = None) -> Any:
+    """A `key=value` value as the property's schema wants it: numbers, booleans, JSON, or text.
+
+    A value the schema refuses is a ToolArgumentError that names the argument (`name`)."""
     kinds = (schema or {}).get("type") if isinstance(schema, dict) else None
     kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
     if kinds == ["string"] or (
@@ -153,7 +155,10 @@ def parse_value(text: str, schema: Any) -> Any:
         value = json.loads(text)
     except ValueError:
         if kinds and "string" not in kinds:
-            raise ToolArgumentError(f"{text!r} is not valid {' or '.join(kinds)} (JSON expected)") from None
+            wanted = " or ".join(kinds)
+            if name is not None:
+                raise ToolArgumentError(f"{name!r} should be {wanted} (JSON), not {clip(repr(text), 60)}") from None
+            raise ToolArgumentError(f"{clip(repr(text), 60)} is not valid {wanted} (JSON expected)") from None
         return text
     if "string" in kinds and not isinstance(value, (dict, list)) and not any(_is(value, k) for k in kinds if k != "string"):
         return text
@@ -170,7 +175,7 @@ def parse_pairs(pairs: list[str], schema: Any) -> dict[str, Any]:
         key, sep, text = pair.partition("=")
         if not sep or not key:
             raise ToolArgumentError(f"arguments are key=value pairs; {pair!r} is not one")
-        arguments[key] = parse_value(text, props.get(key))
+        arguments[key] = parse_value(text, props.get(key), key)
     return arguments
 
 

@@ -20,7 +20,7 @@ from ..api import frontend
 from ..api.auth_progress import AuthProgress
 from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
-from ..api.validate import parse_value, problems
+from ..api.validate import ToolArgumentError, parse_value, problems
 from ..base.errors import McpNotebookError
 from ..base.text import clip, esc, one_line, plain
 from ..configs.consent import ConsentRequest
@@ -225,9 +225,15 @@ def ask_in_terminal(question: Question) -> None:
         default = prop.get("default")
         hint = f" [{one_line(json.dumps(default))}]" if default is not None else ""
         title = one_line(prop.get("title") or name)
-        text = input(f"  {title}{'*' if name in (schema.get('required') or []) else ''}{hint}: ")
-        if text:
-            content[name] = parse_value(text, prop) if prop.get("type") != "array" else [t.strip() for t in text.split(",")]
+        prompt = f"  {title}{'*' if name in (schema.get('required') or []) else ''}{hint}: "
+        while text := input(prompt):
+            try:
+                content[name] = (
+                    parse_value(text, prop, name) if prop.get("type") != "array" else [t.strip() for t in text.split(",")]
+                )
+                break
+            except ToolArgumentError as exc:
+                print(f"  {plain(str(exc))}; again, or empty to leave it out")
     issues = problems(with_defaults(schema, content), schema)
     choice = input(("problems: " + "; ".join(issues) + "\n" if issues else "") + "accept, decline or cancel? [a/d/c] ")
     if choice.strip().lower().startswith("a") and not issues:

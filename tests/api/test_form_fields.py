@@ -130,13 +130,15 @@ def test_bad_values_are_one_line_errors():
     tool = ToolFields(SCHEMA)
     with pytest.raises(ToolArgumentError) as caught:
         tool.arguments({"city": "Oslo", "entities": "[{"})  # not JSON
-    assert one_line(caught) == "Expecting property name enclosed in double quotes: line 1 column 3 (char 2)"
+    assert (
+        one_line(caught) == "'entities' is not JSON: Expecting property name enclosed in double quotes: line 1 column 3 (char 2)"
+    )
     with pytest.raises(ToolArgumentError) as caught:
         tool.arguments({"city": "Oslo", "entities": "  "})  # blank, yet required
-    assert one_line(caught) == "'  ' is not valid array (JSON expected)"
+    assert one_line(caught) == "'entities' should be array (JSON), not '  '"
     with pytest.raises(ToolArgumentError) as caught:
         ToolFields({"properties": {"n": {"type": "integer"}}}).arguments({"n": "many"})
-    assert one_line(caught) == "'many' is not valid integer (JSON expected)"
+    assert one_line(caught) == "'n' should be integer (JSON), not 'many'"
     with pytest.raises(ToolArgumentError) as caught:
         tool.checked_arguments({"city": "Rome", "ratio": 0.1, "entities": "[{}]"})
     assert one_line(caught) == (

@@ -258,6 +258,19 @@ def test_the_terminal_prompt_shows_the_host_and_refuses_without_asking(monkeypat
     assert question.future.result() == {"action": "accept"}
 
 
+def test_the_terminal_form_asks_again_for_a_value_its_schema_refuses(monkeypatch, capsys):
+    from mcp_notebook.notebook.display import ask_in_terminal
+
+    answers = iter(["many", "3", "", "a"])  # count: refused, then 3; note: left out; accept
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    schema = {"type": "object", "properties": {"count": {"type": "integer"}, "note": {"type": "string"}}}
+    question = Question("elicitation", {"message": "how many?", "requestedSchema": schema})
+    ask_in_terminal(question)
+    out = capsys.readouterr().out
+    assert "  'count' should be integer (JSON), not 'many'; again, or empty to leave it out\n" in out
+    assert question.future.result() == {"action": "accept", "content": {"count": 3}}
+
+
 def test_the_progress_bar_follows_progress(kernel_cell):
     shown, _ = kernel_cell
     bar = iw.ProgressBar("demo tools/call")

@@ -46,7 +46,7 @@ def test_line_and_cell_magics_return_results(shell):
     "line, words",
     [
         ("call nope", "unknown tool 'nope'"),
-        ("call get-sum a=x b=1", "'x' is not valid number"),
+        ("call get-sum a=x b=1", "'a' should be number (JSON), not 'x'"),
         ("call get-sum a=1", "missing required 'b'"),
         ("call get-sum a", "key=value"),
         ("prompt args-prompt", "missing required argument"),
