@@ -29,6 +29,7 @@ from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import read_body, read_head
 from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
+from .http_requests import PostRequests
 from .http_streams import Streams
 from .sse import is_event_stream
 
@@ -65,6 +66,7 @@ class HttpTransport:
         self._connect_timeout = connect_timeout
         self.max_frame_bytes = max_frame_bytes  # the largest body or SSE event read
         self._client: httpx2.AsyncClient | None = None
+        self._requests: PostRequests | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
         self._sink: Sink | None = None
         self._post_url = url
@@ -111,6 +113,7 @@ class HttpTransport:
             follow_redirects=True,
             event_hooks={"response": [refuse_cross_origin_redirects]},
         )
+        self._requests = PostRequests(self._client)
 
     def use_modern(self, protocol_version: str) -> None:
         """Stateless from now on: the version header on every POST, no session, no GET stream."""
@@ -218,10 +221,13 @@ class HttpTransport:
     ) -> None:
         with scope:
             try:
-                if after is not None:
+                # Waiting on a set anyio Event still yields to the loop: one more loop turn per POST.
+                if after is not None and not after.is_set():
                     await after.wait()
-                if self._legacy_ready is not None:
+                if self._legacy_ready is not None and not self._legacy_ready.is_set():
                     await self._legacy_ready.wait()
+                if scope.cancel_called:
+                    return  # cancelled before it went out: nothing to send
                 await self._post_now(text, request_id, headers or {}, opens)
             except httpx2.HTTPError as exc:
                 self._failed(request_id, TransportError(describe_failure(exc, self.describe())))
@@ -241,9 +247,12 @@ class HttpTransport:
         if self._renewing is not None and not opens:
             await self._renewing.wait()
         sent_session = self.session_id
-        headers = {**self._request_headers(content_type="application/json", accept=ACCEPT_BOTH), **extra}
+        headers = self._request_headers(content_type="application/json", accept=ACCEPT_BOTH)
+        assert self._requests is not None
+        request = self._requests.build(self._post_url, {**headers, **extra} if extra else headers, text.encode())
         started = time.perf_counter()
-        async with self.client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
+        response = await self.client.send(request, stream=True)
+        try:
             self.record(response, started)
             if opens:
                 self._renewed()  # with or without a session id, the new session has answered
@@ -260,6 +269,8 @@ class HttpTransport:
                 self.sink.session_expired(request_id, current=sent_session == self.session_id)
                 return
             await self._take_reply(response, request_id)
+        finally:
+            await response.aclose()
 
     async def _take_reply(self, response: httpx2.Response, request_id: RequestId | None) -> None:
         """Hand what a POST answered to the session, whatever shape it came in."""
