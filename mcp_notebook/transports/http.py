@@ -106,14 +106,15 @@ class HttpTransport:
         self._task_group, self._sink = task_group, sink
         if self.auth is not None:
             self.auth.attach(task_group)
+        # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
+        transport = httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
         self._client = httpx2.AsyncClient(
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=30.0, pool=None),
-            # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
-            transport=httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
+            transport=transport,
             follow_redirects=True,
             event_hooks={"response": [refuse_cross_origin_redirects]},
         )
-        self._requests = PostRequests(self._client)
+        self._requests = PostRequests(self._client, transport)
 
     def use_modern(self, protocol_version: str) -> None:
         """Stateless from now on: the version header on every POST, no session, no GET stream."""
@@ -251,7 +252,7 @@ class HttpTransport:
         assert self._requests is not None
         request = self._requests.build(self._post_url, {**headers, **extra} if extra else headers, text.encode())
         started = time.perf_counter()
-        response = await self.client.send(request, stream=True)
+        response = await self._requests.send(request)
         try:
             self.record(response, started)
             if opens:
