@@ -1,7 +1,7 @@
 """The HTTP transports: Streamable HTTP, with the HTTP+SSE transport of 2024-11-05 as fallback.
 
-Each frame we send is its own POST, started at once in its own task, so a pong goes
-out while a long call is still streaming. Replies come back as a JSON body, as SSE
+Each frame we send is its own POST, started at once on a task of its own (one kept from
+an earlier POST, see `workers`), so a pong goes out while a long call is still streaming. Replies come back as a JSON body, as SSE
 events on the POST, on the GET listening stream, or (HTTP+SSE) on the one GET stream;
 every one is pushed into the session. The transport keeps the `Mcp-Session-Id` and the
 `MCP-Protocol-Version` header, and says when the server forgot the session; what to do
@@ -32,6 +32,7 @@ from .http_errors import describe_failure, describe_status, redact_url, refuse_c
 from .http_requests import PostRequests
 from .http_streams import Streams
 from .sse import is_event_stream
+from .workers import Workers
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 FALLBACK_STATUSES = (400, 404, 405)
@@ -68,6 +69,7 @@ class HttpTransport:
         self._client: httpx2.AsyncClient | None = None
         self._requests: PostRequests | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._workers: Workers | None = None  # the tasks that run the POSTs
         self._sink: Sink | None = None
         self._post_url = url
         self._legacy_ready: anyio.Event | None = None
@@ -104,6 +106,7 @@ class HttpTransport:
 
     async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         self._task_group, self._sink = task_group, sink
+        self._workers = Workers(task_group)
         if self.auth is not None:
             self.auth.attach(task_group)
         # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
@@ -191,15 +194,15 @@ class HttpTransport:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """POST one frame in its own task; notifications and responses keep their order."""
-        assert self._task_group is not None
+        """POST one frame on a task of its own; notifications and responses keep their order."""
+        assert self._workers is not None
         after, done = self._order, None
         if request_id is None:
             done = self._order = anyio.Event()
         scope = anyio.CancelScope()  # made here, so a cancel() that comes before the task starts still counts
         if request_id is not None:
             self._posts[request_id] = scope
-        self._task_group.start_soon(self._post, scope, text, request_id, headers, opens, after, done)
+        self._workers.start_soon(self._post, scope, text, request_id, headers, opens, after, done)
 
     def cancel(self, request_id: RequestId) -> None:
         """Close a request's response stream: in the modern era that is how a request is cancelled;
