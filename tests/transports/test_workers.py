@@ -3,6 +3,8 @@ cancelled with their task group like any task of it."""
 
 from __future__ import annotations
 
+import contextvars
+
 import anyio
 import anyio.abc
 import pytest
@@ -112,3 +114,32 @@ def test_idle_tasks_end_with_their_group_and_a_job_error_ends_it():
     with pytest.raises(Exception) as caught:  # an exception group (its type depends on the Python)
         anyio.run(fails)
     assert repr(unwrap(caught.value)) == "ValueError('the job failed')"
+
+
+ASKING: contextvars.ContextVar[str] = contextvars.ContextVar("asking", default="nobody")
+
+
+def test_a_job_sees_the_context_of_the_code_that_started_it_and_leaves_none_behind():
+    """As a new task would: frames read on a POST's stream are dispatched in the context of
+    the request that sent it (a call's logs go to that call's cell)."""
+
+    async def main() -> list[str]:
+        seen: list[str] = []
+
+        async def job() -> None:
+            seen.append(ASKING.get())
+            ASKING.set("changed by the job")
+
+        async with anyio.create_task_group() as tg:
+            workers = Workers(tg, keep=1)
+            for asker in ("first call", "second call"):
+                token = ASKING.set(asker)
+                workers.start_soon(job)
+                ASKING.reset(token)
+                await _settle()
+            workers.start_soon(job)  # started where nothing is set: the last job's value is gone
+            await _settle()
+            tg.cancel_scope.cancel()
+        return seen
+
+    assert anyio.run(main) == ["first call", "second call", "nobody"]
