@@ -1,12 +1,13 @@
 """The HTTP transports: Streamable HTTP, with the HTTP+SSE transport of 2024-11-05 as fallback.
 
 Each frame we send is its own POST, started at once on a task of its own (one kept from
-an earlier POST, see `workers`), so a pong goes out while a long call is still streaming. Replies come back as a JSON body, as SSE
-events on the POST, on the GET listening stream, or (HTTP+SSE) on the one GET stream;
-every one is pushed into the session. The transport keeps the `Mcp-Session-Id` and the
-`MCP-Protocol-Version` header, and says when the server forgot the session; what to do
-about that is the session's business. Reading SSE streams, and resuming dropped ones with
-`Last-Event-ID`, is `http_streams`' part: it sees the transport only as its `StreamHost`.
+an earlier POST, see `workers`), so a pong goes out while a long call is still streaming.
+Replies come back as a JSON body, as SSE events on the POST, on the GET listening stream,
+or (HTTP+SSE) on the one GET stream; every one is pushed into the session. The transport
+keeps the `Mcp-Session-Id` and the `MCP-Protocol-Version` header, and says when the server
+forgot the session; what to do about that is the session's business. Reading SSE streams,
+and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the
+transport only as its `StreamHost`.
 """
 
 from __future__ import annotations
