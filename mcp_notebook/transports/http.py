@@ -1,12 +1,13 @@
 """The HTTP transports: Streamable HTTP, with the HTTP+SSE transport of 2024-11-05 as fallback.
 
-Each frame we send is its own POST, started at once in its own task, so a pong goes
-out while a long call is still streaming. Replies come back as a JSON body, as SSE
-events on the POST, on the GET listening stream, or (HTTP+SSE) on the one GET stream;
-every one is pushed into the session. The transport keeps the `Mcp-Session-Id` and the
-`MCP-Protocol-Version` header, and says when the server forgot the session; what to do
-about that is the session's business. Reading SSE streams, and resuming dropped ones with
-`Last-Event-ID`, is `http_streams`' part: it sees the transport only as its `StreamHost`.
+Each frame we send is its own POST, started at once on a task of its own (one kept from
+an earlier POST, see `workers`), so a pong goes out while a long call is still streaming.
+Replies come back as a JSON body, as SSE events on the POST, on the GET listening stream,
+or (HTTP+SSE) on the one GET stream; every one is pushed into the session. The transport
+keeps the `Mcp-Session-Id` and the `MCP-Protocol-Version` header, and says when the server
+forgot the session; what to do about that is the session's business. Reading SSE streams,
+and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the
+transport only as its `StreamHost`.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import read_body, read_head
 from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
+from .http_requests import PostRequests
 from .http_streams import Streams
 from .sse import is_event_stream
+from .workers import Workers
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 FALLBACK_STATUSES = (400, 404, 405)
@@ -65,7 +68,9 @@ class HttpTransport:
         self._connect_timeout = connect_timeout
         self.max_frame_bytes = max_frame_bytes  # the largest body or SSE event read
         self._client: httpx2.AsyncClient | None = None
+        self._requests: PostRequests | None = None
         self._task_group: anyio.abc.TaskGroup | None = None
+        self._workers: Workers | None = None  # the tasks that run the POSTs
         self._sink: Sink | None = None
         self._post_url = url
         self._legacy_ready: anyio.Event | None = None
@@ -102,15 +107,18 @@ class HttpTransport:
 
     async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         self._task_group, self._sink = task_group, sink
+        self._workers = Workers(task_group)
         if self.auth is not None:
             self.auth.attach(task_group)
+        # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
+        transport = httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
         self._client = httpx2.AsyncClient(
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=30.0, pool=None),
-            # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
-            transport=httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
+            transport=transport,
             follow_redirects=True,
             event_hooks={"response": [refuse_cross_origin_redirects]},
         )
+        self._requests = PostRequests(self._client, transport)
 
     def use_modern(self, protocol_version: str) -> None:
         """Stateless from now on: the version header on every POST, no session, no GET stream."""
@@ -187,15 +195,15 @@ class HttpTransport:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """POST one frame in its own task; notifications and responses keep their order."""
-        assert self._task_group is not None
+        """POST one frame on a task of its own; notifications and responses keep their order."""
+        assert self._workers is not None
         after, done = self._order, None
         if request_id is None:
             done = self._order = anyio.Event()
         scope = anyio.CancelScope()  # made here, so a cancel() that comes before the task starts still counts
         if request_id is not None:
             self._posts[request_id] = scope
-        self._task_group.start_soon(self._post, scope, text, request_id, headers, opens, after, done)
+        self._workers.start_soon(self._post, scope, text, request_id, headers, opens, after, done)
 
     def cancel(self, request_id: RequestId) -> None:
         """Close a request's response stream: in the modern era that is how a request is cancelled;
@@ -218,10 +226,13 @@ class HttpTransport:
     ) -> None:
         with scope:
             try:
-                if after is not None:
+                # Waiting on a set anyio Event still yields to the loop: one more loop turn per POST.
+                if after is not None and not after.is_set():
                     await after.wait()
-                if self._legacy_ready is not None:
+                if self._legacy_ready is not None and not self._legacy_ready.is_set():
                     await self._legacy_ready.wait()
+                if scope.cancel_called:
+                    return  # cancelled before it went out: nothing to send
                 await self._post_now(text, request_id, headers or {}, opens)
             except httpx2.HTTPError as exc:
                 self._failed(request_id, TransportError(describe_failure(exc, self.describe())))
@@ -241,9 +252,12 @@ class HttpTransport:
         if self._renewing is not None and not opens:
             await self._renewing.wait()
         sent_session = self.session_id
-        headers = {**self._request_headers(content_type="application/json", accept=ACCEPT_BOTH), **extra}
+        headers = self._request_headers(content_type="application/json", accept=ACCEPT_BOTH)
+        assert self._requests is not None
+        request = self._requests.build(self._post_url, {**headers, **extra} if extra else headers, text.encode())
         started = time.perf_counter()
-        async with self.client.stream("POST", self._post_url, content=text.encode(), headers=headers) as response:
+        response = await self._requests.send(request)
+        try:
             self.record(response, started)
             if opens:
                 self._renewed()  # with or without a session id, the new session has answered
@@ -260,6 +274,8 @@ class HttpTransport:
                 self.sink.session_expired(request_id, current=sent_session == self.session_id)
                 return
             await self._take_reply(response, request_id)
+        finally:
+            await response.aclose()
 
     async def _take_reply(self, response: httpx2.Response, request_id: RequestId | None) -> None:
         """Hand what a POST answered to the session, whatever shape it came in."""

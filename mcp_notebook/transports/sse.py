@@ -8,6 +8,7 @@ line or an HTTP body), not httpx2's default of 1 MiB: a result may be larger tha
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import AsyncIterator, Callable
 
 import httpx2
@@ -27,13 +28,20 @@ class _CommentCounter:
         self._at_line_start = True
 
     async def aiter_text(self) -> AsyncIterator[str]:
-        async for text in self._response.aiter_text():
+        # What Response.aiter_text does (the same incremental decoder), without its chunker and
+        # context layers, which cost every event a few more generator steps.
+        response = self._response
+        decoder = codecs.getincrementaldecoder(response.encoding or "utf-8")(errors="replace")
+        async for chunk in response.aiter_bytes():
+            text = decoder.decode(chunk)
             if text:
                 comments = text.count("\n:") + text.count("\r:") + (self._at_line_start and text[0] == ":")
                 for _ in range(comments):
                     self._on_comment()
                 self._at_line_start = text[-1] in "\r\n"
-            yield text
+                yield text
+        if tail := decoder.decode(b"", True):
+            yield tail
 
 
 def iter_events(

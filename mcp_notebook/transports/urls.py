@@ -7,6 +7,7 @@ here may echo a credential.
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 REDACTED = "[redacted]"
@@ -19,6 +20,7 @@ def is_secret_name(name: str) -> bool:
     return any(word in lowered for word in SECRET_WORDS)
 
 
+@functools.lru_cache(maxsize=64)  # the trace redacts the same few URLs on every exchange
 def redact_url(url: str) -> str:
     """The URL with any password and any credential-looking query values replaced."""
     try:

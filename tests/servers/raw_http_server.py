@@ -26,7 +26,9 @@ session get 404 too.
 Other paths: /html serves an HTML page; /auth answers 401 with a JSON-RPC error without
 an id; /broken answers 500 with a JSON-RPC error without an id; /same redirects every
 request (307) to /mcp on the same origin, /moved to /mcp on another origin (the same port,
-named `localhost`), as a proxy or a hostile server may.
+named `localhost`), as a proxy or a hostile server may. /sticky sets a cookie with its
+`initialize` answer (as a load balancer pinning a client to one node does) and answers
+any other POST that does not bring it back with 403.
 
 Usage: python raw_http_server.py PORT   (binds 127.0.0.1 only)
 """
@@ -46,6 +48,7 @@ listener: list = []  # the open GET stream's writer, on /late
 sessions: set[str] = set()  # the sessions /forgetful knows
 session_numbers = itertools.count(1)
 LISTENER_DELAY = 1.0
+STICKY = "affinity=node-7"  # the cookie /sticky sets
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -134,8 +137,7 @@ class Handler(BaseHTTPRequestHandler):
         if self._not_mcp():
             return
         session = self.headers.get("Mcp-Session-Id")
-        if self.path == "/forgetful" and body.get("method") != "initialize" and session not in sessions:
-            self._send(404)
+        if self._unwelcome(body, session):
             return
         with posted_changed:
             posted.append(body)
@@ -160,6 +162,18 @@ class Handler(BaseHTTPRequestHandler):
             self._big(body["params"]["name"], body["id"], body["params"].get("arguments") or {})
         else:
             self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+    def _unwelcome(self, body: dict, session: str | None) -> bool:
+        """/sticky without its cookie (403), /forgetful with a session it forgot (404): True once answered."""
+        if body.get("method") == "initialize":
+            return False
+        if self.path == "/sticky" and STICKY not in self.headers.get("Cookie", ""):
+            self._send(403)
+        elif self.path == "/forgetful" and session not in sessions:
+            self._send(404)
+        else:
+            return False
+        return True
 
     def _not_mcp(self) -> bool:
         """The paths that answer no MCP at all: True once one has answered."""
@@ -188,7 +202,10 @@ class Handler(BaseHTTPRequestHandler):
             with posted_changed:
                 session = f"forgetful-{next(session_numbers)}"
                 sessions.add(session)
-        self._json({"jsonrpc": "2.0", "id": body["id"], "result": result}, headers={"Mcp-Session-Id": session})
+        headers = {"Mcp-Session-Id": session}
+        if self.path == "/sticky":
+            headers["Set-Cookie"] = f"{STICKY}; Path=/"
+        self._json({"jsonrpc": "2.0", "id": body["id"], "result": result}, headers=headers)
 
     def _forget(self, request_id: object, session: str | None) -> None:
         """Answer, then forget the session: its GET stream ends, and the next one gets 404."""

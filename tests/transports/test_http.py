@@ -291,6 +291,16 @@ def test_pings_with_ids_we_cannot_echo_get_method_not_found_over_http(port):
         assert conn.health.invalid_frames == 4
 
 
+def test_a_cookie_the_server_sets_goes_back_with_every_later_request(port):
+    """A load balancer pins a client to one node with a cookie: every later POST brings it back
+    (/sticky answers one without it with 403)."""
+    with (
+        serving([*RAW_HTTP, str(port)], port) as base,
+        mcp_notebook.connect(base + "/sticky", era="legacy", name="sticky") as conn,
+    ):
+        assert conn.ping() > 0 and conn.ping() > 0
+
+
 def test_connect_returns_once_the_listening_stream_is_open(port):
     """A server that sends a request on its GET stream right after the handshake, and drops it
     while no stream is open, gets its answer when a program calls at once after connect()."""
