@@ -4,8 +4,10 @@ the frames that cannot go out at once: queued, flushed by the loop, never torn o
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 
 from conftest import server_everything_cmd
 
@@ -16,19 +18,28 @@ from mcp_notebook.session.health import HealthCounters
 from mcp_notebook.session.pending import InFlight
 
 
+@contextlib.contextmanager
+def loop_held() -> Iterator[None]:
+    """The session thread kept busy in a callback of ours until the block ends."""
+    busy, release = threading.Event(), threading.Event()
+
+    def hold_the_loop() -> None:
+        busy.set()
+        release.wait(30)
+
+    get_runtime().call_soon(hold_the_loop)
+    assert busy.wait(30)
+    try:
+        yield
+    finally:
+        release.set()
+
+
 def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
     with mcp_notebook.connect(server_everything_cmd(), era="legacy", name="direct") as conn:
-        session, runtime = conn.session, get_runtime()
+        session = conn.session
         conn.ping()  # what the server sends after the handshake is dispatched before this answer
-        busy, release = threading.Event(), threading.Event()
-
-        def hold_the_loop() -> None:
-            busy.set()
-            release.wait(30)
-
-        runtime.call_soon(hold_the_loop)
-        assert busy.wait(30)
-        try:
+        with loop_held():
             waker = threading.Lock()
             waker.acquire()
             pending = session.new_request("ping", None, waker)
@@ -39,8 +50,6 @@ def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
             assert waker.acquire(timeout=30) and pending.outcome() == {}
             answer = conn.trace.frames("in")[-1]
             assert (answer.kind, answer.id, answer.method) == ("response", pending.id, "ping")
-        finally:
-            release.set()
         assert conn.health.pings_sent == 2 and conn.health.pings_answered == 2
         reader = f"mcp-notebook stdio reader (pid {session.transport.pid})"
         assert reader in [thread.name for thread in threading.enumerate()]
@@ -49,23 +58,13 @@ def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
 
 def test_server_pings_are_answered_while_the_loop_is_busy():
     with mcp_notebook.demo("pinged", ping_interval=0.05, load_magics=False) as conn:
-        counters, runtime = conn.session.counters, get_runtime()
-        busy, release = threading.Event(), threading.Event()
-
-        def hold_the_loop() -> None:
-            busy.set()
-            release.wait(30)
-
-        runtime.call_soon(hold_the_loop)
-        assert busy.wait(30)
-        try:
+        counters = conn.session.counters
+        with loop_held():
             before = counters.pongs_sent
             deadline = time.monotonic() + 30
             while counters.pongs_sent < before + 3:  # the demo server pings every 50 ms
                 assert time.monotonic() < deadline, "no pongs while the loop was held"
                 time.sleep(0.01)
-        finally:
-            release.set()
         pongs = [e for e in conn.trace.frames("out") if e.note == "pong"]
         assert len(pongs) >= 3 and counters.pong_failures == 0
 
