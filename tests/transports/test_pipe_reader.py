@@ -61,9 +61,10 @@ def read_all(data: bytes) -> tuple[RecordingSink, list[str]]:
     )
     try:
         reader.start()
+        # Found before the pipe ends: once it has, the thread may be gone already.
+        (thread,) = [t for t in threading.enumerate() if t.name == NAME]
         os.write(write_fd, data)
         os.close(write_fd)
-        (thread,) = [t for t in threading.enumerate() if t.name == NAME]
         thread.join(30)
         assert not thread.is_alive()
         loop.run_until_complete(ended)
