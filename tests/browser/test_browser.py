@@ -38,8 +38,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 @pytest.fixture
 def quickstart(jupyter_lab: Lab) -> str:
-    """A copy of the quickstart in the lab's folder; its notebook URL."""
+    """A copy of the quickstart and the mcp.json beside it in the lab's folder; its notebook URL."""
     shutil.copy(QUICKSTART, jupyter_lab.root / QUICKSTART.name)  # the browser saves outputs into the copy
+    shutil.copy(QUICKSTART.parent / "mcp.json", jupyter_lab.root / "mcp.json")  # its `--from project` cell reads it
     return jupyter_lab.url(QUICKSTART.name)
 
 
@@ -48,9 +49,16 @@ def _round_trip(page: Page) -> str:
     return row.locator("td").inner_text()
 
 
+# Read from the notebook's model, not the page: JupyterLab draws only the cells near the view.
+_CODE_CELLS = "window.jupyterapp.shell.currentWidget.content.widgets.filter(c => c.model.type === 'code')"
+_ERRORS = f"""() => {_CODE_CELLS}.flatMap((c, i) => c.model.outputs.toJSON()
+  .filter(o => o.output_type === 'error').map(o => `code cell ${{i + 1}}: ${{o.ename}}: ${{o.evalue}}`))"""
+
+
 def _run_all(page: Page, url: str) -> None:
     """Open a notebook, wait for its kernel, run every cell (the Run menu's command) and wait
-    until every code cell has run (or one failed, which stops Run All) and the kernel is idle."""
+    until every code cell has run and none is running (or one failed, which stops Run All)
+    and the kernel is idle."""
     page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=90_000)
@@ -63,17 +71,17 @@ def _run_all(page: Page, url: str) -> None:
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function(
         "() => { const w = window.jupyterapp.shell.currentWidget;"
-        " const cells = w.content.widgets.filter(c => c.model.type === 'code');"
-        " const failed = document.querySelector('.jp-OutputArea-output[data-mime-type=\"application/vnd.jupyter.error\"]');"
-        " return (failed || cells.every(c => c.model.executionCount !== null))"
-        " && w.sessionContext.session.kernel.status === 'idle'; }",
+        f" const cells = {_CODE_CELLS};"
+        " const failed = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));"
+        " const done = cells.every(c => c.model.executionCount !== null && (c.model.executionState || 'idle') === 'idle');"
+        " return (failed || done) && w.sessionContext.session.kernel.status === 'idle'; }",
         timeout=240_000,
     )
 
 
 def _no_errors(page: Page) -> None:
-    errors = page.locator('.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]')
-    assert errors.count() == 0, errors.first.inner_text()
+    errors = page.evaluate(_ERRORS)
+    assert not errors, errors
 
 
 # The height of each cell's content (not the cell: a row is as tall as its tallest cell) over
