@@ -358,6 +358,10 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
     }
 
     HTML_CELLS: dict[str, dict[str, Any]] = {"tools": {"annotations": _annotations_html}}  # cells drawn, not just escaped
+    # Names stay whole; long words elsewhere (an enum of levels, a URI) wrap anywhere, so the table fits the notebook.
+    CELL_STYLES = dict.fromkeys(["name", "output", "view"], ";white-space:nowrap") | dict.fromkeys(
+        ["description", "arguments (* required)", "uri", "uriTemplate"], ";overflow-wrap:anywhere"
+    )
 
     def __init__(self, kind: str, items: Iterable[dict[str, Any]], note: str = "") -> None:
         super().__init__(items)
@@ -382,7 +386,8 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
             for item, row in zip(self, rows, strict=True)
         ]
         th = "".join(f'<th style="text-align:left">{esc(h)}</th>' for h in head)
-        body = "".join("<tr>" + "".join(f'<td style="text-align:left">{c}</td>' for c in row) + "</tr>" for row in cells)
+        tds = [f'<td style="text-align:left{self.CELL_STYLES.get(h, "")}">' for h in head]
+        body = "".join("<tr>" + "".join(f"{td}{c}</td>" for td, c in zip(tds, row, strict=True)) + "</tr>" for row in cells)
         note = f"; {esc(self.note)}" if self.note else ""
         return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{len(self)} {esc(self.kind)}{note}</div>'
 

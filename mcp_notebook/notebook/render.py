@@ -122,6 +122,14 @@ def health_text(h: Health, stderr: bool = False) -> str:
 CELL = 'style="text-align:left;white-space:nowrap;padding:1px 0.8em 1px 0"'  # one line a row: nothing wraps
 
 
+def clipped_cell(text: str, max_em: float, tag: str = "td") -> str:
+    """A one-line cell at most `max_em` wide, so the table fits the notebook: what does not fit
+    ends in an ellipsis, and the whole text shows on hover."""
+    style = "text-align:left;white-space:nowrap;padding:1px 0.8em 1px 0;overflow:hidden;text-overflow:ellipsis"
+    style += f";max-width:{max_em:g}em"
+    return f'<{tag} style="{style}" title="{esc(text)}">{esc(text)}</{tag}>'
+
+
 def state_light(state: str) -> str:
     colour = STATE_COLOURS.get(state, "#868e96")
     return f'<span style="color:{colour};font-size:1.3em" title="{esc(state)}">●</span>'
@@ -130,7 +138,7 @@ def state_light(state: str) -> str:
 def health_html(h: Health) -> str:
     """One connection's health as an HTML block (every server-controlled value escaped)."""
     reason = f' <span style="color:#868e96">({esc(h.state_reason)})</span>' if h.state_reason else ""
-    rows = "".join(f"<tr><th {CELL}>{esc(label)}</th><td {CELL}>{esc(value)}</td></tr>" for label, value in health_rows(h))
+    rows = "".join(f"<tr><th {CELL}>{esc(label)}</th>{clipped_cell(value, 44)}</tr>" for label, value in health_rows(h))
     pictures = ""
     if len(h.rtt_history) >= 2:
         pictures = (
@@ -188,17 +196,18 @@ def dashboard_text(healths: Sequence[Health]) -> str:
 def dashboard_html(healths: Sequence[Health]) -> str:
     if not healths:
         return "<i>no open connections</i>"
-    head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in ["", *DASHBOARD_HEAD, "round trips"])
+    head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in ["", *DASHBOARD_HEAD, "rtt trend"])
     body = "".join(
         f"<tr><td {CELL}>{state_light(h.state)}</td>"
-        + "".join(f"<td {CELL}>{esc(clip(c, 40))}</td>" for c in row)
-        + f"<td {CELL}>{spark_svg(h.rtt_history, 170, 24)}</td></tr>"
+        + "".join(
+            clipped_cell(c, 9) if column == "server" else f"<td {CELL}>{esc(clip(c, 40))}</td>"
+            for column, c in zip(DASHBOARD_HEAD, row, strict=True)
+        )
+        + f"<td {CELL}>{spark_svg(h.rtt_history, 72, 24)}</td></tr>"
         for h, row in zip(healths, dashboard_rows(healths), strict=True)
     )
-    return (
-        '<div style="overflow-x:auto"><table class="mcp-dashboard" style="font-family:monospace;font-size:0.9em;line-height:1.4">'
-        f"<tr>{head}</tr>{body}</table></div>"
-    )
+    style = "font-family:monospace;font-size:0.85em;line-height:1.4"
+    return f'<div style="overflow-x:auto"><table class="mcp-dashboard" style="{style}"><tr>{head}</tr>{body}</table></div>'
 
 
 # ----- traces -----
@@ -298,9 +307,12 @@ def trace_html(
     head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in [*TRACE_HEAD, *(["JSON"] if json_column else [])])
     body = []
     for e, row in zip(entries, rows, strict=True):
-        cells = "".join(f"<td {CELL}>{esc(c)}</td>" for c in row_cells(row))
+        cells = "".join(
+            clipped_cell(c, 18) if column == "method" else f"<td {CELL}>{esc(c)}</td>"
+            for column, c in zip(TRACE_HEAD, row_cells(row), strict=True)
+        )
         if json_column:
-            note = f" ({esc(clip(e.note, 60))})" if e.note and e.direction != EVENT else ""
+            note = f" ({esc(clip(e.note, 12))})" if e.note and e.direction != EVENT else ""
             cells += (
                 f'<td {CELL}><details><summary style="white-space:nowrap">show{note}</summary>'
                 f'<pre style="white-space:pre-wrap;max-width:60em">{esc(entry_json(e))}</pre></details></td>'

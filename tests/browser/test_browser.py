@@ -105,6 +105,21 @@ _WRAPPED = """(selector) => {
   return {measured, wrapped};
 }"""
 
+# Outputs wider than the notebook: the part past the edge is hidden until someone scrolls it.
+_OVERFLOWING = """() => {
+  const wide = [];
+  for (const output of document.querySelectorAll('.jp-OutputArea-output')) {
+    for (const e of [output, ...output.querySelectorAll('*')]) {
+      const clips = e === output || ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);  // not an ellipsis
+      if (e.offsetParent && clips && e.scrollWidth > e.clientWidth + 1) {
+        wide.push(`${e.scrollWidth} > ${e.clientWidth} px: ${e.innerText.slice(0, 70).replace(/\\n/g, ' | ')}`);
+        break;
+      }
+    }
+  }
+  return wide;
+}"""
+
 _TRUNCATED = """(selector) => [...document.querySelectorAll(selector)]
   .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"""
 
@@ -197,6 +212,7 @@ def test_each_lesson_runs_all_and_is_photographed(chromium: str, jupyter_lab: La
         page.evaluate("() => { document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer').scrollTop = 0; }")
         page.wait_for_timeout(500)  # let the windowed notebook draw the cells now in view (a picture, not a check)
         page.screenshot(path=str(shot))
+        assert page.evaluate(_OVERFLOWING) == [], "outputs wider than the notebook"
     print(f"screenshot: {shot}")
     assert shot.stat().st_size > 10_000
 
