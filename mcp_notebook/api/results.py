@@ -359,9 +359,8 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
 
     HTML_CELLS: dict[str, dict[str, Any]] = {"tools": {"annotations": _annotations_html}}  # cells drawn, not just escaped
     # Names stay whole; long words elsewhere (an enum of levels, a URI) wrap anywhere, so the table fits the notebook.
-    CELL_STYLES = dict.fromkeys(["name", "output", "view"], ";white-space:nowrap") | dict.fromkeys(
-        ["description", "arguments (* required)", "uri", "uriTemplate"], ";overflow-wrap:anywhere"
-    )
+    CELL_STYLES = dict.fromkeys(["name", "output", "view"], ";white-space:nowrap")
+    CELL_STYLES |= dict.fromkeys(["description", "arguments (* required)", "uri", "uriTemplate"], ";overflow-wrap:anywhere")
 
     def __init__(self, kind: str, items: Iterable[dict[str, Any]], note: str = "") -> None:
         super().__init__(items)
