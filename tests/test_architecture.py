@@ -110,6 +110,20 @@ def third_party_imports(path: Path) -> set[str]:
     return found
 
 
+FRONT_ENDS = {"IPython", "ipywidgets", "ipykernel", "anywidget"}
+
+
+def test_below_the_notebook_layer_nothing_imports_a_front_end():
+    """The core (every layer but `notebook`, the front ends) is plain Python: IPython and the
+    widget libraries are imported only by the notebook layer's adapters, lazily or not."""
+    found = [
+        f"{module}: {sorted(FRONT_ENDS & third_party_imports(path))}"
+        for module, path in modules().items()
+        if layer(module) != "notebook" and FRONT_ENDS & third_party_imports(path)
+    ]
+    assert not found, "front-end imports below the notebook layer:\n" + "\n".join(found)
+
+
 @pytest.mark.parametrize("module", IPYTHON_FREE)
 def test_the_logic_beside_an_ipython_adapter_imports_no_ipython(module):
     assert "IPython" not in third_party_imports(modules()[module]), f"{module} imports IPython"

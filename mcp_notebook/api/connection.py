@@ -207,22 +207,22 @@ class Connection:
         Ctrl-C or the timeout abandons the request on the loop (which tells the server)
         before this returns, so the session stays usable.
         """
-        session = self._session
+        session, runtime = self._session, get_runtime()
         limit = session.timeout if timeout is None else timeout
         waker = threading.Lock()
         waker.acquire()
         pending = session.new_request(method, params, waker)
         try:
             if not session.send_here(pending):
-                get_runtime().call_soon(session.launch, pending)
+                runtime.call_soon(session.launch, pending)
             if waker.acquire(timeout=-1 if limit is None else limit):
                 return pending
         except KeyboardInterrupt as exc:
             cancelled = ConnectionClosed("cancelled by the user")
-            stopped = get_runtime().call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
+            stopped = runtime.call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
             raise interrupts.interrupted(session, stopped=stopped) from exc
         failure = request_timeout(method, limit or 0)
-        if get_runtime().call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
+        if runtime.call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
             raise failure
         return pending
 
