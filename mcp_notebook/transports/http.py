@@ -25,7 +25,7 @@ import anyio.abc
 import httpx2
 
 from ..base.errors import StreamBroken, TransportError
-from ..protocol.jsonrpc import RequestId
+from ..protocol.jsonrpc import RequestId, utf8_problem
 from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import read_body, read_head
@@ -304,9 +304,13 @@ class HttpTransport:
         if "json" not in content_type:
             body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
             raise TransportError(describe_status(response, body, self.describe()), status=status)
-        body_text = (await read_body(response, self.max_frame_bytes, self.describe())).decode("utf-8", errors="replace")
+        data = await read_body(response, self.max_frame_bytes, self.describe())
+        try:
+            body_text, problem = data.decode("utf-8"), None
+        except UnicodeDecodeError as exc:  # JSON text is UTF-8: the session hears why this body is not a frame
+            body_text, problem = data.decode("utf-8", errors="replace"), utf8_problem(exc)
         if body_text.strip():
-            sink.frame_received(body_text, via="POST body")
+            sink.frame_received(body_text, via="POST body", problem=problem)
 
     def _failed(self, request_id: RequestId | None, error: TransportError) -> None:
         self.event("send-failed", note=str(error), id=request_id)
