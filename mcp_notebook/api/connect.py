@@ -66,6 +66,8 @@ def connect(
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
     auth: Any = D.auth,
+    proxy: str | None = D.proxy,
+    verify: Any = D.verify,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -95,6 +97,12 @@ def connect(
     `auth` is "auto" (authorize with OAuth when an HTTP server answers 401, asking you
     through the front end), an `OAuth(...)` (client credentials, scopes, an `authorize`
     callback), or None (never authorize).
+
+    Every HTTP request (the server's, the authorization flow's) goes through `proxy` (a URL;
+    "" for none; None, the default, follows `%config McpNotebook.proxy`, then `HTTP_PROXY`,
+    `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY`) and trusts `verify`: True, the operating
+    system's roots (or `SSL_CERT_FILE` / `SSL_CERT_DIR`); a CA bundle's path; an
+    `ssl.SSLContext`; or False, any certificate.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     target, options, opened_from_config = configured.prepare(target, options)
@@ -141,6 +149,8 @@ async def aconnect(
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
     auth: Any = D.auth,
+    proxy: str | None = D.proxy,
+    verify: Any = D.verify,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})

@@ -46,6 +46,8 @@ class ConnectOptions:
     consent: bool | None = None
     apps: bool | None = None  # MCP Apps: None = on where the front end can draw them (Jupyter)
     auth: Any = "auto"
+    proxy: str | None = None  # None: %config McpNotebook.proxy, then the environment's
+    verify: Any = True  # True: the system's roots; a CA bundle's path; an ssl.SSLContext; False
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)
