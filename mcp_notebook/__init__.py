@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
     from .api.diagram import Diagram
     from .api.options import ConnectOptions
     from .api.progress import LogRecord
+    from .api.replay import replay
     from .api.results import Listing, PromptResult, ResourceResult, ToolResult
     from .api.server_listing import configured_servers, connect_all
     from .api.tasks import TaskCancelled, TaskList
@@ -118,6 +119,7 @@ _HOMES = {
     "demo": "api.demo",
     "get_connection": "api.connect",
     "load_trace": "session.trace",
+    "replay": "api.replay",
     "tool_changes": "api.tool_pins",
 }
 
@@ -204,5 +206,6 @@ __all__ = [
     "demo",
     "get_connection",
     "load_trace",
+    "replay",
     "tool_changes",
 ]

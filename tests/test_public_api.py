@@ -59,6 +59,7 @@ PUBLIC = [
     "demo",
     "get_connection",
     "load_trace",
+    "replay",
     "tool_changes",
 ]
 # Imported only when a user asks for what needs them (Trace.to_dataframe, YAML arguments), or
