@@ -35,6 +35,8 @@ from .api import frontend as _frontend
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`__all__` exports them)
     from .api.arguments import ExtraArgumentWarning
+    from .api.compare import compare
+    from .api.comparison import Comparison
     from .api.connect import aconnect, close_all, connect, connections, get_connection
     from .api.connection import Connection
     from .api.demo import demo
@@ -76,6 +78,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
 # `mcp_notebook.X` all the same (`base.public`).
 _HOMES = {
     "AuthorizationError": "base.errors",
+    "Comparison": "api.comparison",
     "ConnectOptions": "api.options",
     "Connection": "api.connection",
     "ConnectionClosed": "base.errors",
@@ -112,6 +115,7 @@ _HOMES = {
     "accept_tools": "api.tool_pins:accept",
     "aconnect": "api.connect",
     "close_all": "api.connect",
+    "compare": "api.compare",
     "configured_servers": "api.server_listing",
     "connect": "api.connect",
     "connect_all": "api.server_listing",
@@ -163,6 +167,7 @@ def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
 
 __all__ = [
     "AuthorizationError",
+    "Comparison",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
@@ -199,6 +204,7 @@ __all__ = [
     "accept_tools",
     "aconnect",
     "close_all",
+    "compare",
     "configured_servers",
     "connect",
     "connect_all",

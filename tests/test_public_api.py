@@ -16,6 +16,7 @@ import mcp_notebook
 REPO = Path(__file__).resolve().parents[1]
 PUBLIC = [
     "AuthorizationError",
+    "Comparison",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
@@ -52,6 +53,7 @@ PUBLIC = [
     "accept_tools",
     "aconnect",
     "close_all",
+    "compare",
     "configured_servers",
     "connect",
     "connect_all",
