@@ -15,7 +15,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..base.errors import McpError, McpNotebookError, UsageError
+from ..base.errors import HandshakeError, McpError, McpNotebookError, UsageError
 from ..base.text import one_line
 from ..cassette import CassetteError, Exchange, Tape, load
 from ..cassette.tape import HANDSHAKE
@@ -50,9 +50,16 @@ def compare(
     patterns = (*ignore, *also_ignore)
     comparison = Comparison(str(path), target if isinstance(target, str) else " ".join(target), ignored=patterns)
     rules = Ignore(patterns)
-    conn = connect(target, name=name, timeout=timeout, **_like_the_recording(tape), **connect_options)
+    handshake = tape.handshake()
     try:
-        handshake = tape.handshake()
+        conn = connect(target, name=name, timeout=timeout, **_like_the_recording(tape), **connect_options)
+    except HandshakeError as refused:  # the server answered, and not as recorded: that is the difference
+        if handshake is None:
+            raise
+        failed = {"error": {"failed": one_line(str(refused))}}
+        comparison.checks.append(Check(handshake.method, _label(handshake), _found(handshake, failed, rules)))
+        return comparison
+    try:
         if handshake is not None:
             comparison.checks.append(_check_handshake(conn, handshake, rules))
         for exchange in tape.requests():
@@ -113,24 +120,26 @@ def _label(exchange: Exchange) -> str:
     return one_line(f"{exchange.method} {named}" if named else exchange.method)
 
 
-def _found(method: str, label: str, recorded: Any, live: Any, rules: Ignore) -> list[Difference]:
+def _found(exchange: Exchange, live: dict[str, Any], rules: Ignore) -> list[Difference]:
+    """What differs between the recorded reply (its result or error) and the live one."""
+    assert exchange.reply is not None
+    recorded = {key: exchange.reply[key] for key in ("result", "error") if key in exchange.reply}
+    method, label = exchange.method, _label(exchange)
+    if recorded.keys() != live.keys():  # a result where an error was, or the other way: one difference
+        return [Difference(method, "", recorded, live, label)]
     return [Difference(method, where, was, now, label) for where, was, now in differences(recorded, live, rules)]
 
 
 def _check_handshake(conn: Connection, exchange: Exchange, rules: Ignore) -> Check:
-    assert exchange.reply is not None
-    label = _label(exchange)
-    answered = conn.trace.filter(method=exchange.method, direction="in", kind="response")
-    if not answered:
-        live: Any = {"(no answer)": f"the live connection opened without {exchange.method}"}
+    answered = conn.trace.filter(method=exchange.method, direction="in", kind=("response", "error"))
+    if answered:
+        live = {key: answered[-1].message[key] for key in ("result", "error") if key in answered[-1].message}
     else:
-        live = answered[-1].message.get("result")
-    return Check(exchange.method, label, _found(exchange.method, label, exchange.reply.get("result"), live, rules))
+        live = {"error": {"failed": f"the live connection opened without {exchange.method}"}}
+    return Check(exchange.method, _label(exchange), _found(exchange, live, rules))
 
 
 def _check(conn: Connection, exchange: Exchange, rules: Ignore) -> Check:
-    assert exchange.reply is not None
-    label = _label(exchange)
     live: dict[str, Any]
     try:
         live = {"result": conn.request(exchange.method, exchange.bare_params() or None)}
@@ -138,5 +147,4 @@ def _check(conn: Connection, exchange: Exchange, rules: Ignore) -> Check:
         live = {"error": {"code": exc.code, "message": exc.message, **({"data": exc.data} if exc.data is not None else {})}}
     except McpNotebookError as exc:
         live = {"error": {"failed": one_line(str(exc))}}
-    recorded = {key: exchange.reply[key] for key in ("result", "error") if key in exchange.reply}
-    return Check(exchange.method, label, _found(exchange.method, label, recorded, live, rules))
+    return Check(exchange.method, _label(exchange), _found(exchange, live, rules))

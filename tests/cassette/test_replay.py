@@ -11,43 +11,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
+from conftest import sdk_server_cmd
+from recordings import ASKED, ask_all, record_everything, sample
 
 import mcp_notebook
 from mcp_notebook import demo_server
 
-SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "a summary"}, "model": "test-model"}
-FEATURES_MD = "demo://resource/static/document/features.md"
-# What a session asks server-everything: tools, a sampling request and a roots/list (server
-# requests, the first with id 0), resources, prompts.
-ASKED = [
-    ("tools/list", {}),
-    ("tools/call", {"name": "echo", "arguments": {"message": "hi"}}),
-    ("tools/call", {"name": "trigger-sampling-request", "arguments": {"prompt": "hello", "maxTokens": 10}}),
-    ("tools/call", {"name": "get-roots-list", "arguments": {}}),
-    ("resources/list", {}),
-    ("resources/read", {"uri": FEATURES_MD}),
-    ("prompts/list", {}),
-    ("prompts/get", {"name": "args-prompt", "arguments": {"city": "Lyon"}}),
-]
-
-
-def sample(params):
-    return SAMPLED
-
-
-def ask_all(conn) -> list:
-    return [conn.request(method, params) for method, params in ASKED]
-
 
 @pytest.fixture(scope="module")
 def everything(tmp_path_factory) -> tuple[Path, list]:
-    """(a cassette of a session with server-everything, what that session got back)."""
-    path = tmp_path_factory.mktemp("cassettes") / "everything.jsonl"
-    with mcp_notebook.connect(server_everything_cmd(), name="recorded", era="legacy", sampling=sample, roots=["/tmp"]) as conn:
-        answers = ask_all(conn)
-        conn.trace.to_jsonl(path)
-    return path, answers
+    return record_everything(tmp_path_factory.mktemp("cassettes"))
 
 
 def test_the_cassette_says_what_it_is_on_its_first_line(everything):
@@ -67,7 +40,7 @@ def test_a_cassette_from_server_everything_replays_with_node_off_path(everything
         assert shutil.which("node") is None, "node is still on PATH"
         import mcp_notebook
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_replay import ask_all, sample
+        from recordings import ask_all, sample
         with mcp_notebook.replay({str(path)!r}, sampling=sample, roots=["/tmp"], load_magics=False) as conn:
             print(json.dumps([conn.protocol_version, conn.server_info, ask_all(conn)]))
         """
