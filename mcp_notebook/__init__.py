@@ -21,7 +21,8 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 
-`demo_server` is a separate program (it stands on `base` and `protocol` only), and
+`demo_server` is a separate program (it stands on `base` and `protocol` only), `cassette`
+another (saved sessions played back as a server, on the demo server's framing; `replay` runs it), and
 `__main__` is the command-line client. This file is the one place that wires layers
 together: it plugs the notebook's front end into the API.
 """
