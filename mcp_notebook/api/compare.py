@@ -6,7 +6,8 @@ era), the recorded client's capabilities, and the recorded client's answers to s
 requests (a sampling result, an elicitation, roots) given again, by method, in order. The
 handshake's result is compared first (version, capabilities, server info, instructions),
 then each recorded request is sent again (its `_meta` left out: ours differ per run) and its
-result or error compared with the recorded one, skipping volatile fields.
+result or error compared with the recorded one, skipping volatile fields. The live answers
+pass through the connection's redaction (its `secrets`), as the recorded ones did.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..base.errors import HandshakeError, McpError, McpNotebookError, UsageError
 from ..base.text import one_line
 from ..cassette import CassetteError, Exchange, Tape, load
 from ..cassette.tape import HANDSHAKE
+from ..session.redaction import Redactor
 from .comparison import VOLATILE, Check, Comparison, Difference, Ignore, differences
 from .connect import connect
 from .connection import Connection
@@ -48,7 +50,8 @@ def compare(
     except CassetteError as exc:
         raise UsageError(str(exc)) from None
     patterns = (*ignore, *also_ignore)
-    comparison = Comparison(str(path), target if isinstance(target, str) else " ".join(target), ignored=patterns)
+    shown_target = Redactor(connect_options.get("secrets", ())).text(target if isinstance(target, str) else " ".join(target))
+    comparison = Comparison(str(path), shown_target, ignored=patterns)
     rules = Ignore(patterns)
     handshake = tape.handshake()
     try:
@@ -59,6 +62,7 @@ def compare(
         failed = {"error": {"failed": one_line(str(refused))}}
         comparison.checks.append(Check(handshake.method, _label(handshake), _found(handshake, failed, rules)))
         return comparison
+    comparison.target = conn.trace.redact(comparison.target)  # and what the connection learnt is secret (headers)
     try:
         if handshake is not None:
             comparison.checks.append(_check_handshake(conn, handshake, rules))
@@ -142,7 +146,8 @@ def _check_handshake(conn: Connection, exchange: Exchange, rules: Ignore) -> Che
 def _check(conn: Connection, exchange: Exchange, rules: Ignore) -> Check:
     live: dict[str, Any]
     try:
-        live = {"result": conn.request(exchange.method, exchange.bare_params() or None)}
+        params = exchange.bare_params() if "params" in exchange.message else None
+        live = {"result": conn.trace.redactor.value(conn.request(exchange.method, params))}
     except McpError as exc:
         live = {"error": {"code": exc.code, "message": exc.message, **({"data": exc.data} if exc.data is not None else {})}}
     except McpNotebookError as exc:

@@ -53,7 +53,7 @@ class Matcher:
         if mode not in MATCH_MODES:
             raise ValueError(f"match must be one of {MATCH_MODES}, not {mode!r}")
         self.mode = mode
-        self.requests = [e for e in tape.requests() if e.method != "ping" or mode == "order"]
+        self.requests = [e for e in tape.requests() if e.method != "ping"]  # a keepalive's: not part of the session
         self.notifications = [e for e in tape.exchanges if not e.is_request]
         self._used: set[int] = set()
         self._last: dict[str, Exchange] = {}  # a match key -> the recording that answered it last

@@ -115,3 +115,26 @@ def test_the_compare_magic(sdk_cassette, tmp_path, capsys):
         assert (tmp_path / "j.xml").read_text().count("<failure") == 1
         with pytest.raises(Exception, match="as a URL or as a command after --"):
             shell.run_line_magic("mcp", f"compare {sdk_cassette}")
+
+
+def test_secrets_stay_redacted_in_a_comparison(tmp_path):
+    secret = "sk-compare-0123456789"
+    path = tmp_path / "secret.jsonl"
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="recorded", secrets=[secret]) as conn:
+        conn.request("tools/call", {"name": "echo", "arguments": {"text": f"key {secret}"}})
+        conn.trace.to_jsonl(path)
+    # The recorded request went out redacted; asked again with the secret registered, the live
+    # answer is redacted the same way, and nothing shown holds the secret.
+    comparison = mcp_notebook.compare(path, sdk_server_cmd("--greeting", secret), secrets=[secret])
+    assert comparison.ok, str(comparison)
+    for shown in (str(comparison), comparison._repr_html_(), comparison.to_junit()):
+        assert secret not in shown
+
+
+def test_tab_offers_files_for_the_cassette(sdk_cassette):
+    from mcp_notebook.notebook import magic_compare  # noqa: F401 - registers %mcp compare
+    from mcp_notebook.notebook.line_completion import candidates
+
+    folder = str(sdk_cassette.parent) + "/"
+    assert str(sdk_cassette) in candidates(["compare"], folder)
+    assert "--junit" in candidates(["compare", str(sdk_cassette)], "--j")
