@@ -54,8 +54,10 @@ def compare(
     comparison = Comparison(str(path), shown_target, ignored=patterns)
     rules = Ignore(patterns)
     handshake = tape.handshake()
+    options = {**_like_the_recording(tape), **connect_options}  # the caller's options win
+    options["handlers"] = {**_recorded_answers(tape), **(connect_options.get("handlers") or {})}
     try:
-        conn = connect(target, name=name, timeout=timeout, **_like_the_recording(tape), **connect_options)
+        conn = connect(target, name=name, timeout=timeout, **options)
     except HandshakeError as refused:  # the server answered, and not as recorded: that is the difference
         if handshake is None:
             raise
@@ -75,8 +77,8 @@ def compare(
 
 
 def _like_the_recording(tape: Tape) -> dict[str, Any]:
-    """connect() options that open the session as the recorded client did."""
-    options: dict[str, Any] = {"handlers": _recorded_answers(tape)}
+    """connect() options that open the session as the recorded client did (its version and capabilities)."""
+    options: dict[str, Any] = {}
     version = tape.header.get("protocolVersion")
     if isinstance(version, str):
         options["protocol_version"] = version
