@@ -10,12 +10,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+import anyio
 import pytest
 from conftest import sdk_server_cmd
 from recordings import ASKED, ask_all, record_everything, sample
 
 import mcp_notebook
 from mcp_notebook import demo_server
+from mcp_notebook.cassette.player import Player
+from mcp_notebook.cassette.tape import build
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +149,54 @@ def test_a_file_that_is_not_a_cassette_is_refused(tmp_path):
         mcp_notebook.replay(tmp_path / "notes.jsonl")
     with pytest.raises(mcp_notebook.UsageError, match="cannot read the cassette"):
         mcp_notebook.replay(tmp_path / "missing.jsonl")
+
+
+def test_the_replay_sends_every_frame_where_the_server_sent_it(tmp_path):
+    """Progress, log lines and resource updates come between a request and its reply, as recorded."""
+
+    def session(conn) -> list:
+        conn.request("resources/subscribe", {"uri": "demo://counter"})
+        conn.request("tools/call", {"name": "bump", "arguments": {"by": 2}})
+        conn.request("tools/call", {"name": "log", "arguments": {"message": "hi", "level": "info"}})
+        conn.call_tool("slow", {"seconds": 0.1, "steps": 2})
+        return [(e.direction, e.kind, e.method) for e in conn.trace.frames() if e.method != "ping"]
+
+    path = tmp_path / "demo.jsonl"
+    with mcp_notebook.connect(demo_server.command("stdio", "legacy"), era="legacy", name="recorded") as conn:
+        recorded = session(conn)
+        conn.trace.to_jsonl(path)
+    with mcp_notebook.replay(path) as conn:
+        replayed = session(conn)
+    assert ("in", "notification", "notifications/progress") in recorded
+    assert replayed == recorded
+
+
+def test_frames_after_a_reply_are_played_after_it():
+    """A notification the server sent after a reply (a scripted recording: the real peers here
+    send theirs before) goes out after the replayed reply, on the channel outside any request."""
+    rows = [
+        {"direction": "out", "message": {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "touch"}}},
+        {"direction": "in", "message": {"jsonrpc": "2.0", "id": 7, "result": {"content": []}}},
+        {"direction": "in", "message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}},
+        {"direction": "out", "message": {"jsonrpc": "2.0", "id": 8, "method": "tools/list"}},
+    ]
+    tape = build({"era": "legacy"}, rows)
+    assert [len(tape.exchanges[0].during), len(tape.exchanges[0].after)] == [0, 1]
+    sent: list = []
+
+    class Out:
+        async def send(self, message):
+            sent.append(("during", message))
+
+        async def finish(self, reply):
+            sent.append(("reply", reply))
+
+    async def push(message):
+        sent.append(("after", message))
+
+    request = {"jsonrpc": "2.0", "id": "live-1", "method": "tools/call", "params": {"name": "touch"}}
+    anyio.run(Player(tape).request, request, Out(), push)
+    assert [(where, m.get("id", m.get("method"))) for where, m in sent] == [
+        ("reply", "live-1"),
+        ("after", "notifications/tools/list_changed"),
+    ]
