@@ -1,12 +1,19 @@
 """`python -m mcp_notebook.replay PATH [--http] [--match params|method|order]`: play a cassette.
 
-The program only: run it, do not import it. (`mcp_notebook.replay`, the function, starts it
-and connects; see `mcp_notebook.cassette` for how a cassette is played.)
+Run, this is the cassette server (`mcp_notebook.cassette`). Imported, it is the function
+the package names `mcp_notebook.replay` (`api.replay.replay`), which starts that server and
+connects: the module stands aside in `sys.modules`, so importing it never hides the function.
 """
 
 from __future__ import annotations
 
-from .cassette.cli import main
+import sys
 
 if __name__ == "__main__":
+    from .cassette.cli import main
+
     raise SystemExit(main())
+else:
+    from .api.replay import replay
+
+    sys.modules[__name__] = replay  # type: ignore[assignment]  # what `import mcp_notebook.replay` binds

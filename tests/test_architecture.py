@@ -22,7 +22,7 @@ ALLOWED: dict[str, set[str]] = {
     "transports": {"base", "protocol"},
     "demo_server": {"base", "protocol"},
     "cassette": {"base", "protocol", "demo_server"},  # a program too: plays saved sessions, on the demo server's framing
-    "replay": {"cassette"},  # `python -m mcp_notebook.replay`, the cassette server's entry point
+    "replay": {"cassette", "api"},  # `python -m mcp_notebook.replay`: the cassette server run, the api function imported
     "auth": {"base", "transports"},
     "session": {"base", "protocol", "transports"},
     "runtime": {"base"},

@@ -200,3 +200,14 @@ def test_frames_after_a_reply_are_played_after_it():
         ("reply", "live-1"),
         ("after", "notifications/tools/list_changed"),
     ]
+
+
+def test_importing_the_program_never_hides_the_function():
+    """`python -m mcp_notebook.replay` is a module; imported (as a test that walks the package
+    does), it stands aside for the function `mcp_notebook.replay`."""
+    import importlib
+
+    from mcp_notebook.api.replay import replay
+
+    assert importlib.import_module("mcp_notebook.replay") is replay
+    assert mcp_notebook.replay is replay
