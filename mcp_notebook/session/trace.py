@@ -222,7 +222,8 @@ class Trace:
         entries were written."""
         rows = self.to_records(**filters)
         with open(path, "w", encoding="utf-8") as out:
-            out.write(json.dumps(header(rows), ensure_ascii=False) + "\n")
+            session = (entry._asdict() for entry in self.entries()) if filters else rows  # the version: from it all
+            out.write(json.dumps(header(session), ensure_ascii=False) + "\n")
             for row in rows:
                 out.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
         return len(rows)

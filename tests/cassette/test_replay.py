@@ -211,3 +211,10 @@ def test_importing_the_program_never_hides_the_function():
 
     assert importlib.import_module("mcp_notebook.replay") is replay
     assert mcp_notebook.replay is replay
+
+
+def test_a_filtered_save_still_names_the_sessions_version(tmp_path):
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
+        conn.ping()
+        assert conn.trace.to_jsonl(tmp_path / "pings.jsonl", method="ping") == 2
+    assert json.loads((tmp_path / "pings.jsonl").read_text().splitlines()[0])["protocolVersion"] == "2025-11-25"
