@@ -4,13 +4,14 @@ server whose tool description and one result changed: exactly those two. From Py
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from conftest import magics_shell, sdk_server_cmd, server_everything_cmd
+from conftest import free_port, magics_shell, sdk_server_cmd, server_everything_cmd, stop, wait_for_port
 from recordings import record_everything
 
 import mcp_notebook
@@ -44,6 +45,22 @@ def test_server_everything_against_its_own_cassette_shows_no_difference(tmp_path
     assert labels[0] == "initialize" and "tools/call trigger-sampling-request" in labels and "prompts/get args-prompt" in labels
     assert len(comparison.checks) == 9  # the handshake and the eight requests
     assert "no difference" in str(comparison) and repr(comparison).startswith("<Comparison ok")
+
+
+def test_a_stdio_cassette_compares_against_the_same_server_over_http(tmp_path):
+    path, _ = record_everything(tmp_path)
+    port = free_port()
+    env = {**os.environ, "PORT": str(port)}
+    server = subprocess.Popen(
+        server_everything_cmd("streamableHttp"), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_for_port(port, timeout=60.0)
+        comparison = mcp_notebook.compare(path, f"http://127.0.0.1:{port}/mcp")
+    finally:
+        stop(server)
+    assert comparison.ok, str(comparison)
+    assert len(comparison.checks) == 9
 
 
 def test_a_changed_description_and_a_changed_result_are_exactly_the_two_differences(sdk_cassette):
