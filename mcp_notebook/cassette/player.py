@@ -62,12 +62,12 @@ class Player:
                 return rpc.result(request_id, {}), [], []
             log(f"unmatched {method} id={request_id!r}: {found.describe()}")
             return self._miss(request_id, method, found), [], []
+        tokens = (found.meta.get("progressToken"), _meta(message).get("progressToken"))
+        during, after = [self._mapped(f, tokens) for f in found.during], [self._mapped(f, tokens) for f in found.after]
         if found.reply is None:
             text = f"the recorded {method} got no reply before the recording ended"
-            return rpc.error(request_id, rpc.INTERNAL_ERROR, text), found.during, []
-        reply = {**copy.deepcopy(found.reply), "id": request_id}
-        tokens = (found.meta.get("progressToken"), _meta(message).get("progressToken"))
-        return reply, [self._mapped(f, tokens) for f in found.during], [self._mapped(f, tokens) for f in found.after]
+            return rpc.error(request_id, rpc.INTERNAL_ERROR, text), during, []
+        return {**copy.deepcopy(found.reply), "id": request_id}, during, after
 
     @staticmethod
     def _miss(request_id: Any, method: str, miss: Miss) -> dict[str, Any]:
