@@ -21,7 +21,8 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 
-`demo_server` is a separate program (it stands on `base` and `protocol` only), and
+`demo_server` is a separate program (it stands on `base` and `protocol` only), `cassette`
+another (saved sessions played back as a server, on the demo server's framing; `replay` runs it), and
 `__main__` is the command-line client. This file is the one place that wires layers
 together: it plugs the notebook's front end into the API.
 """
@@ -35,12 +36,15 @@ from .api import frontend as _frontend
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`__all__` exports them)
     from .api.arguments import ExtraArgumentWarning
+    from .api.compare import compare
+    from .api.comparison import Comparison
     from .api.connect import aconnect, close_all, connect, connections, get_connection
     from .api.connection import Connection
     from .api.demo import demo
     from .api.diagram import Diagram
     from .api.options import ConnectOptions
     from .api.progress import LogRecord
+    from .api.replay import replay
     from .api.results import Listing, PromptResult, ResourceResult, ToolResult
     from .api.server_listing import configured_servers, connect_all
     from .api.tasks import TaskCancelled, TaskList
@@ -75,6 +79,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
 # `mcp_notebook.X` all the same (`base.public`).
 _HOMES = {
     "AuthorizationError": "base.errors",
+    "Comparison": "api.comparison",
     "ConnectOptions": "api.options",
     "Connection": "api.connection",
     "ConnectionClosed": "base.errors",
@@ -111,6 +116,7 @@ _HOMES = {
     "accept_tools": "api.tool_pins:accept",
     "aconnect": "api.connect",
     "close_all": "api.connect",
+    "compare": "api.compare",
     "configured_servers": "api.server_listing",
     "connect": "api.connect",
     "connect_all": "api.server_listing",
@@ -118,6 +124,7 @@ _HOMES = {
     "demo": "api.demo",
     "get_connection": "api.connect",
     "load_trace": "session.trace",
+    "replay": "api.replay",
     "tool_changes": "api.tool_pins",
 }
 
@@ -161,6 +168,7 @@ def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
 
 __all__ = [
     "AuthorizationError",
+    "Comparison",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
@@ -197,6 +205,7 @@ __all__ = [
     "accept_tools",
     "aconnect",
     "close_all",
+    "compare",
     "configured_servers",
     "connect",
     "connect_all",
@@ -204,5 +213,6 @@ __all__ = [
     "demo",
     "get_connection",
     "load_trace",
+    "replay",
     "tool_changes",
 ]

@@ -1,6 +1,9 @@
 """`python -m mcp_notebook`: a small command-line MCP client over the same API as the magics.
 
 It connects, prints what the server is, lists its tools, and calls the tools you name.
+`python -m mcp_notebook compare CASSETTE [--junit FILE] -- COMMAND` (or a URL) asks a live
+server what a saved session asked and prints every difference; exit status 0 when there
+is none, 1 when there are, 2 when it could not compare.
 Under the official conformance suite (which sets MCP_CONFORMANCE_SCENARIO and passes the
 server URL last) it calls every tool the scenario's server offers, and takes the client
 credentials the suite hands over in MCP_CONFORMANCE_CONTEXT.
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from .api.compare import compare
 from .api.connect import connect
 from .auth.config import DEFAULT_REDIRECT_URI, CrossAppAccess, OAuth
 from .base.errors import AuthorizationError, McpNotebookError
@@ -119,7 +123,33 @@ def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
+def compare_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m mcp_notebook compare",
+        description="Ask a live server what a cassette (a saved session) asked; print every answer that differs.",
+    )
+    parser.add_argument("cassette", help="a trace saved with conn.trace.to_jsonl")
+    parser.add_argument("target", nargs="+", help="the live server: a URL, or a command (put -- before it)")
+    parser.add_argument("--junit", metavar="FILE", help="write a JUnit-style XML summary to FILE (for CI)")
+    parser.add_argument("--ignore", action="append", default=[], metavar="FIELD", help="also ignore a key name or JSON pointer")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
+    args = parser.parse_args(argv)
+    target: Any = args.target[0] if len(args.target) == 1 and "://" in args.target[0] else args.target
+    try:
+        comparison = compare(args.cassette, target, also_ignore=args.ignore, timeout=args.timeout)
+    except McpNotebookError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(comparison)
+    if args.junit:
+        comparison.to_junit(args.junit)
+    return 0 if comparison.ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["compare"]:
+        return compare_main(argv[1:])
     args = _parser().parse_args(argv)
     target: Any = args.target[0] if len(args.target) == 1 and "://" in args.target[0] else args.target
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO")

@@ -21,11 +21,13 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"base"},
     "transports": {"base", "protocol"},
     "demo_server": {"base", "protocol"},
+    "cassette": {"base", "protocol", "demo_server"},  # a program too: plays saved sessions, on the demo server's framing
+    "replay": {"cassette", "api"},  # `python -m mcp_notebook.replay`: the cassette server run, the api function imported
     "auth": {"base", "transports"},
     "session": {"base", "protocol", "transports"},
     "runtime": {"base"},
     "configs": {"base", "transports"},
-    "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server"},
+    "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server", "cassette"},
     "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
     "__main__": {"base", "transports", "auth", "api"},
 }

@@ -16,6 +16,7 @@ import mcp_notebook
 REPO = Path(__file__).resolve().parents[1]
 PUBLIC = [
     "AuthorizationError",
+    "Comparison",
     "ConnectOptions",
     "Connection",
     "ConnectionClosed",
@@ -52,6 +53,7 @@ PUBLIC = [
     "accept_tools",
     "aconnect",
     "close_all",
+    "compare",
     "configured_servers",
     "connect",
     "connect_all",
@@ -59,6 +61,7 @@ PUBLIC = [
     "demo",
     "get_connection",
     "load_trace",
+    "replay",
     "tool_changes",
 ]
 # Imported only when a user asks for what needs them (Trace.to_dataframe, YAML arguments), or

@@ -159,7 +159,7 @@ def candidates(done: list[str], fragment: str) -> list[str]:
 def _positional(sub: commands.Subcommand, named: str | None, given: list[str], fragment: str) -> list[str]:
     if sub.name == "help":
         return list(commands.SUBCOMMANDS) if not given else []
-    if sub.name == "roots":
+    if sub.name == "roots" or (sub.name == "compare" and not given):
         return paths(fragment)
     conn = connection_named(named)
     if sub.name in ("tools", "tool"):

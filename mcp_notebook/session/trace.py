@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from ..base.public import public
 from ..base.sizes import Ring, bounded, clipped_text, give_back_memory
 from .redaction import Redactor
+from .trace_file import header, is_header
 
 IN = "in"
 OUT = "out"
@@ -216,9 +217,13 @@ class Trace:
         return records(self.entries(), self.filter(**filters) if filters else None)
 
     def to_jsonl(self, path: str | Path, **filters: Any) -> int:
-        """Write the (filtered) entries as JSON lines; returns how many were written."""
+        """Write the (filtered) entries as JSON lines after a header line (format, protocol version,
+        the redaction note: the file is a cassette, see `mcp_notebook.replay`); returns how many
+        entries were written."""
         rows = self.to_records(**filters)
         with open(path, "w", encoding="utf-8") as out:
+            session = (entry._asdict() for entry in self.entries()) if filters else rows  # the version: from it all
+            out.write(json.dumps(header(session), ensure_ascii=False) + "\n")
             for row in rows:
                 out.write(json.dumps(row, default=str, ensure_ascii=False) + "\n")
         return len(rows)
@@ -342,6 +347,8 @@ def load_trace(path: str | Path, capacity: int | None = None) -> Trace:
                 continue
             try:
                 row = json.loads(line)
+                if is_header(row):
+                    continue
                 loaded.append(TraceEntry(**{k: v for k, v in row.items() if k in fields}))
             except (ValueError, TypeError) as exc:
                 raise ValueError(f"{path}, line {number}: not a trace record ({exc})") from None

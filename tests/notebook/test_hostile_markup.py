@@ -386,6 +386,18 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {f"%mcp {name}": shown._repr_mimebundle_()["text/html"] for name, shown in zip(names, displayed, strict=True)}
 
 
+def compared(tmp: Path) -> dict[str, str]:
+    """A cassette of a plain session asked again of the hostile server: the differences are its markup."""
+    path = tmp / "plain.jsonl"
+    plain = [sys.executable, str(SERVERS_DIR / "hostile_server.py"), "--markup", "plain"]
+    with mcp_notebook.connect(plain, name="plain", era="legacy") as conn:
+        conn.request("tools/list")
+        conn.trace.to_jsonl(path)
+    comparison = mcp_notebook.compare(path, [*plain[:-1], MARKUP])
+    assert not comparison.ok
+    return {"comparison": comparison._repr_html_()}
+
+
 def configured(conn: mcp_notebook.Connection, tmp: Path, monkeypatch: pytest.MonkeyPatch, displayed: list[Any]) -> dict[str, str]:
     """A configuration file is text from anyone who can write to a project: its names, command and
     input descriptions in the servers listing, the consent and inputs forms; and the server's tool
@@ -456,7 +468,7 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
             shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
             shown |= views(conn, modern, panels) | apps(conn)
-            shown |= authorization(monkeypatch) | magics(monkeypatch)
+            shown |= authorization(monkeypatch) | compared(tmp_path) | magics(monkeypatch)
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)
