@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
     from .api.connection import Connection
     from .api.demo import demo
     from .api.diagram import Diagram
+    from .api.doctor import doctor
+    from .api.doctor_report import Diagnosis
     from .api.options import ConnectOptions
     from .api.progress import LogRecord
     from .api.results import Listing, PromptResult, ResourceResult, ToolResult
@@ -79,6 +81,7 @@ _HOMES = {
     "Connection": "api.connection",
     "ConnectionClosed": "base.errors",
     "CrossAppAccess": "auth.config",
+    "Diagnosis": "api.doctor_report",
     "Diagram": "api.diagram",
     "ExtraArgumentWarning": "api.arguments",
     "HandshakeError": "base.errors",
@@ -116,6 +119,7 @@ _HOMES = {
     "connect_all": "api.server_listing",
     "connections": "api.connect",
     "demo": "api.demo",
+    "doctor": "api.doctor",
     "get_connection": "api.connect",
     "load_trace": "session.trace",
     "tool_changes": "api.tool_pins",
@@ -165,6 +169,7 @@ __all__ = [
     "Connection",
     "ConnectionClosed",
     "CrossAppAccess",
+    "Diagnosis",
     "Diagram",
     "ExtraArgumentWarning",
     "HandshakeError",
@@ -202,6 +207,7 @@ __all__ = [
     "connect_all",
     "connections",
     "demo",
+    "doctor",
     "get_connection",
     "load_trace",
     "tool_changes",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from ..configs.entries import ServerEntry
     from ..configs.interpolate import InputRequest
     from .auth_progress import AuthProgress
+    from .doctor_report import Checklist
     from .progress import Call, LogRecord
     from .server_requests import Question
 
@@ -165,6 +166,12 @@ class FrontEnd:
     def draw_diagram(self, diagram: Any) -> dict[str, str]:
         """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
         return {"text/plain": diagram.text()}
+
+    def checklist(self) -> Checklist:
+        """The live view of a `doctor()` under way: here, a line per step on stdout."""
+        from .doctor_report import TextChecklist
+
+        return TextChecklist()
 
     def apps_default(self) -> bool:
         """Whether connections declare MCP Apps unless told (only where views can be drawn)."""

@@ -165,6 +165,14 @@ class NotebookFrontEnd(frontend.FrontEnd):
 
         return diagram_bundle(diagram)
 
+    def checklist(self) -> Any:
+        """A doctor's checklist: a widget updated per step in a kernel; a line per step elsewhere."""
+        if self._env() == "kernel":
+            from .doctor_widget import ChecklistWidget
+
+            return ChecklistWidget()
+        return super().checklist()
+
     def apps_default(self) -> bool:
         return (self.where or environment()) == "kernel"
 
