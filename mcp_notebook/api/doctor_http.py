@@ -161,16 +161,10 @@ def _refused(ctx: Context, response: httpx2.Response, body: str, head: str) -> S
         return ctx.warn(
             f"{head}: not Streamable HTTP; the URL answers GET as an HTTP+SSE (2024-11-05) endpoint", "the fallback step below"
         )
-    if "html" in content_type:
-        title = re.search(r"<title[^>]*>(.*?)</title>", body, re.I | re.S)
-        page = f" ({title.group(1).strip()[:80]!r})" if title else ""
-        return ctx.fail(
-            f"{head}: an HTML page{page}, a web page, not an MCP endpoint",
-            "check the path: MCP endpoints are often at /mcp",
-        )
     if status == 404:
         return ctx.fail(
-            f"{head}: nothing at this path{_rpc_error(body)}", "check the path (often /mcp); the server's log names its endpoint"
+            f"{head}: nothing at this path{_rpc_error(body)}",
+            "check the path (often /mcp); the server's log names its endpoint",
         )
     if status == 405:
         allowed = response.headers.get("allow")
@@ -178,9 +172,20 @@ def _refused(ctx: Context, response: httpx2.Response, body: str, head: str) -> S
         return ctx.fail(
             f"{head}: this URL does not take POST{also}, so it is no Streamable HTTP endpoint", "check the path (often /mcp)"
         )
+    if "html" in content_type:
+        return ctx.fail(
+            f"{head}: an HTML page{_title(body)}, a web page, not an MCP endpoint",
+            "check the path: MCP endpoints are often at /mcp",
+        )
     if status >= 400:
         return ctx.fail(f"{head}{_rpc_error(body)}", "the server's log says why it refused the request")
     return None
+
+
+def _title(body: str) -> str:
+    """An HTML page's title, as words of a detail."""
+    title = re.search(r"<title[^>]*>(.*?)</title>", body, re.I | re.S)
+    return f" titled {title.group(1).strip()[:80]!r}" if title else ""
 
 
 def _rpc_error(body: str, message: Any = None) -> str:

@@ -251,10 +251,12 @@ def process(ctx: Context) -> Step:
             )
         return ctx.fail(f"{argv[0]} did not start: {error.strerror}", "check the command")
     tail = _stderr_tail(seen)
+    if seen.not_rpc:
+        tail = f"; on stdout it printed {one_line(seen.not_rpc[0])!r}{tail}"
     if seen.answer is None and seen.exit_code is not None:
         status = _status(seen.exit_code)
         if seen.exit_code == 0:
-            detail = f"the process exited ({status}) before answering: a stdio server must keep running and read stdin"
+            detail = f"the process exited ({status}) before answering: a stdio server must keep running and read stdin{tail}"
             hint = "is this a one-shot script, or does the server need an option (such as --stdio) to serve?"
         else:
             detail = f"the process exited at once ({status}){tail}"
