@@ -118,7 +118,8 @@ def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
 
 def doctor_main(argv: list[str]) -> int:
     """`python -m mcp_notebook doctor TARGET`: the connection doctor's checklist; 0 when it is ok."""
-    from .api.doctor import DEFAULT_STEP_TIMEOUT, doctor
+    from .api.doctor import doctor
+    from .api.doctor_context import DEFAULT_STEP_TIMEOUT
 
     parser = argparse.ArgumentParser(
         prog="python -m mcp_notebook doctor",

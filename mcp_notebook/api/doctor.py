@@ -20,13 +20,12 @@ from typing import Any
 
 from ..base.errors import UsageError
 from ..transports.urls import redact_url
-from . import configured, doctor_http, doctor_net, doctor_session, doctor_stdio, frontend
-from .doctor_context import Context, secrets_of
+from . import configured, doctor_session, doctor_stdio, frontend
+from .doctor_context import DEFAULT_STEP_TIMEOUT, Context, secrets_of
 from .doctor_report import NOT_RUN, Checklist, Diagnosis, Step, make_step
 from .options import ConnectOptions, check_timeout
 from .targets import is_url
 
-DEFAULT_STEP_TIMEOUT = 10.0
 StepFn = Callable[[Context], Step]
 
 CONNECTION: list[tuple[str, StepFn]] = [
@@ -41,18 +40,24 @@ STDIO: list[tuple[str, StepFn]] = [
     ("stdout", doctor_stdio.stdout),
     *CONNECTION,
 ]
-HTTP: list[tuple[str, StepFn]] = [
-    ("URL", doctor_net.url),
-    ("DNS", doctor_net.dns),
-    ("TCP connect", doctor_net.tcp),
-    ("TLS", doctor_net.tls),
-    ("initialize POST", doctor_http.initialize),
-    ("authorization", doctor_http.authorization),
-    ("session id", doctor_http.session_id),
-    ("listening stream", doctor_http.listening_stream),
-    ("HTTP+SSE fallback", doctor_http.sse_fallback),
-    *CONNECTION,
-]
+
+
+def http_plan() -> list[tuple[str, StepFn]]:
+    """The steps for a URL (their modules bring httpx2, imported with the first URL)."""
+    from . import doctor_auth, doctor_http, doctor_net
+
+    return [
+        ("URL", doctor_net.url),
+        ("DNS", doctor_net.dns),
+        ("TCP connect", doctor_net.tcp),
+        ("TLS", doctor_net.tls),
+        ("initialize POST", doctor_http.initialize),
+        ("authorization", doctor_auth.authorization),
+        ("session id", doctor_http.session_id),
+        ("listening stream", doctor_http.listening_stream),
+        ("HTTP+SSE fallback", doctor_http.sse_fallback),
+        *CONNECTION,
+    ]
 
 
 def doctor(
@@ -89,7 +94,7 @@ def doctor(
     diagnosis = Diagnosis(ctx.redactor.text(shown), "http" if http else "stdio")
     view = frontend.current().checklist() if live else Checklist()
     try:
-        run(ctx, HTTP if http else STDIO, diagnosis, view)
+        run(ctx, http_plan() if http else STDIO, diagnosis, view)
     finally:
         ctx.close()
         view.done(diagnosis)

@@ -22,6 +22,8 @@ from .options import ConnectOptions
 if TYPE_CHECKING:
     from .connection import Connection
 
+DEFAULT_STEP_TIMEOUT = 10.0  # seconds each step may take
+
 
 @dataclass
 class Context:

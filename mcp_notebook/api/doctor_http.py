@@ -1,12 +1,10 @@
 """The doctor's HTTP steps: what an `initialize` POST gets back (status and content type, an
 HTML page, a 404 path or a 405 named as such), the `Mcp-Session-Id`, the GET listening
-stream, a 401's challenge and metadata, and the HTTP+SSE (2024-11-05) fallback.
+stream, and the HTTP+SSE (2024-11-05) fallback (a 401's challenge is `doctor_auth`'s).
 
 One synchronous httpx2 client in the caller's thread, each request bounded by the step's
 time limit; redirects are followed only on the same origin (our headers stay with the host
-named). A session the steps open is ended with DELETE when the diagnosis ends. The 401's
-discovery is the OAuth client's own (`auth.discovery`), run on the runtime's loop, so the
-doctor judges metadata exactly as a connection would.
+named). A session the steps open is ended with DELETE when the diagnosis ends.
 """
 
 from __future__ import annotations
@@ -19,8 +17,6 @@ from urllib.parse import urljoin
 
 import httpx2
 
-from ..auth.challenge import bearer_challenge
-from ..base.errors import AuthorizationError
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
 from ..transports.http_errors import describe_failure, origin, redact_url
@@ -42,9 +38,14 @@ def _client(ctx: Context) -> httpx2.Client:
     return client
 
 
+def _modern(ctx: Context) -> bool:
+    """Whether the probe is `server/discover`: asked for, or what the server turned out to speak."""
+    return ctx.options.era == "modern" or bool(ctx.facts.get("modern"))
+
+
 def _probe(ctx: Context) -> tuple[dict[str, Any], dict[str, str]]:
-    """The first request and its extra headers: `initialize`, or `server/discover` for era="modern"."""
-    if ctx.options.era == "modern":
+    """The first request and its extra headers: `initialize`, or `server/discover` (modern)."""
+    if _modern(ctx):
         version = ctx.options.protocol_version or MODERN_VERSIONS[0]
         params = modern.with_meta(None, version, CLIENT_INFO, {})
         return {"jsonrpc": "2.0", "id": PROBE_ID, "method": "server/discover", "params": params}, modern.request_headers(
@@ -55,23 +56,37 @@ def _probe(ctx: Context) -> tuple[dict[str, Any], dict[str, str]]:
 
 
 def _read(response: httpx2.Response, limit: int, deadline: float) -> str:
-    """At most `limit` bytes of the body, read until the deadline; SSE: until the first event with data."""
+    """At most `limit` bytes of the body, read until the deadline; an event stream only until
+    its first event with data (a priming event with an empty `data:` does not count)."""
     chunks, size = [], 0
+    streaming = "event-stream" in response.headers.get("content-type", "")
     for chunk in response.iter_bytes():
         chunks.append(chunk)
         size += len(chunk)
-        text = b"".join(chunks)
         if size >= limit or time.monotonic() > deadline:
             break
-        if "event-stream" in response.headers.get("content-type", "") and re.search(rb"\ndata:.*\n\r?\n|^data:.*\n\r?\n", text):
+        if streaming and _events(b"".join(chunks).decode("utf-8", errors="replace"), complete=True):
             break
     return b"".join(chunks)[:limit].decode("utf-8", errors="replace")
 
 
+def _events(text: str, complete: bool = False) -> list[str]:
+    """The non-empty data of each event in an event stream's text (only finished events if `complete`)."""
+    blocks = re.split(r"\r?\n\r?\n", text.replace("\r\n", "\n"))
+    if complete:
+        blocks = blocks[:-1]  # the last block may still be arriving
+    found = []
+    for block in blocks:
+        data = "\n".join(line[5:].lstrip(" ") for line in block.split("\n") if line.startswith("data:"))
+        if data.strip():
+            found.append(data)
+    return found
+
+
 def _message(body: str, content_type: str) -> Any:
-    """The JSON of a body, or of the first SSE event's data."""
+    """The JSON of a body, or of the first SSE event with data."""
     if "event-stream" in content_type:
-        data = [line[5:].strip() for line in body.splitlines() if line.startswith("data:")]
+        data = _events(body)
         body = data[0] if data else ""
     try:
         return json.loads(body)
@@ -125,6 +140,10 @@ def initialize(ctx: Context) -> Step:
     if status == 401:
         ctx.facts["auth"] = True
         return ctx.warn(f"{head}: the server wants authorization{moved}", "the next step reads what it asks for")
+    if status == 400 and ctx.options.era == "auto" and not ctx.facts.get("modern") and _rpc_error(body):
+        modern_step = _modern_instead(ctx, head + _rpc_error(body))
+        if modern_step is not None:
+            return modern_step
     refused = _refused(ctx, response, body, head + moved)
     if refused is not None:
         return refused
@@ -137,6 +156,10 @@ def initialize(ctx: Context) -> Step:
             "the server must answer with a JSON-RPC response of the same id",
         )
     ctx.facts["answer"] = message
+    if "error" in message and ctx.options.era == "auto" and not ctx.facts.get("modern"):
+        modern_step = _modern_instead(ctx, head)
+        if modern_step is not None:
+            return modern_step
     method = _probe(ctx)[0]["method"]
     if "error" in message:
         return ctx.warn(
@@ -144,6 +167,18 @@ def initialize(ctx: Context) -> Step:
             "the handshake step below tries again as a client would",
         )
     return ctx.ok(f"{head}: {method} answered{moved}")
+
+
+def _modern_instead(ctx: Context, refusal: str) -> Step | None:
+    """After `initialize` was refused: `server/discover`, as a probing client sends first. The
+    step if the server answers it (a modern-era server), else None (the refusal stands)."""
+    ctx.facts["modern"] = True
+    step = initialize(ctx)
+    if step.status == "ok":
+        return ctx.ok(f"initialize refused ({refusal}); {step.detail}: a modern-era (2026-07-28) server")
+    ctx.facts["modern"] = False
+    ctx.facts.pop("answer", None)
+    return None
 
 
 def _refused(ctx: Context, response: httpx2.Response, body: str, head: str) -> Step | None:
@@ -214,71 +249,6 @@ def _legacy_endpoint(ctx: Context) -> bool:
     return True
 
 
-def authorization(ctx: Context) -> Step:
-    """After a 401: the challenge, and the protected resource and authorization server metadata."""
-    if not ctx.facts.get("auth"):
-        return ctx.skip("no 401: the server did not ask for authorization")
-    headers = ctx.facts["response_headers"]
-    challenges = headers.get_list("www-authenticate")
-    challenge = bearer_challenge(challenges)
-    if not challenges:
-        said = "no WWW-Authenticate header"
-    else:
-        named = ", ".join(
-            f"{key}={redact_url(value) if key == 'resource_metadata' else value}" for key, value in challenge.params.items()
-        )
-        said = (
-            f"WWW-Authenticate: Bearer {named}"
-            if challenge.params or "bearer" in " ".join(challenges).lower()
-            else "WWW-Authenticate without a Bearer challenge"
-        )
-    notes: list[str] = []
-    try:
-        found = _discover(ctx, challenge, notes)
-    except AuthorizationError as exc:
-        return ctx.fail(f"{said}; {exc}{_tried(notes)}", "fix the server's protected resource metadata (RFC 9728)")
-    if found.defaults:
-        return ctx.fail(
-            f"{said}; no protected resource metadata (RFC 9728) and no authorization server metadata{_tried(notes)}",
-            "serve /.well-known/oauth-protected-resource naming the authorization server, "
-            "and name it in the 401's resource_metadata",
-        )
-    where = f"authorization server {found.issuer}"
-    if ctx.options.auth is None:
-        return ctx.fail(
-            f"{said}; {where}; but auth=None: the connection will not authorize", "connect with auth='auto' or an OAuth(...)"
-        )
-    if found.legacy:
-        return ctx.warn(
-            f"{said}; no protected resource metadata, {where} (as 2025-03-26 servers do)",
-            "serve RFC 9728 metadata: 2025-06-18 clients look for it",
-        )
-    return ctx.ok(f"{said}; resource metadata names {where}; the handshake step authorizes (it may ask you)")
-
-
-def _tried(notes: list[str]) -> str:
-    return f" (looked at: {'; '.join(notes[:6])})" if notes else ""
-
-
-def _discover(ctx: Context, challenge: Any, notes: list[str]) -> Any:
-    from ..auth.discovery import discover
-    from ..auth.exchange import AuthExchange
-    from ..runtime import get_runtime
-
-    def event(kind: str, note: str | None = None, **detail: Any) -> None:
-        if kind == "auth-http":
-            notes.append(f"{detail.get('method')} {detail.get('url')} -> {detail.get('status') or note}")
-
-    async def run() -> Any:
-        http = AuthExchange(event, ctx.redactor.add, timeout=ctx.timeout)
-        try:
-            return await discover(http, ctx.facts["url"], challenge)
-        finally:
-            await http.aclose()
-
-    return get_runtime().call(run)
-
-
 def _session_headers(ctx: Context) -> dict[str, str]:
     headers = dict(ctx.headers())
     if ctx.facts.get("session_id"):
@@ -294,7 +264,7 @@ def session_id(ctx: Context) -> Step:
     """The `Mcp-Session-Id` the answer carries (optional), well formed and accepted back."""
     if "answer" not in ctx.facts or "error" in ctx.facts["answer"]:
         return ctx.skip("no initialize answer to take a session from")
-    if ctx.options.era == "modern":
+    if _modern(ctx):
         return ctx.skip("modern era: stateless, no session")
     value = ctx.facts["response_headers"].get("mcp-session-id")
     if value is None:
@@ -336,7 +306,7 @@ def _end_session(ctx: Context) -> None:
 
 def listening_stream(ctx: Context) -> Step:
     """The GET listening stream: open (200, text/event-stream), or not offered (405)."""
-    if "answer" not in ctx.facts or ctx.options.era == "modern":
+    if "answer" not in ctx.facts or _modern(ctx):
         return ctx.skip("only after a Streamable HTTP initialize")
     try:
         with _client(ctx).stream(

@@ -2,7 +2,7 @@
 connection opens, and (https) the TLS handshake succeeds, a certificate problem named.
 
 Plain stdlib `socket` and `ssl`, each bounded by the step's time limit; the TLS check uses the
-trust store the HTTP transport uses (httpcore2's default context, which honours SSL_CERT_FILE),
+trust store the HTTP transport uses (httpx2's default context, which honours SSL_CERT_FILE),
 so a certificate this step accepts is one the connection accepts. Every socket is closed.
 """
 
@@ -144,11 +144,11 @@ def tls(ctx: Context) -> Step:
     """For https: the TLS handshake with the transport's trust store, the certificate checked."""
     if ctx.facts["scheme"] != "https":
         return ctx.skip("http://: no TLS")
-    import httpcore2
+    import httpx2
 
     host = ctx.facts["host"]
     family, sockaddr = ctx.facts["address"]
-    context = httpcore2.default_ssl_context()
+    context = httpx2.create_ssl_context()  # what the transport's client verifies with
     try:
         with _connected(family, sockaddr, ctx.timeout) as sock, context.wrap_socket(sock, server_hostname=host) as wrapped:
             version, cert = wrapped.version(), wrapped.getpeercert() or {}
@@ -216,10 +216,8 @@ def _unverified_certificate(family: int, sockaddr: Any, host: str, timeout: floa
         return ""
     if not der:
         return ""
-    try:
-        from cryptography import x509
-    except ImportError:  # pragma: no cover - joserfc brings it
-        return ""
+    from cryptography import x509
+
     cert = x509.load_der_x509_certificate(der)
     try:
         names = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value.get_values_for_type(x509.DNSName)

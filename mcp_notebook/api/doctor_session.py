@@ -67,7 +67,7 @@ def version(ctx: Context) -> Step:
     conn = _conn(ctx)
     how = conn.health.era_source or "as asked"
     era = "modern era, no handshake" if conn.era == "modern" else "legacy era, initialize handshake"
-    return ctx.ok(f"protocol {conn.protocol_version} ({era}); chosen by {one_line(how)}")
+    return ctx.ok(f"protocol {conn.protocol_version} ({era}); how it was chosen: {one_line(how)}")
 
 
 def ping(ctx: Context) -> Step:

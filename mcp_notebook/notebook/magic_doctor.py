@@ -10,7 +10,7 @@ from __future__ import annotations
 from argparse import Namespace
 from typing import Any
 
-from ..api.doctor import DEFAULT_STEP_TIMEOUT, doctor
+from ..api.doctor_context import DEFAULT_STEP_TIMEOUT
 from .commands import CommandError, after_dashes, arg, seconds, subcommand
 from .magic_session import _env_pair, _header
 
@@ -44,4 +44,6 @@ def _doctor(ns: Namespace) -> None:
         options["bearer_token_env"] = ns.bearer_token_env
     if ns.transport != "auto":
         options["transport"] = ns.transport
+    from ..api.doctor import doctor  # the doctor comes with its first use, not with the magics
+
     doctor(target, timeout=ns.timeout, **options)
