@@ -45,7 +45,7 @@ class Step:
         if self.detail:
             text += f" — {one_line(self.detail)}"
         if self.hint:
-            text += f" (try: {one_line(self.hint)})"
+            text += f" → try: {one_line(self.hint)}"
         return text
 
 

@@ -283,7 +283,7 @@ def stdout(ctx: Context) -> Step:
         lines = "1 line that is" if seen.not_rpc_count == 1 else f"{seen.not_rpc_count} lines that are"
         detail = f"stdout has {lines} not JSON-RPC {after}: {first!r}{more}"
         if seen.answer is not None:
-            detail += "; mcp-notebook skips them, but stricter clients fail on the first one"
+            detail += "; mcp-notebook skips such lines, but stricter clients fail on the first"
         return ctx.fail(
             detail,
             "a stdio server must write only MCP messages to stdout: send banners and logs to stderr "
