@@ -139,7 +139,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        if getattr(self.server, "prm", None) is not None:
+        if getattr(self.server, "get_only", False):
+            self._send(405, b"", {"Allow": "GET, HEAD"})
+        elif getattr(self.server, "prm", None) is not None:
             port = self.server.server_address[1]
             challenge = f'Bearer resource_metadata="http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"'
             self._send(401, b"", {"WWW-Authenticate": challenge})
@@ -148,11 +150,12 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def http_server(tls: tuple[Path, Path] | None = None, prm: dict[str, Any] | None = None) -> Iterator[int]:
+def http_server(tls: tuple[Path, Path] | None = None, prm: dict[str, Any] | None = None, get_only: bool = False) -> Iterator[int]:
     """A small server on 127.0.0.1 in a thread for the block (TLS with `tls`); its port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.prm = prm  # type: ignore[attr-defined]
+    server.get_only = get_only  # type: ignore[attr-defined]
     server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # refused handshakes are expected
     if tls is not None:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -215,6 +218,20 @@ def test_a_trusted_certificate_passes_and_a_404_path_is_named(tmp_path, monkeypa
     assert diagnosis.step("TLS").status == "ok" and "certificate for CN=doctor-test" in diagnosis.step("TLS").detail
     step = failed_at(diagnosis, "initialize POST")
     assert "HTTP 404 Not Found" in step.detail and "nothing at this path" in step.detail
+
+
+def test_a_certificate_for_another_host_is_named(tmp_path, monkeypatch):
+    ca, signer = authority(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", str(ca))
+    with http_server(tls=certificate(tmp_path, issuer=signer)) as port:  # made out to 127.0.0.1 only
+        step = failed_at(mcp_notebook.doctor(f"https://localhost:{port}/mcp", live=False), "TLS")
+    assert step.detail.startswith("the certificate is for another host name: CN=doctor-test")
+
+
+def test_a_url_that_does_not_take_post_is_named_405():
+    with http_server(get_only=True) as port:
+        step = failed_at(mcp_notebook.doctor(f"http://127.0.0.1:{port}/", live=False), "initialize POST")
+    assert "HTTP 405 Method Not Allowed" in step.detail and "does not take POST (it allows GET, HEAD)" in step.detail
 
 
 def test_a_401_with_no_metadata_anywhere_fails_at_authorization(port):
