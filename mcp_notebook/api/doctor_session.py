@@ -45,6 +45,10 @@ def handshake(ctx: Context) -> Step:
             f"the server took the request but did not answer within {ctx.timeout:g} s: is it stuck before its first answer?",
         )
     except HandshakeError as exc:
+        if ctx.options.era != "auto":
+            return ctx.fail(
+                str(exc), f"the era is pinned to {ctx.options.era}: try era='auto', which probes what the server speaks"
+            )
         return ctx.fail(
             str(exc), "the server's log (stderr) usually says why; earlier steps passed, so it is the MCP exchange itself"
         )

@@ -295,7 +295,8 @@ def stdout(ctx: Context) -> Step:
             "does the server read requests from stdin? a slow start: give doctor(timeout=...) more seconds",
         )
     extra = f", after {seen.frames} other message{'s' if seen.frames != 1 else ''}" if seen.frames else ""
-    kind = "an error" if "error" in seen.answer else "a result"
+    error = seen.answer.get("error")
+    kind = f"an error: {one_line(str(error.get('message', '')))[:120]}" if isinstance(error, dict) else "a result"
     return ctx.ok(f"the answer to {request} is JSON-RPC ({kind}){extra}")
 
 

@@ -298,3 +298,14 @@ def test_the_command_line_doctor_exits_1_on_a_port_with_nothing_listening():
         [sys.executable, "-m", "mcp_notebook", "doctor", f"http://127.0.0.1:{free_port()}/mcp"], capture_output=True, text=True
     )
     assert run.returncode == 1 and "✘ TCP connect: fail" in run.stdout
+
+
+def test_a_server_that_takes_the_connection_and_never_answers_fails_in_time():
+    import socket
+
+    with socket.socket() as listener:  # the kernel accepts connections; nobody reads them
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        step = failed_at(mcp_notebook.doctor(f"http://127.0.0.1:{port}/mcp", live=False, timeout=1), "initialize POST")
+    assert "did not answer in time" in step.detail

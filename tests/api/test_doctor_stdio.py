@@ -153,3 +153,17 @@ def test_diagnosis_is_public_and_lists_steps_by_name():
     assert diagnosis.step("command").status == "fail"
     with pytest.raises(KeyError):
         diagnosis.step("no such step")
+
+
+def test_a_server_that_ignores_sigterm_and_never_answers_is_still_reaped():
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
+    step = failed_at(mcp_notebook.doctor([sys.executable, "-c", code], live=False, timeout=1), "stdout").step("stdout")
+    assert "nothing came on stdout within 1 s" in step.detail
+    assert not descendants()  # killed after stdin closing and SIGTERM did nothing
+
+
+def test_a_pinned_era_the_server_does_not_speak_says_to_probe():
+    diagnosis = mcp_notebook.doctor([*DEMO, "--era", "modern"], era="legacy", live=False)
+    step = failed_at(diagnosis, "handshake").step("handshake")
+    assert "2026-07-28" in step.detail and "era='auto'" in step.hint
+    assert "an error: this server speaks 2026-07-28" in diagnosis.step("stdout").detail
