@@ -20,6 +20,7 @@ import subprocess
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,16 +119,15 @@ def _probe(ctx: Context) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": PROBE_ID, "method": "initialize", "params": params})
 
 
-def _pump(stream: Any, out: queue.Queue[Any] | deque[str]) -> None:
+def _pump(stream: Any, add: Callable[[Any], None]) -> None:
+    """Each line of `stream` to `add`, then `_EOF`."""
     try:
         for raw in iter(stream.readline, b""):
-            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
-            out.put(text) if isinstance(out, queue.Queue) else out.append(text)
+            add(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
     except (OSError, ValueError):
         pass
     finally:
-        if isinstance(out, queue.Queue):
-            out.put(_EOF)
+        add(_EOF)
 
 
 def watch(ctx: Context) -> Watched:
@@ -154,10 +154,10 @@ def watch(ctx: Context) -> Watched:
         return seen
     seen.pid = process.pid
     lines: queue.Queue[Any] = queue.Queue()
-    stderr: deque[str] = deque(maxlen=STDERR_LINES)
+    stderr: deque[Any] = deque(maxlen=STDERR_LINES)
     readers = [
-        threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True, name="doctor-stdout"),
-        threading.Thread(target=_pump, args=(process.stderr, stderr), daemon=True, name="doctor-stderr"),
+        threading.Thread(target=_pump, args=(process.stdout, lines.put), daemon=True, name="doctor-stdout"),
+        threading.Thread(target=_pump, args=(process.stderr, stderr.append), daemon=True, name="doctor-stderr"),
     ]
     for reader in readers:
         reader.start()
@@ -183,7 +183,7 @@ def watch(ctx: Context) -> Watched:
             seen.exit_code = code
         for reader in readers:
             reader.join(REAP_WAIT)
-        seen.stderr = list(stderr)
+        seen.stderr = [line for line in stderr if line is not _EOF]
     return seen
 
 
@@ -220,12 +220,11 @@ def _json_rpc(line: str) -> dict[str, Any] | None:
 
 def _reap(process: subprocess.Popen[bytes]) -> int:
     """Stop the process and its group: stdin closed, then SIGTERM, then SIGKILL; its status."""
-    for stream in (process.stdin,):
-        try:
-            if stream is not None:
-                stream.close()
-        except OSError:
-            pass
+    try:
+        if process.stdin is not None:
+            process.stdin.close()  # a server that reads stdin ends here
+    except OSError:
+        pass
     for sig in (None, signal.SIGTERM, signal.SIGKILL):
         if sig is not None:
             try:

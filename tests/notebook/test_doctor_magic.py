@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -58,3 +59,15 @@ def test_in_a_kernel_the_checklist_is_a_widget_updated_per_step(shown_as, monkey
     assert any("✘" in value and "process" in value for value in values)
     assert handle.updates == [diagnosis]  # at the end the diagnosis itself replaces it (saved notebooks keep it)
     assert shown[0].comm is None  # the widget is closed
+
+
+def test_the_magic_diagnoses_a_configured_server_with_consent(config_home, capsys):
+    home, _ = config_home
+    (home / ".cursor").mkdir()
+    entry = {"command": sys.executable, "args": ["-m", "mcp_notebook.demo_server"]}
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"demo-config": entry}}))
+    run_line("doctor demo-config --from cursor --consent")
+    out = capsys.readouterr().out
+    assert "-m mcp_notebook.demo_server (stdio)" in out.splitlines()[0] and out.rstrip().endswith("ok over stdio")
+    with pytest.raises(IPythonUsageError, match="for configured servers"):
+        run_line("doctor http://127.0.0.1:1/mcp --consent")
