@@ -27,6 +27,7 @@ from .doctor_stdio import CLIENT_INFO, PROBE_ID
 MAX_BODY = 256 * 1024
 MAX_REDIRECTS = 5
 ACCEPT = "application/json, text/event-stream"
+TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.I | re.S)  # of an HTML page answered instead of MCP
 
 
 def _client(ctx: Context) -> httpx2.Client:
@@ -219,7 +220,7 @@ def _refused(ctx: Context, response: httpx2.Response, body: str, head: str) -> S
 
 def _title(body: str) -> str:
     """An HTML page's title, as words of a detail."""
-    title = re.search(r"<title[^>]*>(.*?)</title>", body, re.I | re.S)
+    title = TITLE.search(body)
     return f" titled {title.group(1).strip()[:80]!r}" if title else ""
 
 

@@ -21,12 +21,14 @@ class ChecklistWidget(Checklist):
     def __init__(self) -> None:
         self.widget = widgets.HTML()
         self.handle: Any = None
+        self.shown = False
 
     def _show(self, diagnosis: Diagnosis, running: str | None) -> None:
         self.widget.value = diagnosis.html(running)
-        if self.handle is None:
+        if not self.shown:
             from IPython.display import display
 
+            self.shown = True
             self.handle = display(self.widget, display_id=True)
 
     def running(self, diagnosis: Diagnosis, name: str) -> None:
