@@ -23,7 +23,7 @@ from ..transports.urls import redact_url
 from . import configured, doctor_session, doctor_stdio, frontend
 from .doctor_context import DEFAULT_STEP_TIMEOUT, Context, secrets_of
 from .doctor_report import NOT_RUN, Checklist, Diagnosis, Step, make_step
-from .options import ConnectOptions, check_timeout
+from .options import ConnectOptions, check_timeout, option_names
 from .targets import is_url
 
 StepFn = Callable[[Context], Step]
@@ -80,15 +80,13 @@ def doctor(
     skipped), `detail` and `hint`. Secrets given in the options never appear in it.
     """
     check_timeout(timeout, optional=False)
-    try:
-        options = ConnectOptions(**connect_options)
-    except TypeError as exc:
-        raise UsageError(f"doctor: {exc}".replace("__init__()", "connect()")) from None
-    target, options = _resolved(target, options)
+    unknown = sorted(set(connect_options) - set(option_names()))
+    if unknown:
+        raise UsageError(f"doctor takes connect()'s options; not these: {', '.join(unknown)}")
+    target, options = _resolved(target, ConnectOptions(**connect_options))
     http = is_url(target)
-    redactor_secrets = secrets_of(target, options, dict(options.headers or {}))
     ctx = Context(target, options, float(timeout))
-    for secret in redactor_secrets:
+    for secret in secrets_of(target, options, dict(options.headers or {})):
         ctx.redactor.add(secret)
     shown = redact_url(str(target).strip()) if http else shlex.join(doctor_stdio.argv_of(target))
     diagnosis = Diagnosis(ctx.redactor.text(shown), "http" if http else "stdio")

@@ -167,3 +167,8 @@ def test_a_pinned_era_the_server_does_not_speak_says_to_probe():
     step = failed_at(diagnosis, "handshake").step("handshake")
     assert "2026-07-28" in step.detail and "era='auto'" in step.hint
     assert "an error: this server speaks 2026-07-28" in diagnosis.step("stdout").detail
+
+
+def test_an_option_connect_does_not_take_is_a_usage_error():
+    with pytest.raises(mcp_notebook.UsageError, match="not these: colour"):
+        mcp_notebook.doctor("python server.py", colour="red")
