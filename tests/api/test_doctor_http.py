@@ -113,6 +113,9 @@ def authority(tmp_path: Path) -> tuple[Path, tuple[Any, x509.Name]]:
     return path, (key, name)
 
 
+SESSION = "sess-4b1d-9f3e-77aa"
+
+
 class Handler(BaseHTTPRequestHandler):
     """404 for everything, or (`server.prm`) a 401 whose resource metadata lists no authorization server."""
 
@@ -138,8 +141,15 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404)
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        if getattr(self.server, "get_only", False):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
+        if getattr(self.server, "forgets", False):  # a session on one node, the next request on another
+            if body.get("method") == "initialize":
+                result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "lb", "version": "0"}}
+                answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
+                self._send(200, answer, {"Content-Type": "application/json", "Mcp-Session-Id": SESSION})
+            else:
+                self._send(404, b'{"jsonrpc": "2.0", "error": {"code": -32001, "message": "Session not found"}}')
+        elif getattr(self.server, "get_only", False):
             self._send(405, b"", {"Allow": "GET, HEAD"})
         elif getattr(self.server, "prm", None) is not None:
             port = self.server.server_address[1]
@@ -150,12 +160,15 @@ class Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def http_server(tls: tuple[Path, Path] | None = None, prm: dict[str, Any] | None = None, get_only: bool = False) -> Iterator[int]:
+def http_server(
+    tls: tuple[Path, Path] | None = None, prm: dict[str, Any] | None = None, get_only: bool = False, forgets: bool = False
+) -> Iterator[int]:
     """A small server on 127.0.0.1 in a thread for the block (TLS with `tls`); its port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     server.prm = prm  # type: ignore[attr-defined]
     server.get_only = get_only  # type: ignore[attr-defined]
+    server.forgets = forgets  # type: ignore[attr-defined]
     server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # refused handshakes are expected
     if tls is not None:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -232,6 +245,14 @@ def test_a_url_that_does_not_take_post_is_named_405():
     with http_server(get_only=True) as port:
         step = failed_at(mcp_notebook.doctor(f"http://127.0.0.1:{port}/", live=False), "initialize POST")
     assert "HTTP 405 Method Not Allowed" in step.detail and "does not take POST (it allows GET, HEAD)" in step.detail
+
+
+def test_a_session_id_the_server_does_not_take_back_fails_at_the_session_id():
+    with http_server(forgets=True) as port:
+        diagnosis = mcp_notebook.doctor(f"http://127.0.0.1:{port}/mcp", live=False)
+    step = failed_at(diagnosis, "session id")
+    assert "notifications/initialized with it got HTTP 404" in step.detail and "sticky sessions" in step.hint
+    assert SESSION not in diagnosis.text() + diagnosis.html()  # a session id is a credential
 
 
 def test_a_401_with_no_metadata_anywhere_fails_at_authorization(port):
