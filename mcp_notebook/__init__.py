@@ -42,6 +42,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
     from .api.connection import Connection
     from .api.demo import demo
     from .api.diagram import Diagram
+    from .api.doctor import doctor
+    from .api.doctor_report import Diagnosis
     from .api.options import ConnectOptions
     from .api.progress import LogRecord
     from .api.replay import replay
@@ -84,6 +86,7 @@ _HOMES = {
     "Connection": "api.connection",
     "ConnectionClosed": "base.errors",
     "CrossAppAccess": "auth.config",
+    "Diagnosis": "api.doctor_report",
     "Diagram": "api.diagram",
     "ExtraArgumentWarning": "api.arguments",
     "HandshakeError": "base.errors",
@@ -122,6 +125,7 @@ _HOMES = {
     "connect_all": "api.server_listing",
     "connections": "api.connect",
     "demo": "api.demo",
+    "doctor": "api.doctor",
     "get_connection": "api.connect",
     "load_trace": "session.trace",
     "replay": "api.replay",
@@ -173,6 +177,7 @@ __all__ = [
     "Connection",
     "ConnectionClosed",
     "CrossAppAccess",
+    "Diagnosis",
     "Diagram",
     "ExtraArgumentWarning",
     "HandshakeError",
@@ -211,6 +216,7 @@ __all__ = [
     "connect_all",
     "connections",
     "demo",
+    "doctor",
     "get_connection",
     "load_trace",
     "replay",

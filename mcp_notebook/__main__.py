@@ -146,10 +146,40 @@ def compare_main(argv: list[str]) -> int:
     return 0 if comparison.ok else 1
 
 
+def doctor_main(argv: list[str]) -> int:
+    """`python -m mcp_notebook doctor TARGET`: the connection doctor's checklist; 0 when it is ok."""
+    from .api.doctor import doctor
+    from .api.doctor_context import DEFAULT_STEP_TIMEOUT
+
+    parser = argparse.ArgumentParser(
+        prog="python -m mcp_notebook doctor",
+        description="Connect step by step and say where it fails and what to try.",
+    )
+    parser.add_argument("target", nargs="+", help="a server URL, a configured server's name, or a command (put -- before it)")
+    parser.add_argument("--header", action="append", default=[], metavar="'K: V'", help="an HTTP header (repeatable)")
+    parser.add_argument("--era", choices=["auto", "legacy", "modern"], default="auto", help="the protocol era (default: auto)")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_STEP_TIMEOUT, help="seconds each step may take (default 10)")
+    parser.add_argument("--no-auth", action="store_true", help="never authorize")
+    args = parser.parse_args(argv)
+    target: Any = args.target[0] if len(args.target) == 1 and ("://" in args.target[0] or "--" not in argv) else args.target
+    headers = {key.strip(): value.strip() for key, _, value in (h.partition(":") for h in args.header)}
+    options: dict[str, Any] = {"era": args.era, "auth": None if args.no_auth else "auto"}
+    if headers:
+        options["headers"] = headers
+    try:
+        diagnosis = doctor(target, timeout=args.timeout, **options)
+    except McpNotebookError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0 if diagnosis.ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["compare"]:
         return compare_main(argv[1:])
+    if argv[:1] == ["doctor"]:
+        return doctor_main(argv[1:])
     args = _parser().parse_args(argv)
     target: Any = args.target[0] if len(args.target) == 1 and "://" in args.target[0] else args.target
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO")
@@ -167,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
             timeout=args.timeout,
             headers={k.strip(): v.strip() for k, v in headers.items()} or None,
             elicitation="defaults",
-            auth=auth_option(args, context),
+            auth=auth_option(args, context) if isinstance(target, str) else None,  # OAuth is for URLs
             proxy=args.proxy,
             verify=args.cacert or True,
         ) as conn:  # elicitation: accept with the schema's defaults (SEP-1034)

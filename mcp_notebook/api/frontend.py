@@ -5,10 +5,11 @@ through a `Presenter` the front end makes for it; `log_panel()` and
 `subscriptions_panel()` ask the front end for a live view, `draw_diagram()` for a picture; a
 configured command asks it for consent before it first runs (`ask_consent`), a configured entry's
 inputs are asked through it (`ask_inputs`), and warnings (tools changed since they were pinned) go
-to `warn`. The default here is for plain scripts: progress only when asked (`progress=True` or a
-callback), log lines to the `logging` module, questions declined, no consent (`consent=True` is
-the script's way), inputs prompted for on a terminal only, warnings logged, panels and diagrams
-as text. The notebook's front end (widgets in
+to `warn`; a `doctor()` shows its steps as they complete through `checklist()`. The default
+here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines
+to the `logging` module, questions declined, no consent (`consent=True` is the script's way),
+inputs prompted for on a terminal only, warnings logged, panels and diagrams as text, a
+doctor's steps a line each on stdout. The notebook's front end (widgets in
 a kernel, text and prompts in terminal IPython) is plugged in from above with `use()`.
 """
 
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from ..configs.entries import ServerEntry
     from ..configs.interpolate import InputRequest
     from .auth_progress import AuthProgress
+    from .doctor_report import Checklist
     from .progress import Call, LogRecord
     from .server_requests import Question
 
@@ -165,6 +167,12 @@ class FrontEnd:
     def draw_diagram(self, diagram: Any) -> dict[str, str]:
         """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
         return {"text/plain": diagram.text()}
+
+    def checklist(self) -> Checklist:
+        """The live view of a `doctor()` under way: here, a line per step on stdout."""
+        from .doctor_report import TextChecklist
+
+        return TextChecklist()
 
     def apps_default(self) -> bool:
         """Whether connections declare MCP Apps unless told (only where views can be drawn)."""

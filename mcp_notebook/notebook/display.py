@@ -18,6 +18,7 @@ from typing import Any
 
 from ..api import frontend
 from ..api.auth_progress import AuthProgress
+from ..api.doctor_report import Checklist
 from ..api.progress import Call, LogRecord, TextProgress
 from ..api.server_requests import Question, with_defaults
 from ..api.validate import ToolArgumentError, parse_value, problems
@@ -164,6 +165,14 @@ class NotebookFrontEnd(frontend.FrontEnd):
         from .diagram_svg import diagram_bundle
 
         return diagram_bundle(diagram)
+
+    def checklist(self) -> Checklist:
+        """A doctor's checklist: a widget updated per step in a kernel; a line per step elsewhere."""
+        if self._env() == "kernel":
+            from .doctor_widget import ChecklistWidget
+
+            return ChecklistWidget()
+        return super().checklist()
 
     def apps_default(self) -> bool:
         return (self.where or environment()) == "kernel"

@@ -19,6 +19,7 @@ from . import completion as _completion
 from . import magic_auth as _magic_auth  # noqa: F401 - registers its subcommands
 from . import magic_compare as _magic_compare  # noqa: F401 - registers its subcommands
 from . import magic_configs as _magic_configs  # noqa: F401 - registers its subcommands
+from . import magic_doctor as _magic_doctor  # noqa: F401 - registers its subcommands
 from . import magic_features as _magic_features  # tools, resources, prompts, logging
 from . import magic_health as _magic_health  # noqa: F401 - registers its subcommands
 from . import magic_session as _magic_session  # noqa: F401 - registers its subcommands

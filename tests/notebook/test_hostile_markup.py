@@ -366,6 +366,27 @@ def apps(conn: mcp_notebook.Connection) -> dict[str, str]:
     return {"app view": bundle["text/html"], "app records": panel.records.value, "tools, views off": views_off}
 
 
+def doctor() -> dict[str, str]:
+    """The connection doctor's checklist: the server's words in its steps, in the live widget as
+    it was last drawn and in the diagnosis that replaces it."""
+    drawn: list[str] = []
+
+    class Handle:
+        def update(self, obj: Any) -> None:
+            drawn.append(obj._repr_mimebundle_()["text/html"])
+
+    def display(obj: Any, display_id: bool = False) -> Handle:
+        obj.observe(lambda change: drawn.append(change["new"]), "value")
+        return Handle()
+
+    argv = [sys.executable, str(SERVERS_DIR / "hostile_server.py"), "--markup", MARKUP]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("IPython.display.display", display)
+        diagnosis = mcp_notebook.doctor(argv, era="legacy")
+    assert diagnosis.ok, diagnosis.text()
+    return {"doctor checklist": drawn[-2], "doctor diagnosis": drawn[-1], "doctor": diagnosis._repr_html_()}
+
+
 def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """`%mcp trace` and `%mcp logs` as a notebook shows them: static HTML that is saved with it.
     Last: unloading the extension closes every connection and stops the runtime."""
@@ -468,7 +489,7 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
             shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
             shown |= views(conn, modern, panels) | apps(conn)
-            shown |= authorization(monkeypatch) | compared(tmp_path) | magics(monkeypatch)
+            shown |= authorization(monkeypatch) | compared(tmp_path) | doctor() | magics(monkeypatch)
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)

@@ -26,6 +26,7 @@ from mcp_notebook.api.demo import follow_redirect
 from mcp_notebook.demo_server import OAuthSettings
 
 SERVERS = Path(__file__).parents[1] / "servers"
+DEMO_STDIO = [sys.executable, "-m", "mcp_notebook.demo_server"]
 
 
 class Proxy:
@@ -171,3 +172,15 @@ def test_a_certificate_from_an_unknown_root_is_refused_and_trusted_once_named(tm
 def test_a_verify_that_names_no_file_is_a_one_line_error():
     with pytest.raises(mcp_notebook.UsageError, match="verify: no CA bundle at '/no/such/ca.pem'"):
         mcp_notebook.connect("https://127.0.0.1:9/mcp", verify="/no/such/ca.pem")
+
+
+def test_the_command_line_client_runs_a_server_command_with_no_oauth_options():
+    # It used to hand every target an OAuth(...) object, which a command refuses.
+    run = subprocess.run(
+        [sys.executable, "-m", "mcp_notebook", "--call", "add", "--arguments", '{"a": 1, "b": 2}', "--", *DEMO_STDIO],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "connected: mcp-notebook-demo" in run.stdout and "3" in run.stdout
