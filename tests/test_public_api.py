@@ -48,6 +48,7 @@ PUBLIC = [
     "TransportError",
     "UrlElicitationRequired",
     "UsageError",
+    "Violation",
     "__version__",
     "accept_tools",
     "aconnect",

@@ -66,6 +66,8 @@ def connect(
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
     auth: Any = D.auth,
+    check_frames: bool = D.check_frames,
+    strict: bool = D.strict,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -95,6 +97,11 @@ def connect(
     `auth` is "auto" (authorize with OAuth when an HTTP server answers 401, asking you
     through the front end), an `OAuth(...)` (client credentials, scopes, an `authorize`
     callback), or None (never authorize).
+
+    Every frame the server sends is checked against the negotiated version's schema and the
+    protocol's rules, off the ping path (`conn.violations`; `check_frames=False` skips it);
+    `strict=True` makes the first violation an error: the call it answers fails with
+    ProtocolViolation naming the rule, and the connection ends.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     target, options, opened_from_config = configured.prepare(target, options)
@@ -141,6 +148,8 @@ async def aconnect(
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
     auth: Any = D.auth,
+    check_frames: bool = D.check_frames,
+    strict: bool = D.strict,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})

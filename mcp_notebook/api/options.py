@@ -46,6 +46,8 @@ class ConnectOptions:
     consent: bool | None = None
     apps: bool | None = None  # MCP Apps: None = on where the front end can draw them (Jupyter)
     auth: Any = "auto"
+    check_frames: bool = True  # every server frame checked against the spec (conn.violations)
+    strict: bool = False  # the first violation fails the call it answers and ends the connection
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)

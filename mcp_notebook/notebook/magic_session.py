@@ -279,7 +279,8 @@ def format_health(health: Health) -> str:
         f"  command    {one_line(health.endpoint)}",
         f"  {probes:<10} {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
         f"  server pings {health.server_pings} received, {health.pongs_sent} answered, {health.pong_failures} pongs lost",
-        f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}",
+        f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}; "
+        f"violations {health.violations}" + (f" (%mcp violations -c {health.name})" if health.violations else ""),
     ]
     if health.closed_reason:
         lines.append(f"  closed     {health_view.ended(health) or one_line(health.closed_reason)}")

@@ -88,6 +88,7 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
         ),
         ("last frame", f"in {ago(h.since_frame_in)}, out {ago(h.since_frame_out)}"),
         ("in flight", f"{h.requests_in_flight} requests; {h.invalid_frames} invalid frames"),
+        ("violations", f"{h.violations} (%mcp violations -c {h.name})" if h.violations else "none"),
         ("trace", f"{h.trace_entries} entries, {h.trace_dropped} dropped"),
     ]
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
