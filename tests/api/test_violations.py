@@ -1,0 +1,137 @@
+"""Each protocol rule a server can break yields exactly that violation, and only that one:
+acted out by tests/servers/raw_server.py (scenario `violate`, `--tools SHAPE`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import mcp_notebook
+from mcp_notebook import ProtocolViolation
+
+RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
+
+
+def raw(*extra: str, **options: object) -> mcp_notebook.Connection:
+    return mcp_notebook.connect([*RAW, *extra], era="legacy", name="raw", **options)  # type: ignore[arg-type]
+
+
+def violate(conn: mcp_notebook.Connection, rule: str) -> object:
+    result = conn.request("tools/call", {"name": "violate", "arguments": {"rule": rule}})
+    return json.loads(result["content"][0]["text"])
+
+
+def found(conn: mcp_notebook.Connection) -> list[tuple[str, str | None, str]]:
+    return [(v.rule, v.method, v.where) for v in conn.violations]
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])  # draft-07 and 2020-12 schemas
+def test_a_notification_that_breaks_the_schema(version: str) -> None:
+    with raw("--version", version) as conn:
+        assert violate(conn, "schema") == "violated"
+        [violation] = conn.violations
+        assert (violation.rule, violation.method, violation.direction) == ("schema", "notifications/progress", "in")
+        assert violation.where.startswith("/params")
+        assert violation.url == f"https://modelcontextprotocol.io/specification/{version}/basic"
+        entry = next(e for e in conn.trace if e.seq == violation.index)
+        assert entry.method == "notifications/progress"
+        assert conn.trace.marks[entry.seq] == ("schema",)
+
+
+def test_a_result_that_is_not_its_method_s_result_type() -> None:
+    with raw() as conn:
+        conn.request("tools/call", {"name": "violate", "arguments": {"rule": "result-shape"}})
+        assert found(conn) == [("result-shape", "tools/call", "/result/content")]
+        assert "CallToolResult" in conn.violations[0].message
+
+
+def test_a_response_to_no_request_of_ours() -> None:
+    with raw() as conn:
+        violate(conn, "unmatched-response")
+        assert found(conn) == [("unmatched-response", None, "/id")]
+
+
+def test_a_notification_the_server_s_capabilities_do_not_cover() -> None:
+    with raw() as conn:  # it declares tools only: no resources.subscribe
+        violate(conn, "capability-notification")
+        assert found(conn) == [("capability", "notifications/resources/updated", "/method")]
+        assert "resources.subscribe" in conn.violations[0].message
+
+
+def test_a_request_the_client_did_not_offer() -> None:
+    with raw() as conn:  # no sampling= given: the client offers no sampling
+        violate(conn, "capability-request")
+        assert found(conn) == [("capability", "sampling/createMessage", "/method")]
+        assert conn.violations[0].url.endswith("/basic/lifecycle#capability-negotiation")
+
+
+def test_a_banner_on_stdout() -> None:
+    with raw() as conn:
+        violate(conn, "not-json-rpc")
+        [violation] = conn.violations
+        assert (violation.rule, violation.method) == ("not-json-rpc", None)
+        assert violation.url == "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio"
+        assert next(e for e in conn.trace if e.seq == violation.index).kind == "invalid"
+
+
+def test_a_tool_whose_input_schema_is_not_json_schema() -> None:
+    with raw("--tools", "bad-schema") as conn:
+        conn.request("tools/list")
+        assert found(conn) == [("tool-schema", "tools/list", "/result/tools/0/inputSchema")]
+        assert "'broken'" in conn.violations[0].message
+
+
+def test_a_tool_listed_twice_across_pages() -> None:
+    with raw("--tools", "duplicate") as conn:
+        conn.list_tools()
+        assert found(conn) == [("duplicate-tool", "tools/list", "/result/tools/0/name")]
+
+
+def test_a_next_cursor_loop() -> None:
+    with raw("--tools", "cursor-loop") as conn:
+        conn.list_tools()  # the client stops at the cursor it has seen
+        assert found(conn) == [("cursor-loop", "tools/list", "/result/nextCursor")]
+
+
+def test_structured_content_that_breaks_the_output_schema() -> None:
+    with raw("--tools", "ok") as conn:
+        conn.request("tools/list")
+        conn.request("tools/call", {"name": "structured"})
+        assert found(conn) == [("structured-content", "tools/call", "/result/structuredContent/n")]
+
+
+def test_a_clean_session_has_none_and_health_counts_them() -> None:
+    with raw("--tools", "ok") as conn:
+        conn.request("tools/list")
+        conn.ping()
+        assert conn.violations == [] and conn.health.violations == 0
+        violate(conn, "unmatched-response")
+        conn.violations  # every frame so far checked
+        assert conn.health.violations == 1
+        assert "violations" in repr(conn.health._repr_html_())
+
+
+def test_strict_fails_the_call_naming_the_rule_and_ends_the_connection() -> None:
+    conn = raw(strict=True)
+    with pytest.raises(ProtocolViolation, match="result-shape"):
+        conn.request("tools/call", {"name": "violate", "arguments": {"rule": "result-shape"}})
+    assert conn.wait_closed(timeout=30)
+    with pytest.raises(mcp_notebook.ConnectionClosed, match="strict mode: .*result-shape"):
+        conn.ping()
+    assert found(conn) == [("result-shape", "tools/call", "/result/content")]
+
+
+def test_strict_ends_the_connection_on_a_banner() -> None:
+    conn = raw(strict=True)
+    with pytest.raises(mcp_notebook.ConnectionClosed, match="not-json-rpc"):
+        violate(conn, "not-json-rpc")
+    assert conn.closed
+
+
+def test_checking_can_be_turned_off() -> None:
+    with raw(check_frames=False) as conn:
+        violate(conn, "not-json-rpc")
+        assert conn.violations == []
