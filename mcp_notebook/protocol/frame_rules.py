@@ -109,8 +109,9 @@ def _page(method: str | None) -> str:
 
 
 def _has(capabilities: Any, path: tuple[str, ...]) -> bool:
+    """Whether the capability at `path` is declared: an object (`"logging": {}` counts) or true."""
     for key in path:
-        if not isinstance(capabilities, dict) or not capabilities.get(key):
+        if not isinstance(capabilities, dict) or capabilities.get(key) in (None, False):
             return False
         capabilities = capabilities[key]
     return True
