@@ -95,6 +95,7 @@ URL_ONLY = "for URLs, not server commands"
         metavar="PATH",
         help="offer these directories (or file:// URIs) as roots; write them before -- or after the URL",
     ),
+    flag("--strict", help="the first frame of the server's that breaks the spec fails the call and ends the connection"),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
     bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
     "or the name of a configured server (%mcp servers lists them)",
@@ -136,6 +137,7 @@ def _connect(ns: Namespace) -> Connection | None:
         probe_timeout=ns.probe_timeout,
         auth=auth,
         roots=ns.roots,
+        strict=ns.strict,
     )
     print(connected_line(conn))
     return conn
@@ -147,7 +149,13 @@ def _connect_configured(ns: Namespace) -> Connection | None:
         raise CommandError(
             "--env, --header, --bearer-token-env and --transport go with a URL or a command; a configured server has its own"
         )
-    options = dict(era=ns.era, timeout=ns.timeout or None, protocol_version=ns.protocol_version, probe_timeout=ns.probe_timeout)
+    options = dict(
+        era=ns.era,
+        timeout=ns.timeout or None,
+        protocol_version=ns.protocol_version,
+        probe_timeout=ns.probe_timeout,
+        strict=ns.strict,
+    )
     if ns.all:
         if ns.name is not None:
             raise CommandError("give a configured server's NAME or --all, not both")
