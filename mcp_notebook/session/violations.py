@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -27,6 +28,7 @@ from ..protocol.versions import MODERN_VERSIONS
 from .trace import Trace
 
 KEPT = 1000  # violations kept; older ones are only counted
+PAUSE = 0.002  # seconds the worker rests after a batch, gathering the next frames
 
 
 class FrameChecker:
@@ -64,15 +66,26 @@ class FrameChecker:
         return []
 
     def _work(self) -> None:
-        while (seen := self._queue.get()) is not None:
-            try:
-                self._check(seen)
-            except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
-                self.trace.event("check-error", note=f"{type(exc).__name__}: {exc}", seq=seen.seq)
-            finally:
-                with self._done:
-                    self._checked += 1
-                    self._done.notify_all()
+        """Check what has queued up, in batches: after each batch the worker rests `PAUSE`, so a
+        busy connection wakes it a few hundred times a second, not once a frame."""
+        while True:
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            for seen in batch:
+                if seen is None:
+                    return
+                try:
+                    self._check(seen)
+                except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
+                    self.trace.event("check-error", note=f"{type(exc).__name__}: {exc}", seq=seen.seq)
+            with self._done:
+                self._checked += len(batch)
+                self._done.notify_all()
+            time.sleep(PAUSE)
 
     def _check(self, seen: Seen) -> list[Violation]:
         found = self.rules.check(seen)
