@@ -48,4 +48,3 @@ def test_a_10_mb_result_is_checked_once_and_whole(checked: list[tuple[str, Seen]
     assert len(big) == 1
     assert len(big[0].message["result"]["content"][0]["text"]) == BIG  # not the trace's clipped copy
     assert len(entry.raw) < BIG
-
