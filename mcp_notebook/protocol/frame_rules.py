@@ -16,10 +16,12 @@ frames must reach it in the order they came. Pure: no I/O, no threads.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ..base.public import public
+from ..base.text import clip
 from . import jsonrpc as rpc
 from . import spec_schema as spec
 from .versions import LEGACY_VERSIONS
@@ -163,31 +165,19 @@ class FrameRules:
         return found
 
     def _capability(self, seen: Seen, request: bool) -> list[Violation]:
-        method = seen.method or ""
+        method, section = seen.method or "", "basic/lifecycle#capability-negotiation"
         if request and method in REQUEST_NEEDS:
             needed = REQUEST_NEEDS[method]
             if not _has(seen.client_capabilities, (needed,)):
-                return [
-                    self._found(
-                        seen,
-                        "/method",
-                        CAPABILITY,
-                        f"{method} sent to a client that did not declare the {needed!r} capability",
-                        "basic/lifecycle#capability-negotiation",
-                    )
-                ]
+                message = f"{method} sent to a client that did not declare the {needed!r} capability"
+                return [self._found(seen, "/method", CAPABILITY, message, section)]
         elif not request and method in NOTIFICATION_NEEDS:
             path = NOTIFICATION_NEEDS[method]
             if not _has(seen.server_capabilities, path):
-                return [
-                    self._found(
-                        seen,
-                        "/method",
-                        CAPABILITY,
-                        f"{method} from a server that did not declare capabilities.{'.'.join(path)}",
-                        "basic/lifecycle#capability-negotiation",
-                    )
-                ]
+                params = seen.message.get("params") if isinstance(seen.message, dict) else None
+                about = f" (params {clip(json.dumps(params, default=str), 120)})" if params else ""
+                message = f"{method} from a server that did not declare capabilities.{'.'.join(path)}{about}"
+                return [self._found(seen, "/method", CAPABILITY, message, section)]
         return []
 
     def _response(self, seen: Seen) -> list[Violation]:

@@ -85,3 +85,13 @@ def test_connect_strict(shell, capsys):
             conn.request("tools/call", {"name": "violate", "arguments": {"rule": "not-json-rpc"}})
     finally:
         conn.close()
+
+
+def test_the_trace_marks_the_entries_that_broke_a_rule(shell, capsys, banner):
+    [first, second] = banner.violations
+    shell.run_line_magic("mcp", "trace banner --last 100")
+    lines = capsys.readouterr().out.splitlines()
+    marked = [line for line in lines if "⚠" in line]
+    assert len(marked) == 2
+    assert marked[0].lstrip().startswith(str(first.index)) and "⚠ not-json-rpc" in marked[0]
+    assert "⚠ unmatched-response" in marked[1]
