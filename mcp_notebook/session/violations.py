@@ -15,6 +15,7 @@ and ends the connection (the stdio fast paths are off: everything goes through t
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
@@ -88,7 +89,11 @@ class FrameChecker:
             time.sleep(PAUSE)
 
     def _check(self, seen: Seen) -> list[Violation]:
+        """Run the rules; what they found, with every known secret redacted (messages quote frames)."""
         found = self.rules.check(seen)
+        if found and self.trace.redactor:
+            redact = self.trace.redact
+            found = [dataclasses.replace(v, message=redact(v.message), where=redact(v.where)) for v in found]
         for violation in found:
             self.found.append(violation)
             self.count += 1

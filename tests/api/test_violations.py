@@ -135,3 +135,12 @@ def test_checking_can_be_turned_off() -> None:
     with raw(check_frames=False) as conn:
         violate(conn, "not-json-rpc")
         assert conn.violations == []
+
+
+def test_a_violation_that_quotes_a_known_secret_is_redacted() -> None:
+    secret = "lst-" + "s3cr" * 5
+    with raw(secrets=[secret]) as conn:  # it logs without declaring logging: the violation quotes the params
+        conn.call_tool("say", {"text": f"the key is {secret}"}, validate=False)
+        found = [v for v in conn.violations if v.rule == "capability"]
+        assert found and all("[redacted]" in v.message for v in found)
+        assert secret not in repr(conn.violations)
