@@ -152,3 +152,32 @@ def test_the_demo_server_in_both_eras(era: str, transport: str) -> None:
         conn.call_tool("ask_name")
         conn.call_tool("summarize", {"text": "a long text"})
         assert_clean(conn)
+
+
+@pytest.mark.parametrize(
+    ("peer", "era"),
+    [
+        ("server-basic-vanillajs", "legacy"),
+        ("server-system-monitor", "legacy"),
+        ("apps_server", "legacy"),
+        ("apps_server", "modern"),
+    ],
+)
+def test_the_mcp_apps_peers(peer: str, era: str) -> None:
+    from test_apps import PROBE, ext_apps_stdio
+
+    argv = PROBE if peer == "apps_server" else ext_apps_stdio(peer)
+    with mcp_notebook.connect(argv, name="apps", era=era, apps=True) as conn:
+        common(conn)
+        tools = conn.list_tools()
+        for tool in tools:
+            arguments = {"text": "hi"} if "text" in (tool["inputSchema"].get("required") or []) else {}
+            if tool["name"] != "broken" and not set(tool["inputSchema"].get("required") or []) - set(arguments):
+                conn.call_tool(tool["name"], arguments)  # ("broken" fails on purpose: an error response)
+        if peer == "apps_server" and era == "legacy":
+            # An SDK server: its logs are undeclared, as above; and touch_view sends
+            # notifications/resources/updated for its view on purpose, to a client that never
+            # subscribed, from a server that declares no resources.subscribe.
+            assert_clean(conn, known=(SDK_SENDS_LOGS_UNDECLARED, ("capability", "notifications/resources/updated")))
+        else:
+            assert_clean(conn)
