@@ -95,3 +95,11 @@ def test_the_trace_marks_the_entries_that_broke_a_rule(shell, capsys, banner):
     assert len(marked) == 2
     assert marked[0].lstrip().startswith(str(first.index)) and "⚠ not-json-rpc" in marked[0]
     assert "⚠ unmatched-response" in marked[1]
+
+
+def test_the_line_completes_the_subcommand_and_its_rules():
+    from mcp_notebook.notebook.line_completion import candidates
+
+    assert "violations" in candidates([], "vio")
+    assert candidates(["violations", "--rule"], "cur") == ["cursor-loop"]
+    assert "--strict" in candidates(["connect", "x"], "--st")
