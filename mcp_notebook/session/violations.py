@@ -76,16 +76,21 @@ class FrameChecker:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
+            checked, stopping = 0, False
             for seen in batch:
                 if seen is None:
-                    return
+                    stopping = True
+                    break
                 try:
                     self._check(seen)
                 except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
                     self.trace.event("check-error", note=f"{type(exc).__name__}: {exc}", seq=seen.seq)
+                checked += 1
             with self._done:
-                self._checked += len(batch)
+                self._checked += checked
                 self._done.notify_all()
+            if stopping:
+                return
             time.sleep(PAUSE)
 
     def _check(self, seen: Seen) -> list[Violation]:
@@ -97,7 +102,8 @@ class FrameChecker:
         for violation in found:
             self.found.append(violation)
             self.count += 1
-            self.trace.mark(violation.index, violation.rule)
+            if violation.index:  # 0: the trace records no frames (enabled = False)
+                self.trace.mark(violation.index, violation.rule)
             for listener in list(self.listeners):
                 listener(violation)
         return found

@@ -48,3 +48,18 @@ def test_a_10_mb_result_is_checked_once_and_whole(checked: list[tuple[str, Seen]
     assert len(big) == 1
     assert len(big[0].message["result"]["content"][0]["text"]) == BIG  # not the trace's clipped copy
     assert len(entry.raw) < BIG
+
+
+def test_stopping_checks_what_is_queued_and_readers_see_it_all() -> None:
+    from mcp_notebook.session.trace import Trace
+    from mcp_notebook.session.violations import FrameChecker
+
+    trace = Trace()
+    checker = FrameChecker(trace)
+    for seq in range(1, 201):
+        checker.submit(Seen(seq, "invalid", None, "2025-11-25", problem="invalid JSON"))
+    checker.stop()
+    assert checker.settled(timeout=0)  # nothing left unchecked: no wait at all
+    assert checker.count == 200 and [v.index for v in checker.violations()] == list(range(1, 201))
+    assert trace.marks[200] == ("not-json-rpc",)
+    assert checker.submit(Seen(201, "invalid", None, "2025-11-25")) == [] and checker.count == 200  # ended
