@@ -6,9 +6,9 @@ server URL last) it calls every tool the scenario's server offers, and takes the
 credentials the suite hands over in MCP_CONFORMANCE_CONTEXT.
 
 A server that wants OAuth is authorized through the same `authorize=` callback a program
-would pass: it follows the authorization URL's redirects without a browser and hands back
-the URL they end on; where a page wants a person, it prints the link and reads the URL
-pasted back (on a terminal).
+would pass: it follows the authorization URL's redirects without a browser (through the
+connection's proxy, trusting its roots) and hands back the URL they end on; where a page
+wants a person, it prints the link and reads the URL pasted back (on a terminal).
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-import httpx2
-
 from .api.connect import connect
 from .auth.config import DEFAULT_REDIRECT_URI, CrossAppAccess, OAuth
 from .base.errors import AuthorizationError, McpNotebookError
+from .transports.http_client import HttpSettings, sync_client
 
 MAX_REDIRECTS = 10
 
@@ -42,6 +41,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--header", action="append", default=[], metavar="'K: V'", help="an HTTP header (repeatable)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every frame and transport event at the end")
+    parser.add_argument(
+        "--proxy", metavar="URL", help="send HTTP requests through this proxy ('' for none; default: HTTP(S)_PROXY)"
+    )
+    parser.add_argument("--cacert", metavar="PEM_FILE", help="trust the CA certificates in this file (default: the system's)")
     auth = parser.add_argument_group("OAuth (when the server answers 401)")
     auth.add_argument("--no-auth", action="store_true", help="never authorize")
     auth.add_argument("--client-id", help="a client registered beforehand with the authorization server")
@@ -53,13 +56,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def follow_authorization(redirect_uri: str) -> Any:
+def follow_authorization(redirect_uri: str, http: HttpSettings) -> Any:
     """An `authorize` callback without a browser: follow the authorization URL's redirects until
     one goes to `redirect_uri`, and hand that URL back. A page that wants a person (a login
     form) is shown on the terminal, and the URL the browser ends on is read back."""
 
     def authorize(url: str) -> str:
-        with httpx2.Client(follow_redirects=False, timeout=30.0) as client:
+        with sync_client(http, timeout=30.0) as client:
             for _ in range(MAX_REDIRECTS):
                 response = client.get(url)
                 location = response.headers.get("location")
@@ -96,7 +99,7 @@ def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
         private_key=context.get("private_key_pem") or key,
         signing_algorithm=context.get("signing_algorithm"),
         cross_app=cross_app,
-        authorize=follow_authorization(args.redirect_uri),
+        authorize=follow_authorization(args.redirect_uri, HttpSettings(proxy=args.proxy, verify=args.cacert or True)),
         remember=not os.environ.get("MCP_CONFORMANCE_SCENARIO"),  # each scenario is a new server on a reused port
     )
 
@@ -135,6 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             headers={k.strip(): v.strip() for k, v in headers.items()} or None,
             elicitation="defaults",
             auth=auth_option(args, context),
+            proxy=args.proxy,
+            verify=args.cacert or True,
         ) as conn:  # elicitation: accept with the schema's defaults (SEP-1034)
             info = conn.server_info or {}
             print(

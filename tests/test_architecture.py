@@ -27,7 +27,7 @@ ALLOWED: dict[str, set[str]] = {
     "configs": {"base", "transports"},
     "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server"},
     "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
-    "__main__": {"base", "auth", "api"},
+    "__main__": {"base", "transports", "auth", "api"},
 }
 MAX_LINES = 400
 # Logic kept apart from the IPython adapter beside it: it imports nothing of IPython, not even lazily.

@@ -23,9 +23,12 @@ from .connection import Connection
 
 if TYPE_CHECKING:
     from ..auth.flow import OAuthFlow  # with the HTTP stack under it: imported when a connection first authorizes
+    from ..transports.http_client import HttpSettings
 
 
-def auth_hook(url: str, option: Any, headers: Mapping[str, str], trace: Trace) -> OAuthFlow | None:
+def auth_hook(
+    url: str, option: Any, headers: Mapping[str, str], trace: Trace, http: HttpSettings | None = None
+) -> OAuthFlow | None:
     """The OAuth client for a connection to `url`, or None when it is not to authorize."""
     if option is None:
         return None
@@ -44,7 +47,7 @@ def auth_hook(url: str, option: Any, headers: Mapping[str, str], trace: Trace) -
     def ask_front_end(url: str) -> str:
         return frontend.current().authorize(url, progress)
 
-    return OAuthFlow(url, options, events=progress.event, secret=trace.add_secret, authorize=ask_front_end)
+    return OAuthFlow(url, options, events=progress.event, secret=trace.add_secret, authorize=ask_front_end, http=http)
 
 
 @dataclass(frozen=True)

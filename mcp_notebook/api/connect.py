@@ -68,6 +68,8 @@ def connect(
     auth: Any = D.auth,
     check_frames: bool = D.check_frames,
     strict: bool = D.strict,
+    proxy: str | None = D.proxy,
+    verify: Any = D.verify,
 ) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
@@ -102,6 +104,12 @@ def connect(
     protocol's rules, off the ping path (`conn.violations`; `check_frames=False` skips it);
     `strict=True` makes the first violation an error: the call it answers fails with
     ProtocolViolation naming the rule, and the connection ends.
+
+    Every HTTP request (the server's, the authorization flow's) goes through `proxy` (a URL;
+    "" for none; None, the default, follows `%config McpNotebook.proxy`, then `HTTP_PROXY`,
+    `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY`) and trusts `verify`: True, the operating
+    system's roots (or `SSL_CERT_FILE` / `SSL_CERT_DIR`); a CA bundle's path; an
+    `ssl.SSLContext`; or False, any certificate.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
     target, options, opened_from_config = configured.prepare(target, options)
@@ -150,6 +158,8 @@ async def aconnect(
     auth: Any = D.auth,
     check_frames: bool = D.check_frames,
     strict: bool = D.strict,
+    proxy: str | None = D.proxy,
+    verify: Any = D.verify,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})

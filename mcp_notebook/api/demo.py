@@ -116,9 +116,10 @@ def demo(
 def follow_redirect(url: str) -> str:
     """An `authorize=` callback for an authorization server that approves at once (the demo's):
     it plays the browser, asks for the authorization URL, and returns where it was sent back to."""
-    import httpx2  # imported when a flow asks: the package's import stays light
+    from ..transports.http_client import HttpSettings, sync_client  # with the HTTP stack: imported when a flow asks
 
-    response = httpx2.get(url, follow_redirects=False, timeout=30.0)
+    with sync_client(HttpSettings(), timeout=30.0) as client:
+        response = client.get(url)
     location = response.headers.get("location")
     if not response.is_redirect or location is None:
         raise AuthorizationError(f"the authorization server answered HTTP {response.status_code}, not a redirect")

@@ -37,6 +37,11 @@ class McpNotebook(Configurable):
     health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
     health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)
     render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)
+    proxy = Unicode(
+        None,
+        allow_none=True,
+        help="Proxy URL for every HTTP request (empty: none); unset, HTTP_PROXY / HTTPS_PROXY / NO_PROXY decide.",
+    ).tag(config=True)
     config_files = List(
         Unicode(), help="Server configuration files of our own (the mcpServers format), read with the other clients' files."
     ).tag(config=True)

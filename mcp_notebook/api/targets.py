@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import shutil
+import ssl
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,7 @@ from .settings import defaults
 
 if TYPE_CHECKING:
     from ..transports.http import HttpTransport
+    from ..transports.http_client import HttpSettings
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
 _era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
@@ -53,6 +55,8 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
     else:
         if options.headers or options.bearer_token_env or options.transport != "auto" or options.auth not in ("auto", None):
             raise UsageError("headers, bearer tokens, OAuth and the HTTP transport choice apply to URLs, not to commands")
+        if options.proxy is not None or options.verify is not True:
+            raise UsageError("proxy and verify apply to URLs, not to commands")
         argv = shlex.split(target) if isinstance(target, str) else [str(part) for part in target]
         if not argv:
             raise UsageError("the server command is empty")
@@ -165,14 +169,32 @@ def _http_transport(url: str, options: ConnectOptions, trace: Trace) -> HttpTran
         key, _, value = part.partition("=")
         if value and is_secret_name(key):
             trace.add_secret(value)
+    http = http_settings(options)
+    for proxy in http.proxies().values():
+        if password := urlsplit(proxy).password:
+            trace.add_secret(password)
     return HttpTransport(
         url.strip(),
         headers=all_headers,
         mode=mode,
         events=trace.event,
         max_frame_bytes=defaults.max_frame_bytes,
-        auth=auth_hook(url.strip(), options.auth, all_headers, trace),
+        auth=auth_hook(url.strip(), options.auth, all_headers, trace, http),
+        http=http,
     )
+
+
+def http_settings(options: ConnectOptions) -> HttpSettings:
+    """The HTTP settings of a connection: its own options, then `%config McpNotebook`'s."""
+    from ..transports.http_client import HttpSettings
+
+    verify = options.verify
+    if not isinstance(verify, (bool, str, ssl.SSLContext)):
+        raise UsageError(f"verify must be True, False, a CA bundle's path or an ssl.SSLContext; got {verify!r:.80}")
+    if isinstance(verify, str) and not os.path.exists(os.path.expanduser(verify)):
+        raise UsageError(f"verify: no CA bundle at {verify!r}")
+    proxy = options.proxy if options.proxy is not None else defaults.proxy
+    return HttpSettings(proxy=proxy, verify=os.path.expanduser(verify) if isinstance(verify, str) else verify)
 
 
 def remember_era(target: str | Sequence[str], session: Session) -> None:

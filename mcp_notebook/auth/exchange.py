@@ -3,13 +3,12 @@ HTTP-level event with its step; no request or response body is ever traced.
 
 It is its own HTTP client, apart from the transport's: none of the MCP request headers (API
 keys, the session id, the access token) go to the authorization server, and redirects are
-not followed.
+not followed. It is built on the same `HttpSettings` as the transport's (proxy, trusted roots).
 """
 
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,6 +17,7 @@ import httpx2
 
 from ..base.errors import AuthorizationError
 from ..base.text import plain
+from ..transports.http_client import HttpSettings, async_client
 from ..transports.http_errors import describe_failure, redact_url
 
 Events = Callable[..., Any]
@@ -28,20 +28,19 @@ MIN_SECRET = 4  # shorter strings are not worth redacting (and the Redactor refu
 class AuthExchange:
     """GET and POST to authorization and metadata endpoints, traced, answering JSON."""
 
-    def __init__(self, events: Events, secret: Callable[[str], None], timeout: float = 30.0) -> None:
+    def __init__(
+        self, events: Events, secret: Callable[[str], None], timeout: float = 30.0, settings: HttpSettings | None = None
+    ) -> None:
         self._events = events
         self._secret = secret
         self._timeout = timeout
+        self._settings = settings or HttpSettings()
         self._client: httpx2.AsyncClient | None = None
 
     @property
     def client(self) -> httpx2.AsyncClient:
         if self._client is None:
-            self._client = httpx2.AsyncClient(
-                timeout=self._timeout,
-                transport=httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]),
-                follow_redirects=False,
-            )
+            self._client = async_client(self._settings, timeout=self._timeout)
         return self._client
 
     async def aclose(self) -> None:

@@ -27,6 +27,7 @@ import httpx2
 
 from ..base.errors import AuthorizationError
 from ..base.text import plain
+from ..transports.http_client import HttpSettings
 from ..transports.urls import redact_url
 from .challenge import Challenge, bearer_challenge, origin_of
 from .config import OAuth
@@ -60,11 +61,12 @@ class OAuthFlow:
         events: Events,
         secret: Callable[[str], None],
         authorize: Authorize | None = None,
+        http: HttpSettings | None = None,
     ) -> None:
         self.server_url = server_url
         self.options = options
         self._authorize = options.authorize or authorize
-        self.http = AuthExchange(events, secret)
+        self.http = AuthExchange(events, secret, settings=http)
         self.found: Discovered | None = None
         self.client: ClientIdentity | None = None
         self.token: Token | None = None

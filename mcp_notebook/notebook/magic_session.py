@@ -78,6 +78,10 @@ URL_ONLY = "for URLs, not server commands"
     arg("--bearer-token-env", metavar="VAR", help=f"send the token in $VAR as Authorization: Bearer, {URL_ONLY}"),
     arg("--transport", choices=["auto", "http", "sse"], default="auto", help=f"the HTTP transport, {URL_ONLY}"),
     arg(
+        "--proxy", metavar="URL", help=f"send HTTP requests through this proxy ('' for none; default: HTTP(S)_PROXY), {URL_ONLY}"
+    ),
+    arg("--cacert", metavar="PEM", help=f"trust the CA certificates in this file (default: the system's), {URL_ONLY}"),
+    arg(
         "--from", dest="from_file", metavar="FILE", help="a configured server: the file (or client, e.g. cursor) to take it from"
     ),
     flag("--consent", help="a configured command: run it without asking (you have read it in %%mcp servers)"),
@@ -116,9 +120,15 @@ def _connect(ns: Namespace) -> Connection | None:
         raise CommandError("write the server command after --, e.g. %mcp connect demo -- python server.py")
     if ns.url is None and not command:
         raise CommandError("no server command after --, e.g. %mcp connect demo -- python server.py")
-    http_only = {"header": ns.header, "bearer_token_env": ns.bearer_token_env, "transport": ns.transport != "auto"}
+    http_only = {
+        "header": ns.header,
+        "bearer_token_env": ns.bearer_token_env,
+        "transport": ns.transport != "auto",
+        "proxy": ns.proxy is not None,
+        "cacert": ns.cacert,
+    }
     if ns.url is None and any(http_only.values()):
-        raise CommandError(f"--header, --bearer-token-env and --transport are {URL_ONLY}")
+        raise CommandError(f"--header, --bearer-token-env, --transport, --proxy and --cacert are {URL_ONLY}")
     auth = _auth_option(ns)
     if ns.url is None and auth not in ("auto", None):
         raise CommandError(f"the OAuth options are {URL_ONLY}")
@@ -138,6 +148,8 @@ def _connect(ns: Namespace) -> Connection | None:
         auth=auth,
         roots=ns.roots,
         strict=ns.strict,
+        proxy=ns.proxy,
+        verify=ns.cacert or True,
     )
     print(connected_line(conn))
     return conn
@@ -149,6 +161,8 @@ def _connect_configured(ns: Namespace) -> Connection | None:
         raise CommandError(
             "--env, --header, --bearer-token-env and --transport go with a URL or a command; a configured server has its own"
         )
+    if ns.proxy is not None or ns.cacert:
+        raise CommandError("--proxy and --cacert go with a URL; for configured servers, set %config McpNotebook.proxy")
     options = dict(
         era=ns.era,
         timeout=ns.timeout or None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import json.encoder
 import json.scanner
+import re
 from typing import Any, NamedTuple
 
 JSONRPC = "2.0"
@@ -116,23 +117,88 @@ def _answer(message: dict[str, Any]) -> Frame:
 
 _scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # the C scanner json.loads ends in, without its wrapping
 
+TOO_DEEP = "invalid JSON: nested too deeply to decode"
 
-def decode(text: str) -> Frame:
-    """Parse one frame of text; bad JSON comes back as an invalid frame, never raises.
+
+def decode(text: str, problem: str | None = None) -> Frame:
+    """Parse one frame of text; whatever is wrong with it comes back as an invalid frame, never raises.
 
     A frame that is one JSON value and nothing else (what peers send) goes straight to the
-    scanner; anything else takes `json.loads`, for its exact verdict and message.
+    scanner; anything else takes `json.loads`, for its exact verdict and message. The depth
+    the scanner goes to is bounded by the interpreter's recursion limit, so a hostile frame
+    nested deeper costs bounded time and stack: it is an invalid frame, not an exception.
+    `problem` is the transport's word that the bytes were already wrong (not UTF-8): the
+    frame is invalid for that reason, with the message parsed from the text where it can be,
+    so that a request it answers can still be named.
     """
     try:
         message, end = _scan(text, 0)
         if end != len(text):
             raise ValueError("more than one value")
-    except (StopIteration, ValueError, RecursionError):
+    except RecursionError:
+        return Frame(INVALID, None, problem or TOO_DEEP)
+    except (StopIteration, ValueError):
         try:
             message = json.loads(text)
+        except RecursionError:
+            return Frame(INVALID, None, problem or TOO_DEEP)
         except ValueError as exc:
-            return Frame(INVALID, None, f"invalid JSON: {exc}")
+            return Frame(INVALID, None, problem or f"invalid JSON: {exc}")
+    if problem is not None:
+        return Frame(INVALID, message, problem)
     return classify(message)
+
+
+def utf8_problem(error: UnicodeDecodeError) -> str:
+    """What to say of a frame whose bytes are not UTF-8, which JSON text must be (RFC 8259 section 8.1)."""
+    return f"not UTF-8: {error.reason} at byte {error.start}"
+
+
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_STRING_OR_BRACKET = re.compile(_STRING + r"|[{}\[\]]", re.DOTALL)
+_ID_VALUE = re.compile(r"\s*:\s*(-?\d+(?![.eE\d])|" + _STRING + ")", re.DOTALL)
+_KEY_COLON = re.compile(r"\s*:")
+
+
+def id_in_text(text: str) -> RequestId | None:
+    """The top-level `"id"` of a frame that did not parse, if the text shows one and no top-level
+    `"method"` (a response, then, not a request of the server's).
+
+    Read from the text alone, skipping strings and counting brackets, so it finds an id that
+    comes before or after whatever broke the frame (nesting too deep, a control character).
+    Called for invalid frames only: a regular-expression pass over the text, which stops once
+    it has seen the id and a `"result"` or `"error"` beside it (as a response begins).
+    """
+    if not text.lstrip().startswith("{"):
+        return None
+    found: RequestId | None = None
+    answer = False
+    depth = 0
+    for token in _STRING_OR_BRACKET.finditer(text):
+        first = text[token.start()]
+        if first in "[{":
+            depth += 1
+        elif first in "]}":
+            depth -= 1
+        elif depth == 1 and _KEY_COLON.match(text, token.end()):
+            key = token.group()
+            if key == '"method"':
+                return None
+            if key == '"id"' and found is None:
+                value = _ID_VALUE.match(text, token.end())
+                found = _id_value(value.group(1)) if value is not None else None
+            answer = answer or key in ('"result"', '"error"')
+            if found is not None and answer:
+                return found
+    return found
+
+
+def _id_value(literal: str) -> RequestId | None:
+    try:
+        value = json.loads(literal)
+    except ValueError:
+        return None
+    return value if is_valid_id(value) else None
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

@@ -43,13 +43,14 @@ class Inbound:
         self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
         self._read_at = 0.0
 
-    def frame_received(self, text: str, via: str | None = None) -> None:
-        """The transport read a frame: dispatch it now, on the session thread."""
+    def frame_received(self, text: str, via: str | None = None, problem: str | None = None) -> None:
+        """The transport read a frame: dispatch it now, on the session thread (`problem`: what
+        was wrong with its bytes, which makes it invalid whatever its text says)."""
         self._read_at = time.perf_counter()
         if self.session.counters.transport_failures:
             self._reached_again()
         try:
-            self._dispatch(text, rpc.decode(text), via=via)
+            self._dispatch(text, rpc.decode(text, problem), via=via)
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
             self.session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
 
@@ -98,7 +99,7 @@ class Inbound:
 
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
         kind, message, note = frame
-        pending, note = self._answered(frame)
+        pending, note = self._answered(frame, text)
         if kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.session.protocol_version}"
         if record:
@@ -159,13 +160,16 @@ class Inbound:
             self.session.requests.settle(pending, failure=ProtocolViolation(problem))
         self.session.end(ConnectionClosed(problem))
 
-    def _answered(self, frame: rpc.Frame) -> tuple[Pending | None, str | None]:
-        """The request of ours `frame` answers, if any, and what the trace should say of it."""
+    def _answered(self, frame: rpc.Frame, text: str) -> tuple[Pending | None, str | None]:
+        """The request of ours `frame` answers, if any, and what the trace should say of it: an
+        invalid frame answers the request its id names, read from the text if it did not parse."""
         kind = frame.kind
         if kind == rpc.RESPONSE or kind == rpc.ERROR:
             return self._match(frame.message["id"], frame.problem)
-        if kind == rpc.INVALID and frame.answers is not None:
-            return self._match(frame.answers, frame.problem)
+        if kind == rpc.INVALID:
+            answers = frame.answers if frame.message is not None else rpc.id_in_text(text)
+            if answers is not None:
+                return self._match(answers, frame.problem)
         return None, frame.problem
 
     def _match(self, request_id: Any, note: str | None) -> tuple[Pending | None, str | None]:

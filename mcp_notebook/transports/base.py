@@ -28,8 +28,9 @@ def size_text(size: int) -> str:
 class Sink(Protocol):
     """What a transport reports to its session."""
 
-    def frame_received(self, text: str, via: str | None = None) -> None:
-        """One frame's text arrived (`via`: which stream, where there are several)."""
+    def frame_received(self, text: str, via: str | None = None, problem: str | None = None) -> None:
+        """One frame's text arrived (`via`: which stream, where there are several; `problem`: why
+        its bytes are no frame's, such as not being UTF-8, the text then decoded with replacements)."""
 
     def frame_here(self, text: str) -> bool:
         """On the transport's own reading thread: take the frame now if it needs no event loop

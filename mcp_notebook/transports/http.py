@@ -12,7 +12,6 @@ transport only as its `StreamHost`.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections import deque
@@ -25,10 +24,11 @@ import anyio.abc
 import httpx2
 
 from ..base.errors import StreamBroken, TransportError
-from ..protocol.jsonrpc import RequestId
+from ..protocol.jsonrpc import RequestId, utf8_problem
 from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import read_body, read_head
+from .http_client import AsyncRoutes, HttpSettings, async_client
 from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
 from .http_requests import PostRequests
 from .http_streams import Streams
@@ -53,9 +53,9 @@ class HttpTransport:
         headers: Mapping[str, str] | None = None,
         mode: str = "auto",
         events: Any = None,
-        connect_timeout: float = 10.0,
         max_frame_bytes: int = MAX_FRAME_BYTES,
         auth: AuthHook | None = None,
+        http: HttpSettings | None = None,
     ) -> None:
         if mode not in ("auto", "http", "sse"):
             raise ValueError(f"unknown HTTP transport {mode!r}; use auto, http or sse")
@@ -65,7 +65,8 @@ class HttpTransport:
         self._headers = dict(headers or {})
         self.auth = auth  # authorizes requests (OAuth), if the server asks
         self._events = events or (lambda *a, **k: None)
-        self._connect_timeout = connect_timeout
+        self.http = http or HttpSettings()  # proxy, trusted roots, connect timeout: as every client of the package
+        self._connect_timeout = self.http.connect_timeout
         self.max_frame_bytes = max_frame_bytes  # the largest body or SSE event read
         self._client: httpx2.AsyncClient | None = None
         self._requests: PostRequests | None = None
@@ -110,15 +111,15 @@ class HttpTransport:
         self._workers = Workers(task_group)
         if self.auth is not None:
             self.auth.attach(task_group)
-        # Without TCP_NODELAY every small POST waits ~40 ms for Nagle and delayed ACK.
-        transport = httpx2.AsyncHTTPTransport(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-        self._client = httpx2.AsyncClient(
+        routes = AsyncRoutes(self.http)
+        self._client = async_client(
+            self.http,
+            routes=routes,
             timeout=httpx2.Timeout(connect=self._connect_timeout, read=None, write=30.0, pool=None),
-            transport=transport,
             follow_redirects=True,
             event_hooks={"response": [refuse_cross_origin_redirects]},
         )
-        self._requests = PostRequests(self._client, transport)
+        self._requests = PostRequests(self._client, routes)
 
     def use_modern(self, protocol_version: str) -> None:
         """Stateless from now on: the version header on every POST, no session, no GET stream."""
@@ -304,9 +305,13 @@ class HttpTransport:
         if "json" not in content_type:
             body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
             raise TransportError(describe_status(response, body, self.describe()), status=status)
-        body_text = (await read_body(response, self.max_frame_bytes, self.describe())).decode("utf-8", errors="replace")
+        data = await read_body(response, self.max_frame_bytes, self.describe())
+        try:
+            body_text, problem = data.decode("utf-8"), None
+        except UnicodeDecodeError as exc:  # JSON text is UTF-8: the session hears why this body is not a frame
+            body_text, problem = data.decode("utf-8", errors="replace"), utf8_problem(exc)
         if body_text.strip():
-            sink.frame_received(body_text, via="POST body")
+            sink.frame_received(body_text, via="POST body", problem=problem)
 
     def _failed(self, request_id: RequestId | None, error: TransportError) -> None:
         self.event("send-failed", note=str(error), id=request_id)

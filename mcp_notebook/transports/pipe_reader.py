@@ -21,6 +21,7 @@ from typing import Any
 
 import anyio.to_thread
 
+from ..protocol.jsonrpc import utf8_problem
 from .base import Sink, size_text
 from .lines import LineSplitter
 
@@ -133,7 +134,13 @@ class PipeReader:
                 return True  # the pipe held less than we asked for: it is empty, save the read that says so
 
     def _frame(self, line: bytes | bytearray) -> None:
-        text = line.decode("utf-8", errors="replace").strip()
+        try:
+            text = line.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:  # JSON text is UTF-8: the session hears why this line is not a frame
+            text, problem = line.decode("utf-8", errors="replace").strip(), utf8_problem(exc)
+            self._handed += 1
+            self._to_loop(functools.partial(self._dispatch, text, problem))
+            return
         if not text:
             return
         if self._handed == self._dispatched and self._sink.frame_here(text):
@@ -155,8 +162,8 @@ class PipeReader:
 
     # ----- the loop -----
 
-    def _dispatch(self, text: str) -> None:
+    def _dispatch(self, text: str, problem: str | None = None) -> None:
         try:
-            self._sink.frame_received(text)
+            self._sink.frame_received(text, problem=problem)
         finally:
             self._dispatched += 1

@@ -230,7 +230,15 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
         ("%mcp connect web http://127.0.0.1:9/mcp -- python x.py", "give a URL or a server command after --, not both"),
         ("%mcp connect web http://127.0.0.1:9/mcp --header NoColon", "invalid 'Name: value' header value"),
         ("%mcp connect web http://127.0.0.1:9/mcp --transport smoke", "invalid choice: 'smoke'"),
-        ("%mcp connect web --header 'A: b' -- python x.py", "--header, --bearer-token-env and --transport are for URLs"),
+        (
+            "%mcp connect web --header 'A: b' -- python x.py",
+            "--header, --bearer-token-env, --transport, --proxy and --cacert are for URLs",
+        ),
+        ("%mcp connect web --proxy http://127.0.0.1:9 -- python x.py", "--proxy and --cacert are for URLs"),
+        (
+            "%mcp connect fs --cacert ca.pem",
+            "--proxy and --cacert go with a URL; for configured servers, set %config McpNotebook.proxy",
+        ),
         ("%mcp connect web http://127.0.0.1:9/mcp --bearer-token-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
         ("%mcp connect web http://127.0.0.1:9/mcp --timeout 5", "cannot connect to http://127.0.0.1:9/mcp"),
         ("%mcp connect web http://127.0.0.1:99999/mcp", "http://127.0.0.1:99999/mcp is not a valid URL: Port out of range"),

@@ -9,6 +9,8 @@ responses with 202, has no GET stream (405), and acts out a scenario for each
              with every frame the client POSTed since the scenario began.
 * `big-body` answers with a JSON body of `size` bytes (the tool's argument), as fast as
              the client reads; `big-event` answers with an SSE stream of one such event.
+* `malformed` answers with a body no decoder should choke on, of the given `shape` (as
+             raw_server.py's: nested, id-last, not-utf8, nul).
 * `slow-body` announces a large JSON body and trickles it, a byte at a time, until the
              client hangs up (at most two minutes).
 
@@ -40,6 +42,8 @@ import json
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from raw_server import hostile_reply  # the same hostile replies as over stdio (this folder is on the path)
 
 HOST = "127.0.0.1"
 posted: list[dict] = []
@@ -152,16 +156,25 @@ class Handler(BaseHTTPRequestHandler):
             self._initialize(body)
         elif body["method"] == "ping":
             self._json({"jsonrpc": "2.0", "id": body["id"], "result": {}})
-        elif body["method"] == "tools/call" and body["params"]["name"] == "bad-ids":
-            self._bad_ids(body["id"])
-        elif body["method"] == "tools/call" and body["params"]["name"] == "ping-via-listener":
-            self._ping_via_listener(body["id"])
-        elif body["method"] == "tools/call" and body["params"]["name"] == "forget-session":
-            self._forget(body["id"], session)
-        elif body["method"] == "tools/call" and body["params"]["name"] in ("big-body", "big-event", "slow-body"):
-            self._big(body["params"]["name"], body["id"], body["params"].get("arguments") or {})
+        elif body["method"] == "tools/call":
+            self._tool(body, session)
         else:
             self._json({"jsonrpc": "2.0", "id": body["id"], "error": {"code": -32601, "message": "Method not found"}})
+
+    def _tool(self, body: dict, session: str | None) -> None:
+        name, request_id, arguments = body["params"]["name"], body["id"], body["params"].get("arguments") or {}
+        if name == "bad-ids":
+            self._bad_ids(request_id)
+        elif name == "ping-via-listener":
+            self._ping_via_listener(request_id)
+        elif name == "forget-session":
+            self._forget(request_id, session)
+        elif name == "malformed":
+            self._send(200, hostile_reply(request_id, arguments["shape"]) or b"", "application/json")
+        elif name in ("big-body", "big-event", "slow-body"):
+            self._big(name, request_id, arguments)
+        else:
+            self._json({"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": "Method not found"}})
 
     def _unwelcome(self, body: dict, session: str | None) -> bool:
         """/sticky without its cookie (403), /forgetful with a session it forgot (404): True once answered."""

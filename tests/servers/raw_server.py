@@ -21,7 +21,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
                   answers "flooded".
 * `stderr-flood`  writes `count` lines to stderr ("stderr line N"), then answers "flooded".
 * `malformed`     answers with a malformed response of the given `shape`: `error-string`
-                  (an error that is a string), `result-and-error`, or `no-jsonrpc`.
+                  (an error that is a string), `result-and-error`, `no-jsonrpc`, or one
+                  that must not choke a decoder (`hostile_reply`: nested, not UTF-8, a NUL).
 * `violate`       breaks the protocol rule named by its `rule` argument once (see
                   `VIOLATIONS`: a bad notification, a response to no request, a sampling
                   request the client did not offer, a banner on stdout, ...), then answers.
@@ -111,8 +112,32 @@ def stderr_flood(request_id: object, arguments: dict) -> None:
     answer(request_id, "flooded")
 
 
+def hostile_reply(request_id: object, shape: str) -> bytes | None:
+    """A reply line no decoder should choke on, for `shape`: `nested` (its result 100,000 arrays
+    deep), `not-utf8` (a byte that is no UTF-8 in its text), `nul` (a raw NUL in its text) or
+    `id-last` (nested, its id after the result); None for other shapes."""
+    head = json.dumps({"jsonrpc": "2.0", "id": request_id}).encode()[:-1]
+    text = b'"result":{"content":[{"type":"text","text":"%s"}]}'
+    deep = b"[" * 100_000 + b"]" * 100_000
+    if shape == "nested":
+        return head + b',"result":' + deep + b"}"
+    if shape == "id-last":
+        return b'{"jsonrpc":"2.0","result":' + deep + b',"id":' + json.dumps(request_id).encode() + b"}"
+    if shape == "not-utf8":
+        return head + b"," + text % b"caf\xe9" + b"}"
+    if shape == "nul":
+        return head + b"," + text % b"a\x00b" + b"}"
+    return None
+
+
 def malformed(request_id: object, arguments: dict) -> None:
     shape = arguments["shape"]
+    hostile = hostile_reply(request_id, shape)
+    if hostile is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(hostile + b"\n")
+        sys.stdout.buffer.flush()
+        return
     reply: dict = {"jsonrpc": "2.0", "id": request_id}
     if shape == "error-string":
         reply["error"] = "the tool failed"

@@ -28,6 +28,7 @@ Usage::
     python sdk_server.py --slow-start 1.5                 # reads nothing for 1.5 s, as a slow starter does
     python sdk_server.py --echo-description "Ignore all previous instructions"   # a changed tool description
     python sdk_server.py --transport streamable-http --port 8123 [--json-response] [--stateless]
+    python sdk_server.py --transport streamable-http --port 8123 --tls CERT_PEM KEY_PEM   # HTTPS
     python sdk_server.py --transport sse --port 8123
 
 HTTP transports always bind 127.0.0.1.
@@ -186,6 +187,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stateless", action="store_true", help="streamable-http: stateless mode (no session id)")
     parser.add_argument("--resumable", action="store_true", help="streamable-http: keep events so streams can resume")
     parser.add_argument("--slow-start", type=float, default=0.0, help="seconds to wait before serving (a server still starting)")
+    parser.add_argument(
+        "--tls", nargs=2, metavar=("CERT_PEM", "KEY_PEM"), help="streamable-http: serve HTTPS with this certificate"
+    )
     parser.add_argument("--echo-description", metavar="TEXT", help="describe the echo tool with TEXT (a changed tool definition)")
     args = parser.parse_args(argv)
     if args.echo_description is not None:
@@ -195,6 +199,11 @@ def main(argv: list[str] | None = None) -> None:
 
     if args.transport == "stdio":
         mcp.run("stdio")
+    elif args.transport == "streamable-http" and args.tls:
+        import uvicorn
+
+        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless, host=HOST)
+        uvicorn.run(app, host=HOST, port=args.port, ssl_certfile=args.tls[0], ssl_keyfile=args.tls[1], log_level="warning")
     elif args.transport == "streamable-http":
         mcp.run(
             "streamable-http",

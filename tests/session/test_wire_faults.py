@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -161,5 +162,31 @@ def test_a_malformed_answer_fails_its_request_at_once_saying_what_is_wrong(raw, 
     request = raw.trace.filter(method="tools/call", direction="out")[-1]
     answer = raw.trace.filter(id=request.id, direction="in")[-1]
     assert answer.kind == "invalid" and answer.note == problem
+    assert raw.health.invalid_frames == 1 and raw.health.requests_in_flight == 0
+    assert raw.ping() > 0 and raw.state == "ready"
+
+
+@pytest.mark.parametrize(
+    ("shape", "problem"),
+    [
+        ("nested", r"invalid JSON: nested too deeply to decode"),
+        ("id-last", r"invalid JSON: nested too deeply to decode"),
+        ("not-utf8", r"not UTF-8: invalid continuation byte at byte \d+"),
+        ("nul", r"invalid JSON: Invalid control character at: line 1 column \d+ \(char \d+\)"),
+    ],
+)
+def test_a_reply_no_decoder_could_read_fails_its_request_at_once_and_is_traced(raw, shape, problem):
+    # Before: the nested reply raised RecursionError in the decoder, which was swallowed as a
+    # "dispatch-error" event, and the call waited out its whole timeout.
+    with pytest.raises(mcp_notebook.ProtocolViolation) as caught:
+        raw.request("tools/call", {"name": "malformed", "arguments": {"shape": shape}}, timeout=60)
+    assert re.fullmatch(rf"tools/call: the server answered with a malformed response \({problem}\)", str(caught.value))
+    request = raw.trace.filter(method="tools/call", direction="out")[-1]
+    answer = raw.trace.frames("in")[-1]
+    assert (answer.kind, answer.method) == ("invalid", "tools/call") and re.fullmatch(problem, answer.note or "")
+    assert answer.size > (200_000 if shape in ("nested", "id-last") else 60)
+    assert len(answer.raw or "") <= 256 * 1024 + 100 and (answer.raw or "").startswith('{"jsonrpc":')  # clipped, kept
+    assert not raw.trace.filter(kind="dispatch-error")
+    assert request.id not in [e.id for e in raw.trace.frames("in")[:-1]]
     assert raw.health.invalid_frames == 1 and raw.health.requests_in_flight == 0
     assert raw.ping() > 0 and raw.state == "ready"

@@ -357,6 +357,20 @@ def test_a_body_or_event_over_the_message_limit_fails_its_request_at_once(port, 
         assert len(under) > 800_000
 
 
+@pytest.mark.parametrize(
+    ("shape", "problem"),
+    [("nested", "invalid JSON: nested too deeply to decode"), ("not-utf8", "not UTF-8: invalid continuation byte at byte ")],
+)
+def test_a_body_no_decoder_could_read_fails_its_request_at_once(port, shape, problem):
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="bad") as conn:
+        with pytest.raises(mcp_notebook.ProtocolViolation, match="malformed response") as caught:
+            conn.request("tools/call", {"name": "malformed", "arguments": {"shape": shape}}, timeout=60)
+        assert problem in str(caught.value)
+        answer = conn.trace.frames("in")[-1]
+        assert answer.kind == "invalid" and answer.method == "tools/call" and problem in (answer.note or "")
+        assert conn.ping() > 0 and conn.state == "ready"
+
+
 def test_the_request_timeout_covers_reading_the_body(port):
     with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="slow") as conn:
         with pytest.raises(mcp_notebook.RequestTimeout):

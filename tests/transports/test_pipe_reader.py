@@ -19,6 +19,7 @@ class RecordingSink:
     def __init__(self) -> None:
         self.taken_here: list[str] = []
         self.dispatched: list[str] = []
+        self.problems: list[str | None] = []
 
     def frame_here(self, text: str) -> bool:
         if text.startswith("here"):
@@ -26,8 +27,9 @@ class RecordingSink:
             return True
         return False
 
-    def frame_received(self, text: str, via: str | None = None) -> None:
+    def frame_received(self, text: str, via: str | None = None, problem: str | None = None) -> None:
         self.dispatched.append(text)
+        self.problems.append(problem)
 
     def hung_up(self) -> None:
         raise AssertionError("the reader reports its end through on_end")
@@ -86,3 +88,10 @@ def test_frames_are_taken_on_the_reading_thread_while_nothing_waits_for_the_loop
     sink, order = read_all(b"here 1\nhere 2\nloop 3\nhere 4\nlast line, unterminated")
     assert sink.taken_here == ["here 1", "here 2"]
     assert order == ["loop 3", "here 4", "last line, unterminated", "end"]
+
+
+def test_a_line_that_is_not_utf8_goes_to_the_loop_in_its_place_saying_so():
+    sink, order = read_all(b"here 1\nhere caf\xe9\nhere 3\n")
+    assert sink.taken_here == ["here 1"]
+    assert order == ["here caf\ufffd", "here 3", "end"]
+    assert sink.problems == ["not UTF-8: unexpected end of data at byte 8", None]
