@@ -5,8 +5,10 @@ server-everything is missing). `tools/call echo` is called `--count` times with 
 checking on and `--count` times with it off (`conn.session.checker.enabled`), in
 alternating rounds so warm-up and drift hit both alike; a round with checking on ends only
 once the checker has caught up (`checker.settled()`), so its work is inside the timing.
-It reports calls per second each way and the ratio on / off. Then it times the rules on one
-10 MB `tools/call` result (a text block of that size and, separately, 100,000 small
+It reports calls per second each way and the ratio on / off. Then the demo server pings us
+every 10 ms while we call its `echo` with 100 kB of text, checking on and off in alternating
+rounds: the pong latency (our reading thread, from the ping read to the pong written) each
+way. Then it times the rules on one 10 MB `tools/call` result (a text block of that size and, separately, 100,000 small
 blocks), against `json.loads` of the same frame, the floor every frame pays anyway.
 
 Why: checking runs on a worker thread, off the ping path, but it still takes the GIL;
@@ -66,6 +68,27 @@ def throughput(conn: Any, params: dict[str, Any], count: int, rounds: int) -> tu
     return done / spent[True], done / spent[False], ratios
 
 
+def pong_latency(rounds: int, calls: int) -> tuple[list[float], list[float]]:
+    """Pong latencies (seconds) with checking on and off, while 100 kB echo calls keep the checker busy."""
+    import mcp_notebook
+
+    latencies: dict[bool, list[float]] = {True: [], False: []}
+    with mcp_notebook.demo("bench-pongs", load_magics=False, ping_interval=0.01, keepalive=None) as conn:
+        counters, checker = conn.session.counters, conn.session.checker
+        text = "x" * 100_000
+        for n in range(rounds):
+            for enabled in (True, False) if n % 2 == 0 else (False, True):
+                checker.enabled = enabled
+                before = counters.pongs_sent
+                for _ in range(calls):
+                    conn.call_tool("echo", {"text": text})
+                checker.settled()
+                new = counters.pongs_sent - before
+                latencies[enabled] += list(counters.pong_latencies)[-new:] if new else []
+        checker.enabled = True
+    return latencies[True], latencies[False]
+
+
 def large_result(version: str, shape: str, size: int) -> tuple[float, float]:
     """Seconds to check one `size`-byte CallToolResult frame, and to json.loads it."""
     from mcp_notebook.protocol import jsonrpc as rpc
@@ -95,6 +118,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10, help="alternating rounds each way (default 10)")
     parser.add_argument("--warmup", type=int, default=200, help="untimed calls first (default 200)")
     parser.add_argument("--size", type=int, default=10_000_000, help="bytes of the large result (default 10 MB)")
+    parser.add_argument("--pong-rounds", type=int, default=10, help="alternating rounds of the pong figure (default 10)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
 
@@ -121,6 +145,13 @@ def main() -> None:
         f"on / off      {on / off:>9.3f}  (throughput kept with every frame checked; per round: median "
         f"{statistics.median(ratios):.3f}, {min(ratios):.3f}..{max(ratios):.3f})"
     )
+    on_pongs, off_pongs = pong_latency(args.pong_rounds, 20)
+    figures["pong_latency_ms"] = {}
+    print("\npong latency while 100 kB echo calls run (demo server pinging every 10 ms):")
+    for label_, found in (("checking on", on_pongs), ("checking off", off_pongs)):
+        median, p95 = statistics.median(found) * 1000, sorted(found)[int(0.95 * (len(found) - 1))] * 1000
+        figures["pong_latency_ms"][label_] = {"pongs": len(found), "median": median, "p95": p95}
+        print(f"  {label_:<13} {len(found):>5} pongs, median {median:.3f} ms, p95 {p95:.3f} ms")
     print(f"\none {args.size / 1e6:g} MB tools/call result, checked once (against json.loads of the same frame):")
     for shape in ("one block", "100,000 blocks"):
         checked, parsed = large_result(version, shape, args.size)
