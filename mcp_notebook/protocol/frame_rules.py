@@ -128,6 +128,9 @@ class FrameRules:
         self._tool_names: set[str] = set()
 
     def check(self, seen: Seen) -> list[Violation]:
+        if seen.kind == rpc.INVALID and isinstance(seen.message, list) and seen.message:
+            message = f"a JSON-RPC batch, which protocol {seen.version} does not allow (only 2025-03-26 does)"
+            return [self._found(seen, "", SCHEMA, message, "basic")]
         if seen.kind == rpc.INVALID:
             problem = seen.problem or "not a JSON-RPC message"
             return [self._found(seen, "", NOT_JSON_RPC, f"not a JSON-RPC message: {problem}", "basic/transports#stdio")]

@@ -144,3 +144,18 @@ def test_a_violation_that_quotes_a_known_secret_is_redacted() -> None:
         found = [v for v in conn.violations if v.rule == "capability"]
         assert found and all("[redacted]" in v.message for v in found)
         assert secret not in repr(conn.violations)
+
+
+def test_a_batch_where_the_version_allows_none() -> None:
+    with raw() as conn:  # 2025-11-25: batches were removed in 2025-06-18
+        violate(conn, "batch")
+        assert found(conn) == [("schema", None, "")]
+        assert "does not allow" in conn.violations[0].message
+
+
+def test_a_batch_where_the_version_allows_it_has_each_item_checked() -> None:
+    with raw("--version", "2025-03-26") as conn:
+        violate(conn, "batch")
+        assert conn.violations == []
+        violate(conn, "bad-batch")  # its one notification broken: where points into the batch
+        assert found(conn) == [("schema", "notifications/progress", "/0/params")]

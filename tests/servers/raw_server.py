@@ -164,6 +164,8 @@ VIOLATIONS = {
          "params": {"messages": [], "maxTokens": 10}}
     ],
     "not-json-rpc": ["Server listening on port 3000 (a banner on stdout)"],
+    "batch": [[{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}]],
+    "bad-batch": [[{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": "lots"}}]],
 }  # fmt: skip
 
 
