@@ -147,6 +147,8 @@ class Inbound:
         session = self.session
         answered = pending.method if pending is not None else None
         version = frame_version(session.protocol_version, answered, message, session.client.requested_version)
+        if version is None and kind == rpc.INVALID:  # a banner before the handshake: the spec we asked for
+            version = session.client.requested_version
         params = pending.params if pending is not None else None
         return session.checker.submit(
             Seen(seq, kind, message, version, answered or method, params, matched, problem,

@@ -159,3 +159,17 @@ def test_a_batch_where_the_version_allows_it_has_each_item_checked() -> None:
         assert conn.violations == []
         violate(conn, "bad-batch")  # its one notification broken: where points into the batch
         assert found(conn) == [("schema", "notifications/progress", "/0/params")]
+
+
+def test_a_banner_before_the_handshake() -> None:
+    """The most common server bug: a line printed on stdout at start-up, before any frame."""
+    script = RAW[1]
+    code = (
+        "print('Starting demo server v1.2 ...', flush=True); import runpy, sys; "
+        f"sys.argv = [{script!r}]; runpy.run_path({script!r}, run_name='__main__')"
+    )
+    with mcp_notebook.connect([sys.executable, "-c", code], era="legacy", name="banner") as conn:
+        conn.ping()
+        [violation] = conn.violations
+        assert (violation.rule, violation.method, violation.index) == ("not-json-rpc", None, conn.trace.frames("in")[0].seq)
+        assert violation.url == "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio"
