@@ -95,6 +95,7 @@ class Seen(NamedTuple):
     problem: str | None = None  # an invalid frame: why
     server_capabilities: Any = None
     client_capabilities: Any = None
+    stdio: bool = True  # the transport: stdio, or HTTP
 
 
 def url(version: str | None, section: str) -> str | None:
@@ -102,7 +103,7 @@ def url(version: str | None, section: str) -> str | None:
         return None
     if version not in LEGACY_VERSIONS:  # 2026-07-28 moved and renamed some pages
         section = section.replace("basic/utilities/", "basic/patterns/").replace("basic/lifecycle", "basic/versioning")
-        section = section.replace("basic/transports#stdio", "basic/transports/stdio")
+        section = section.replace("basic/transports#", "basic/transports/")
     return f"https://modelcontextprotocol.io/specification/{version}/{section}"
 
 
@@ -133,7 +134,8 @@ class FrameRules:
             return [self._found(seen, "", SCHEMA, message, "basic")]
         if seen.kind == rpc.INVALID:
             problem = seen.problem or "not a JSON-RPC message"
-            return [self._found(seen, "", NOT_JSON_RPC, f"not a JSON-RPC message: {problem}", "basic/transports#stdio")]
+            section = "basic/transports#stdio" if seen.stdio else "basic/transports#streamable-http"
+            return [self._found(seen, "", NOT_JSON_RPC, f"not a JSON-RPC message: {problem}", section)]
         if seen.version not in spec.VERSIONS:
             return []
         if seen.kind == rpc.BATCH:

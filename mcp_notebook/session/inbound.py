@@ -152,7 +152,7 @@ class Inbound:
         params = pending.params if pending is not None else None
         return session.checker.submit(
             Seen(seq, kind, message, version, answered or method, params, matched, problem,
-                 session.server.capabilities, session.client.capabilities)
+                 session.server.capabilities, session.client.capabilities, session.transport.kind == "stdio")
         )  # fmt: skip
 
     def _strict_stop(self, violation: Violation, pending: Pending | None) -> None:

@@ -173,3 +173,16 @@ def test_a_banner_before_the_handshake() -> None:
         [violation] = conn.violations
         assert (violation.rule, violation.method, violation.index) == ("not-json-rpc", None, conn.trace.frames("in")[0].seq)
         assert violation.url == "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio"
+
+
+def test_a_body_that_is_not_json_rpc_over_http_names_the_http_transport() -> None:
+    from conftest import free_port
+    from test_http import RAW_HTTP, serving
+
+    port = free_port()
+    with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="raw") as conn:
+        with pytest.raises(ProtocolViolation):
+            conn.request("tools/call", {"name": "malformed", "arguments": {"shape": "not-utf8"}})
+        [violation] = conn.violations
+        assert (violation.rule, violation.method) == ("not-json-rpc", "tools/call")
+        assert violation.url == "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#streamable-http"
