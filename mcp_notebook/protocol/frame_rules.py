@@ -192,11 +192,13 @@ class FrameRules:
         found = []
         if not seen.matched:
             found.append(self._found(seen, "/id", UNMATCHED, "a response whose id matches no request of ours", "basic"))
-        found += self._schema(seen, seen.message, result_env if seen.kind == rpc.RESPONSE else error_env, SCHEMA)
         result = seen.message.get("result") if isinstance(seen.message, dict) else None
-        if seen.kind != rpc.RESPONSE or not seen.matched or seen.method is None or found:
+        typed = seen.kind == rpc.RESPONSE and seen.matched and seen.method is not None
+        name = self._result_type(version, seen.method or "", seen.params, result) if typed else None
+        if name is None or not isinstance(result, dict) or not spec.covers_result(version, name):
+            found += self._schema(seen, seen.message, result_env if seen.kind == rpc.RESPONSE else error_env, SCHEMA)
+        if not typed or found:
             return found
-        name = self._result_type(version, seen.method, seen.params, result)
         if name is not None:
             found += self._schema(seen, result, name, RESULT_SHAPE, "/result")
         if not found and isinstance(result, dict):

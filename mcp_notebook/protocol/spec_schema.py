@@ -133,6 +133,19 @@ def result_definition(version: str, method: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def covers_result(version: str, name: str) -> bool:
+    """Whether result type `name` repeats every constraint of `Result`, the envelope's `result`
+    (the files flatten them: same `_meta`, same required fields), so that checking a response's
+    result against it checks the envelope's `result` too; the rest of the envelope (`jsonrpc`,
+    an integer or string `id`) is what makes a frame a response at all (`jsonrpc.classify`)."""
+    defs = definitions(version)
+    base, found = defs["Result"], defs.get(name, {})
+    properties = found.get("properties", {})
+    same = all(properties.get(key) == value for key, value in base.get("properties", {}).items())
+    return same and set(base.get("required", [])) <= set(found.get("required", [])) and "type" in found
+
+
 def response_definitions(version: str) -> tuple[str, str]:
     """The envelopes of a result and of an error response in `version`."""
     if "JSONRPCResultResponse" in definitions(version):

@@ -34,3 +34,18 @@ def test_a_validator_is_compiled_once_per_version_and_definition() -> None:
     first = spec_schema.validator("2025-06-18", "CallToolResult")
     assert spec_schema.validator("2025-06-18", "CallToolResult") is first
     assert spec_schema.validator("2025-11-25", "CallToolResult") is not first
+
+
+@pytest.mark.parametrize("version", spec_schema.VERSIONS)
+def test_a_result_type_that_covers_the_envelope_s_result_is_as_strict(version: str) -> None:
+    """Where the checker skips the envelope, a result the envelope refuses is refused anyway."""
+    broken = {"_meta": "not an object"}
+    for method in spec_schema.union_members(version, "ClientRequest"):
+        name = spec_schema.result_definition(version, method)
+        assert name is not None
+        if spec_schema.covers_result(version, name):
+            assert spec_schema.errors(broken, version, name), (method, name)
+            assert spec_schema.errors(
+                {"result": broken, "jsonrpc": "2.0", "id": 1}, version, spec_schema.response_definitions(version)[0]
+            )
+    assert not spec_schema.covers_result("2025-11-25", "GetTaskResult")  # allOf: checked with its envelope
