@@ -25,7 +25,7 @@ def summary(name: str, shown: int, total: int) -> str:
 def text(name: str, violations: Sequence[Violation], total: int) -> str:
     lines = [summary(name, len(violations), total)]
     for v in violations:
-        lines.append(f"  #{v.index:<5} {one_line(v.method or '-'):<28} {v.rule:<19} {one_line(v.where or '/')}")
+        lines.append(f"  #{v.index:<5} {one_line(v.method or '-'):<34} {v.rule:<19} {one_line(v.where or '/')}")
         lines.append(f"         {clip(one_line(v.message), 160)}")
         if v.url:
             lines.append(f"         {v.url}")
