@@ -30,6 +30,7 @@ from .trace import Trace
 
 KEPT = 1000  # violations kept; older ones are only counted
 PAUSE = 0.002  # seconds the worker rests after a batch, gathering the next frames
+YIELD_AFTER = 0.0002  # seconds of checking after which the worker lets other threads run
 
 
 class FrameChecker:
@@ -68,7 +69,8 @@ class FrameChecker:
 
     def _work(self) -> None:
         """Check what has queued up, in batches: after each batch the worker rests `PAUSE`, so a
-        busy connection wakes it a few hundred times a second, not once a frame."""
+        busy connection wakes it a few hundred times a second, not once a frame; within one it
+        lets go of the GIL every `YIELD_AFTER`, so a pong waits for one frame's check at most."""
         while True:
             batch = [self._queue.get()]
             while True:
@@ -76,7 +78,7 @@ class FrameChecker:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            checked, stopping = 0, False
+            checked, stopping, held = 0, False, time.perf_counter()
             for seen in batch:
                 if seen is None:
                     stopping = True
@@ -86,6 +88,9 @@ class FrameChecker:
                 except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
                     self.trace.event("check-error", note=f"{type(exc).__name__}: {exc}", seq=seen.seq)
                 checked += 1
+                if time.perf_counter() - held > YIELD_AFTER:  # let a waiting thread (a pong) have the GIL
+                    time.sleep(0)
+                    held = time.perf_counter()
             with self._done:
                 self._checked += checked
                 self._done.notify_all()
