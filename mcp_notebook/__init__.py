@@ -71,6 +71,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
         TransportError,
         UsageError,
     )
+    from .protocol.frame_rules import Violation
     from .session.health import Health
     from .session.subscriptions import Subscription
     from .session.trace import Trace, TraceEntry, load_trace
@@ -115,6 +116,7 @@ _HOMES = {
     "TransportError": "base.errors",
     "UrlElicitationRequired": "api.url_required",
     "UsageError": "base.errors",
+    "Violation": "protocol.frame_rules",
     "__version__": "base.about",
     "accept_tools": "api.tool_pins:accept",
     "aconnect": "api.connect",
@@ -206,6 +208,7 @@ __all__ = [
     "TransportError",
     "UrlElicitationRequired",
     "UsageError",
+    "Violation",
     "__version__",
     "accept_tools",
     "aconnect",

@@ -22,6 +22,7 @@ LAZY = (
     "anywidget",
     "asyncio",
     "ctypes",
+    "fastjsonschema",
     "h11",
     "httpx2",
     "ipywidgets",
@@ -120,3 +121,8 @@ def test_the_http_stack_comes_with_the_first_url() -> None:
 
 def test_ctypes_comes_with_the_first_memory_trim() -> None:
     assert "ctypes" in loaded_after("from mcp_notebook.base.sizes import give_back_memory\ngive_back_memory()")
+
+
+def test_the_schema_validators_come_with_the_first_frame_checked() -> None:
+    code = "import mcp_notebook\nfrom mcp_notebook.api.connection import Connection\nmcp_notebook.Violation"
+    assert not {"jsonschema", "fastjsonschema"} & loaded_after(code)

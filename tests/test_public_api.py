@@ -50,6 +50,7 @@ PUBLIC = [
     "TransportError",
     "UrlElicitationRequired",
     "UsageError",
+    "Violation",
     "__version__",
     "accept_tools",
     "aconnect",

@@ -66,6 +66,8 @@ def connect(
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
     auth: Any = D.auth,
+    check_frames: bool = D.check_frames,
+    strict: bool = D.strict,
     proxy: str | None = D.proxy,
     verify: Any = D.verify,
 ) -> Connection:
@@ -97,6 +99,11 @@ def connect(
     `auth` is "auto" (authorize with OAuth when an HTTP server answers 401, asking you
     through the front end), an `OAuth(...)` (client credentials, scopes, an `authorize`
     callback), or None (never authorize).
+
+    Every frame the server sends is checked against the negotiated version's schema and the
+    protocol's rules, off the ping path (`conn.violations`; `check_frames=False` skips it);
+    `strict=True` makes the first violation an error: the call it answers fails with
+    ProtocolViolation naming the rule, and the connection ends.
 
     Every HTTP request (the server's, the authorization flow's) goes through `proxy` (a URL;
     "" for none; None, the default, follows `%config McpNotebook.proxy`, then `HTTP_PROXY`,
@@ -149,6 +156,8 @@ async def aconnect(
     consent: bool | None = D.consent,
     apps: bool | None = D.apps,
     auth: Any = D.auth,
+    check_frames: bool = D.check_frames,
+    strict: bool = D.strict,
     proxy: str | None = D.proxy,
     verify: Any = D.verify,
 ) -> Connection:

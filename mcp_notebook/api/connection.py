@@ -22,7 +22,7 @@ from ..session.pending import Pending, request_timeout
 from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import apps, client_side, frontend, interrupts, panels, prompts, resources, tools
+from . import apps, client_side, frame_checks, frontend, interrupts, panels, prompts, resources, tools
 from .diagram import DIAGRAM_ROWS, Diagram
 from .diagram import build as build_diagram
 from .feature_state import FeatureState
@@ -309,6 +309,7 @@ class Connection:
     aset_roots = client_side.aset_roots
     cancel = tools.cancel
     app = apps.app
+    violations = property(frame_checks.violations)
 
     # ----- the server's log and subscriptions: records, and live panels -----
 

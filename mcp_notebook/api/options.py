@@ -46,6 +46,8 @@ class ConnectOptions:
     consent: bool | None = None
     apps: bool | None = None  # MCP Apps: None = on where the front end can draw them (Jupyter)
     auth: Any = "auto"
+    check_frames: bool = True  # every server frame checked against the spec (conn.violations)
+    strict: bool = False  # the first violation fails the call it answers and ends the connection
     proxy: str | None = None  # None: %config McpNotebook.proxy, then the environment's
     verify: Any = True  # True: the system's roots; a CA bundle's path; an ssl.SSLContext; False
 

@@ -75,6 +75,8 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
         protocol_version=options.protocol_version,
         probe_timeout=options.probe_timeout,
         capabilities=options.capabilities,
+        check_frames=options.check_frames,
+        strict=options.strict,
     )
     for method, handler in (options.handlers or {}).items():
         session.request_handlers.set(method, handler)

@@ -116,9 +116,10 @@ def _trace(ns: Namespace) -> None:
         return
     entries = conn.trace.entries()
     shown = select(entries, last=ns.last, **filters)
-    text = render.trace_text(shown, entries, dropped=conn.trace.dropped)
+    marks = conn.trace.marks
+    text = render.trace_text(shown, entries, dropped=conn.trace.dropped, marks=marks)
     if _frontend():
-        _display(_Html(render.trace_html(shown, entries, dropped=conn.trace.dropped), text))
+        _display(_Html(render.trace_html(shown, entries, dropped=conn.trace.dropped, marks=marks), text))
     else:
         if ns.live:
             print("(a live table needs a Jupyter widget frontend; this is a snapshot)")

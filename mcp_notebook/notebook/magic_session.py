@@ -99,6 +99,7 @@ URL_ONLY = "for URLs, not server commands"
         metavar="PATH",
         help="offer these directories (or file:// URIs) as roots; write them before -- or after the URL",
     ),
+    flag("--strict", help="the first frame of the server's that breaks the spec fails the call and ends the connection"),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
     bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
     "or the name of a configured server (%mcp servers lists them)",
@@ -146,6 +147,7 @@ def _connect(ns: Namespace) -> Connection | None:
         probe_timeout=ns.probe_timeout,
         auth=auth,
         roots=ns.roots,
+        strict=ns.strict,
         proxy=ns.proxy,
         verify=ns.cacert or True,
     )
@@ -161,7 +163,13 @@ def _connect_configured(ns: Namespace) -> Connection | None:
         )
     if ns.proxy is not None or ns.cacert:
         raise CommandError("--proxy and --cacert go with a URL; for configured servers, set %config McpNotebook.proxy")
-    options = dict(era=ns.era, timeout=ns.timeout or None, protocol_version=ns.protocol_version, probe_timeout=ns.probe_timeout)
+    options = dict(
+        era=ns.era,
+        timeout=ns.timeout or None,
+        protocol_version=ns.protocol_version,
+        probe_timeout=ns.probe_timeout,
+        strict=ns.strict,
+    )
     if ns.all:
         if ns.name is not None:
             raise CommandError("give a configured server's NAME or --all, not both")
@@ -293,7 +301,8 @@ def format_health(health: Health) -> str:
         f"  command    {one_line(health.endpoint)}",
         f"  {probes:<10} {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
         f"  server pings {health.server_pings} received, {health.pongs_sent} answered, {health.pong_failures} pongs lost",
-        f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}",
+        f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}; "
+        f"violations {health.violations}" + (f" (%mcp violations -c {health.name})" if health.violations else ""),
     ]
     if health.closed_reason:
         lines.append(f"  closed     {health_view.ended(health) or one_line(health.closed_reason)}")

@@ -24,6 +24,7 @@ from . import magic_features as _magic_features  # tools, resources, prompts, lo
 from . import magic_health as _magic_health  # noqa: F401 - registers its subcommands
 from . import magic_session as _magic_session  # noqa: F401 - registers its subcommands
 from . import magic_tool as _magic_tool  # noqa: F401 - registers its subcommands
+from . import magic_violations as _magic_violations  # noqa: F401 - registers its subcommands
 
 
 def run_line(line: str) -> Any:

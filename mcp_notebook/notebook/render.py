@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from ..api.diagram import flavour
 from ..base.text import ansi_html, clip, esc, one_line, table_text
@@ -88,6 +89,7 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
         ),
         ("last frame", f"in {ago(h.since_frame_in)}, out {ago(h.since_frame_out)}"),
         ("in flight", f"{h.requests_in_flight} requests; {h.invalid_frames} invalid frames"),
+        ("violations", f"{h.violations} (%mcp violations -c {h.name})" if h.violations else "none"),
         ("trace", f"{h.trace_entries} entries, {h.trace_dropped} dropped"),
     ]
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
@@ -226,13 +228,18 @@ class Row:
     size: str
     latency: str
     flavour: str  # "ping", "pong", "event", "invalid", "error" or ""
+    broke: str = ""  # the rules its frame broke (conn.violations), comma-separated
 
 
+NO_MARKS: Mapping[int, tuple[str, ...]] = MappingProxyType({})
 TRACE_HEAD = ["#", "time", "", "kind", "method", "id", "size", "latency"]
 
 
-def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None) -> list[Row]:
-    """Rows for `entries`, replies paired with requests found in `context` (default: `entries`)."""
+def trace_rows(
+    entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None, marks: Mapping[int, tuple[str, ...]] = NO_MARKS
+) -> list[Row]:
+    """Rows for `entries`, replies paired with requests found in `context` (default: `entries`);
+    `marks` (`Trace.marks`) names the rules each entry's frame broke."""
     pairs = pair(context if context is not None else entries)
     rows = []
     for e in entries:
@@ -255,18 +262,25 @@ def trace_rows(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | No
                 size=str(e.size) if e.direction != EVENT else "",
                 latency=ms(matched[1]) if matched else "",
                 flavour=flavour(e, request),
+                broke=", ".join(marks.get(e.seq, ())),
             )
         )
     return rows
 
 
 def row_cells(row: Row) -> list[str]:
-    glyph = {"ping": " ♡", "pong": " ♥"}.get(row.flavour, "")
+    glyph = {"ping": " ♡", "pong": " ♥"}.get(row.flavour, "") + (f" ⚠ {row.broke}" if row.broke else "")
     return [str(row.seq), row.time, row.arrow, row.kind + glyph, row.method, row.id, row.size, row.latency]
 
 
-def trace_text(entries: Sequence[TraceEntry], context: Sequence[TraceEntry] | None = None, *, dropped: int = 0) -> str:
-    rows = trace_rows(entries, context)
+def trace_text(
+    entries: Sequence[TraceEntry],
+    context: Sequence[TraceEntry] | None = None,
+    *,
+    dropped: int = 0,
+    marks: Mapping[int, tuple[str, ...]] = NO_MARKS,
+) -> str:
+    rows = trace_rows(entries, context, marks)
     if not rows:
         return "(no matching trace entries)"
     tail = f"\n{len(rows)} entries" + (f", {dropped} older ones dropped from the ring buffer" if dropped else "")
@@ -299,11 +313,12 @@ def trace_html(
     json_column: bool = True,
     selected: int | None = None,
     rows: Sequence[Row] | None = None,
+    marks: Mapping[int, tuple[str, ...]] = NO_MARKS,
 ) -> str:
     """A static HTML table; each row's JSON unfolds from a <details> (no script needed).
     Without `json_column` (the live table, which shows the `selected` row's JSON below it),
     it scrolls inside a box that stays at its newest row. `rows`: `trace_rows` already made."""
-    rows = trace_rows(entries, context) if rows is None else rows
+    rows = trace_rows(entries, context, marks) if rows is None else rows
     head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in [*TRACE_HEAD, *(["JSON"] if json_column else [])])
     body = []
     for e, row in zip(entries, rows, strict=True):
@@ -317,7 +332,7 @@ def trace_html(
                 f'<td {CELL}><details><summary style="white-space:nowrap">show{note}</summary>'
                 f'<pre style="white-space:pre-wrap;max-width:60em">{esc(entry_json(e))}</pre></details></td>'
             )
-        mark = ";outline:2px solid #1c7ed6" if row.seq == selected else ""
+        mark = ";outline:2px solid #1c7ed6" if row.seq == selected else ";outline:2px solid #e03131" if row.broke else ""
         body.append(f'<tr style="{ROW_STYLES.get(row.flavour, "")}{mark}">{cells}</tr>')
     footer = f"<div>{len(rows)} entries" + (f", {dropped} older ones dropped" if dropped else "") + "</div>"
     style = "font-family:monospace;font-size:0.85em;line-height:1.4"

@@ -113,7 +113,7 @@ class TraceView(View):
 
     def key(self) -> Any:
         source = id(self._frozen) if self._frozen is not None else self.trace.last_seq
-        return source, tuple(self.filters().items()), self._selected, self.show.value
+        return source, len(self.trace.marks), tuple(self.filters().items()), self._selected, self.show.value
 
     def diagram(self, shown: list[TraceEntry], entries: list[TraceEntry]) -> DiagramData:
         chosen = shown[-DIAGRAM_ROWS:]
@@ -123,7 +123,7 @@ class TraceView(View):
     def render(self) -> None:
         entries = self._source()
         shown = select(entries, **self.filters())
-        rows = render.trace_rows(shown, entries)
+        rows = render.trace_rows(shown, entries, self.trace.marks)
         options = [(" ".join(render.row_cells(r)), r.seq) for r in rows]
         self.rows.options = [("(pick a row)", NO_ROW), *options]
         self.rows.value = self._selected if self._selected in {seq for _, seq in options} else NO_ROW
@@ -142,11 +142,11 @@ class TraceView(View):
         shown = select(entries, **self.filters())
         if self.show.value == "diagram":
             return diagram_html(self.diagram(shown, entries))
-        return render.trace_html(shown, entries, dropped=self.trace.dropped)
+        return render.trace_html(shown, entries, dropped=self.trace.dropped, marks=self.trace.marks)
 
     def text(self) -> str:
         entries = self._source()
-        return render.trace_text(select(entries, **self.filters()), entries, dropped=self.trace.dropped)
+        return render.trace_text(select(entries, **self.filters()), entries, dropped=self.trace.dropped, marks=self.trace.marks)
 
 
 def trace_widget(connection: Any, *, live: bool = True, **filters: Any) -> Panel:

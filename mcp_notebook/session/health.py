@@ -94,6 +94,7 @@ class Health:
     trace_entries: int = 0
     trace_dropped: int = 0
     closed_at: float | None = None  # wall time the connection closed
+    violations: int = 0  # rules the server's frames broke (conn.violations lists them)
     taken_at: float = field(default_factory=time.time)
     taken_monotonic: float = field(default_factory=time.monotonic)
 
@@ -218,5 +219,6 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         trace_entries=len(trace),
         trace_dropped=trace.dropped,
         closed_at=c.closed_at,
+        violations=session.checker.count,
         taken_monotonic=now,
     )

@@ -20,6 +20,7 @@ import anyio
 
 from ..base.errors import ConnectionClosed, ProtocolViolation, StreamBroken, TransportClosed, TransportError
 from ..protocol import jsonrpc as rpc
+from ..protocol.frame_rules import Seen, Violation
 from ..protocol.versions import accepts_batches
 from .handlers import Handler, call_handler, reply_from_handler
 from .health import DEGRADED, FAILURES_TO_STALE, LIVE_STATES, READY, RECONNECTING, STALE
@@ -27,6 +28,9 @@ from .pending import Pending
 from .port import SessionPort
 from .subscriptions import route
 from .trace import IN
+from .violations import frame_version
+
+NO_REQUEST = "response to no request of ours, ignored"
 
 
 class Inbound:
@@ -56,7 +60,7 @@ class Inbound:
         `frame_received` on the session thread. The transport calls this only while every
         earlier frame has been dispatched, so the order of frames holds."""
         session = self.session
-        if session.counters.transport_failures or self.recovering:
+        if session.counters.transport_failures or self.recovering or session.checker.strict:
             return False
         try:
             frame = rpc.decode(text)
@@ -77,6 +81,7 @@ class Inbound:
             return False  # the loop's to wait on, or not ours (anymore): the loop tells which
         entry = self.session.trace.frame(IN, rpc.RESPONSE, text, message, method=pending.method, id=request_id)
         self.session.counters.last_frame_in = entry.monotonic
+        self._check(entry.seq, rpc.RESPONSE, message, pending)
         pending.received_at = time.perf_counter()
         requests.settle(pending, response=message)
         return True
@@ -89,6 +94,7 @@ class Inbound:
         self.session.counters.last_frame_in = entry.monotonic
         self.session.counters.server_pings += 1
         self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=read_at)
+        self._check(entry.seq, rpc.REQUEST, request, method="ping")
         return True
 
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
@@ -100,6 +106,12 @@ class Inbound:
             method = pending.method if pending is not None else frame.method
             entry = self.session.trace.frame(IN, kind, text, message, method=method, id=frame.id, note=note, via=via)
             self.session.counters.last_frame_in = entry.monotonic
+            matched = pending is not None or kind not in (rpc.RESPONSE, rpc.ERROR) or note != NO_REQUEST
+            problem = note if kind == rpc.INVALID else None
+            broken = self._check(entry.seq, kind, message, pending, matched=matched, problem=problem, method=method)
+            if broken:
+                self._strict_stop(broken[0], pending)
+                return
         redactor = self.session.trace.redactor
         if kind == rpc.ERROR and redactor and redactor.found_in(text):
             message = redactor.value(message)  # its words end up in an exception shown to people
@@ -119,6 +131,36 @@ class Inbound:
                 self._dispatch(text, rpc.classify(item), record=False)
         elif kind == rpc.INVALID:
             self._on_invalid(message)
+
+    def _check(
+        self,
+        seq: int,
+        kind: str,
+        message: Any,
+        pending: Pending | None = None,
+        *,
+        matched: bool = True,
+        problem: str | None = None,
+        method: str | None = None,
+    ) -> list[Violation]:
+        """Hand the frame to the checker, with what we know as it arrives."""
+        session = self.session
+        answered = pending.method if pending is not None else None
+        version = frame_version(session.protocol_version, answered, message, session.client.requested_version)
+        if version is None and kind == rpc.INVALID:  # a banner before the handshake: the spec we asked for
+            version = session.client.requested_version
+        params = pending.params if pending is not None else None
+        return session.checker.submit(
+            Seen(seq, kind, message, version, answered or method, params, matched, problem,
+                 session.server.capabilities, session.client.capabilities, session.transport.kind == "stdio")
+        )  # fmt: skip
+
+    def _strict_stop(self, violation: Violation, pending: Pending | None) -> None:
+        """Strict mode: the call the frame answers fails naming the rule, and the connection ends."""
+        problem = f"strict mode: the server broke the rule {violation.rule!r}: {violation}"
+        if pending is not None:
+            self.session.requests.settle(pending, failure=ProtocolViolation(problem))
+        self.session.end(ConnectionClosed(problem))
 
     def _answered(self, frame: rpc.Frame, text: str) -> tuple[Pending | None, str | None]:
         """The request of ours `frame` answers, if any, and what the trace should say of it: an
@@ -142,7 +184,7 @@ class Inbound:
             if cancelled is not None:
                 note = f"late response, ignored ({cancelled})"
         if pending is None and note is None:
-            note = "response to no request of ours, ignored"
+            note = NO_REQUEST
         return pending, note
 
     def _on_invalid(self, message: Any) -> None:

@@ -17,9 +17,10 @@ from .handlers import Handlers
 from .health import HealthCounters
 from .outbox import Outbox
 from .pending import InFlight, Pending
-from .sides import ServerSide
+from .sides import ClientSide, ServerSide
 from .subscriptions import Subscription
 from .trace import Trace
+from .violations import FrameChecker
 
 
 class SessionPort(Protocol):
@@ -36,6 +37,8 @@ class SessionPort(Protocol):
     timeout: float | None
     protocol_version: str | None
     server: ServerSide
+    client: ClientSide
+    checker: FrameChecker
 
     @property
     def era(self) -> str: ...

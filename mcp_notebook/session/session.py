@@ -46,6 +46,7 @@ from .sides import ClientSide, ServerSide
 from .startup import startup_error, unwrap
 from .subscriptions import Subscription
 from .trace import Trace
+from .violations import FrameChecker
 
 __all__ = ["PROBE_TIMEOUT", "Pending", "Session", "request_timeout"]
 
@@ -69,6 +70,8 @@ class Session:
         probe_timeout: float = PROBE_TIMEOUT,
         client_info: dict[str, Any] | None = None,
         capabilities: dict[str, Any] | None = None,
+        check_frames: bool = True,
+        strict: bool = False,
     ) -> None:
         self.eras = EraNegotiator(self, era, era_source, protocol_version, probe_timeout)
         self.subscriptions: set[Subscription] = set()
@@ -87,6 +90,7 @@ class Session:
         self.notification_handlers = Handlers()
         self.requests = InFlight(self.counters)
         self.outbox = Outbox(transport, trace, self.counters)
+        self.checker = FrameChecker(trace, enabled=check_frames, strict=strict)
         self.inbound = Inbound(self)
         self._task_group: anyio.abc.TaskGroup | None = None
         self._ready = anyio.Event()
@@ -135,6 +139,7 @@ class Session:
                     await self.transport.aclose(self._close_grace)
                 except Exception as exc:  # noqa: BLE001 - the session ends whatever closing the transport says
                     self.trace.event("close-failed", note=f"{type(exc).__name__}: {exc}")
+                self.checker.stop()  # no frame comes in any more: check what is queued
             self.requests.fail_all(self._hangup or ConnectionClosed("the connection was closed"))
             self.set_state(CLOSED, self.counters.closed_reason or "closed by the client")
             give_back_memory()  # what the transport and the requests held is freed by now

@@ -37,6 +37,7 @@ DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 FRAME_CLIP = 256 * 1024  # characters of a frame's text (and of its parsed message) kept in the trace
 ENTRY_COST = 400  # what an entry costs besides its text: the object, its timestamps, its fields
 STDERR_ENTRIES = 1000  # server stderr lines kept, in a ring of their own (1/16 of the bytes)
+MAX_MARKS = 4096  # marked entries remembered beyond those still in the ring
 OWN_RING = frozenset({"stderr"})  # events that could flood: they push out only their own kind
 _NO_DETAIL: dict[str, Any] = {}  # shared by every frame entry (frames have no detail): one dict less per frame
 
@@ -102,6 +103,7 @@ class Trace:
         self._lock = threading.Lock()
         self.redactor = Redactor(secrets)
         self.enabled = enabled
+        self.marks: dict[int, tuple[str, ...]] = {}  # seq -> the rules its frame broke (session.violations)
 
     @property
     def capacity(self) -> int:
@@ -181,6 +183,14 @@ class Trace:
             TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail), cost
         )
 
+    def mark(self, seq: int, rule: str) -> None:
+        """Note that entry `seq` broke `rule` (the entries themselves are immutable)."""
+        with self._lock:
+            self.marks[seq] = (*self.marks.get(seq, ()), rule)
+            if len(self.marks) > MAX_MARKS and self._ring.items:  # forget the marks of entries dropped
+                oldest = self._ring.items[0].seq
+                self.marks = {kept: rules for kept, rules in self.marks.items() if kept >= oldest}
+
     # ----- reading -----
 
     def entries(self) -> list[TraceEntry]:
@@ -241,6 +251,7 @@ class Trace:
         with self._lock:
             self._ring.clear()
             self._stderr.clear()
+            self.marks.clear()
         give_back_memory()
 
     def __repr__(self) -> str:

@@ -44,6 +44,7 @@ from mcp_notebook.api.panels import subscriptions_snapshot
 from mcp_notebook.api.server_requests import Question
 from mcp_notebook.notebook import interaction_widgets as iw
 from mcp_notebook.notebook import magic_health as _magic_health
+from mcp_notebook.notebook import magic_violations as _magic_violations
 from mcp_notebook.notebook import snapshot_registry
 from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
@@ -393,9 +394,13 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     displayed: list[Any] = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
     monkeypatch.setattr(_magic_health, "_display", displayed.append)
+    monkeypatch.setattr(_magic_violations, "_display", displayed.append)
+    # The SDK server sent shout's log messages (logger and data of markup) without declaring
+    # logging: `capability` violations, which quote the params.
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "mcp_notebook")
     try:
+        shell.run_line_magic("mcp", "violations --conn hostile")
         shell.run_line_magic("mcp", "trace --conn hostile")
         shell.run_line_magic("mcp", "logs --conn hostile")
         shell.run_line_magic("mcp", "trace --conn hostile --diagram")
@@ -403,7 +408,7 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     finally:
         shell.run_line_magic("unload_ext", "mcp_notebook")
         InteractiveShell.clear_instance()
-    names = ["trace", "logs", "trace --diagram", "health --snapshot"]
+    names = ["violations", "trace", "logs", "trace --diagram", "health --snapshot"]
     return {f"%mcp {name}": shown._repr_mimebundle_()["text/html"] for name, shown in zip(names, displayed, strict=True)}
 
 

@@ -23,6 +23,15 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `malformed`     answers with a malformed response of the given `shape`: `error-string`
                   (an error that is a string), `result-and-error`, `no-jsonrpc`, or one
                   that must not choke a decoder (`hostile_reply`: nested, not UTF-8, a NUL).
+* `violate`       breaks the protocol rule named by its `rule` argument once (see
+                  `VIOLATIONS`: a bad notification, a response to no request, a sampling
+                  request the client did not offer, a banner on stdout, ...), then answers.
+* `structured`    answers with structuredContent its outputSchema (`--tools ok`) forbids.
+
+With `--tools SHAPE` it answers `tools/list` with a listing that breaks a rule: `bad-schema`
+(an inputSchema that is not JSON Schema), `duplicate` (one name twice, across two pages),
+`cursor-loop` (the second page's nextCursor is the first's again), or none: `ok` (one tool,
+`structured`, with an outputSchema).
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -140,7 +149,66 @@ def malformed(request_id: object, arguments: dict) -> None:
     send(reply)
 
 
-WITH_ARGUMENTS = {"long-line": long_line, "log-flood": log_flood, "stderr-flood": stderr_flood, "malformed": malformed}
+def _text(value: str) -> dict:
+    return {"content": [{"type": "text", "text": value}]}
+
+
+VIOLATIONS = {
+    "schema": [{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": "lots"}}],
+    "unmatched-response": [{"jsonrpc": "2.0", "id": 424242, "result": {}}],
+    "capability-notification": [
+        {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "file:///x"}}
+    ],
+    "capability-request": [
+        {"jsonrpc": "2.0", "id": "sample-1", "method": "sampling/createMessage",
+         "params": {"messages": [], "maxTokens": 10}}
+    ],
+    "not-json-rpc": ["Server listening on port 3000 (a banner on stdout)"],
+    "batch": [[{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}]],
+    "bad-batch": [[{"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progress": "lots"}}]],
+}  # fmt: skip
+
+
+def violate(request_id: object, arguments: dict) -> None:
+    rule = arguments["rule"]
+    if rule == "result-shape":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list"}})
+        return
+    for frame in VIOLATIONS[rule]:
+        send(frame)
+    if rule == "capability-request":
+        read()  # the client's answer (Method not found)
+    answer(request_id, "violated")
+
+
+TOOLS = {
+    "ok": [{"name": "structured", "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}],
+    "bad-schema": [{"name": "broken", "inputSchema": {"type": "object", "properties": {"a": {"type": "strng"}}}}],
+    "duplicate": [{"name": "twice", "inputSchema": {"type": "object"}}],
+}  # fmt: skip
+
+
+def tools_list(request_id: object, shape: str, params: dict) -> None:
+    """Two pages for `duplicate` (the second repeats the first's tool) and `cursor-loop` (the
+    second names the first's cursor again); one page otherwise."""
+    first = not params.get("cursor")
+    if shape in ("duplicate", "cursor-loop"):
+        page: dict = {"tools": TOOLS["duplicate"] if shape == "duplicate" or first else []}
+        if first or shape == "cursor-loop":
+            page["nextCursor"] = "page-2"
+    else:
+        page = {"tools": TOOLS[shape]}
+    send({"jsonrpc": "2.0", "id": request_id, "result": page})
+
+
+WITH_ARGUMENTS = {
+    "long-line": long_line,
+    "log-flood": log_flood,
+    "stderr-flood": stderr_flood,
+    "malformed": malformed,
+    "violate": violate,
+}
 
 
 def scenario(name: str, request_id: object, params: dict) -> None:
@@ -183,6 +251,8 @@ def scenario(name: str, request_id: object, params: dict) -> None:
             ]
         )
         answer(request_id, {"reply": read()})
+    elif name == "structured":
+        send({"jsonrpc": "2.0", "id": request_id, "result": {**_text("{}"), "structuredContent": {"n": "many"}}})
     elif name == "received":
         answer(request_id, received)
     elif name in WITH_ARGUMENTS:
@@ -201,6 +271,7 @@ def main() -> None:
     parser.add_argument("--mute-before-initialize", action="store_true")
     parser.add_argument("--child", action="store_true")
     parser.add_argument("--exit-on-unknown", action="store_true")
+    parser.add_argument("--tools")
     args = parser.parse_args()
     if args.child:
         subprocess.Popen([sys.executable, "-c", "import signal; signal.pause()", "raw-server-child"])
@@ -230,6 +301,8 @@ def main() -> None:
             )
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+        elif method == "tools/list" and args.tools:
+            tools_list(request_id, args.tools, message.get("params") or {})
         elif method == "tools/call":
             scenario(message["params"]["name"], request_id, message["params"])
         elif args.exit_on_unknown:

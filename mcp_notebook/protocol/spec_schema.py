@@ -1,0 +1,189 @@
+"""The MCP JSON schema of each protocol version, shipped in `schemas/`, as compiled validators.
+
+Both eras' files are read the same way: up to 2025-06-18 (draft-07, `definitions`) a
+method's definition holds only `method`/`params` and the JSON-RPC envelope is separate;
+from 2025-11-25 (2020-12, `$defs`) it is the whole message. Checking a frame against the
+envelope *and* its method's definition covers both. Every validator is compiled once per
+version and definition and kept (the file is checked against its own draft once).
+
+A frame is first run through fastjsonschema's compiled code (about 20 times faster than
+jsonschema on these files): the spec's schemas use only keywords that mean the same in
+draft-07 and 2020-12, with no `$ref` beside other keywords, so its "valid" is exact. Only a
+frame it rejects goes to jsonschema, which gives the verdict (formats are not asserted, as
+in jsonschema) and the message. Both are imported on first use, so `import mcp_notebook`
+stays light. Pure: reading the packaged files is the only I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+_RESULT_OVERRIDES = {"ping": "EmptyResult"}  # request method -> result definition, where not FooRequest -> FooResult
+
+
+def schema_path(version: str) -> Path:
+    return SCHEMA_DIR / f"{version}.json"
+
+
+@functools.lru_cache(maxsize=None)
+def load(version: str) -> dict[str, Any]:
+    """The parsed schema of `version` (KeyError for a version we do not ship)."""
+    if version not in VERSIONS:
+        raise KeyError(f"no MCP schema for protocol version {version!r}")
+    with open(schema_path(version), encoding="utf-8") as source:
+        loaded: dict[str, Any] = json.load(source)
+    return loaded
+
+
+def defs_key(version: str) -> str:
+    return "$defs" if "$defs" in load(version) else "definitions"
+
+
+def definitions(version: str) -> dict[str, Any]:
+    found: dict[str, Any] = load(version)[defs_key(version)]
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _validator_class(version: str) -> Any:
+    import jsonschema.validators
+
+    root = load(version)
+    cls = jsonschema.validators.validator_for(root, default=jsonschema.validators.Draft202012Validator)
+    cls.check_schema(root)
+    return cls
+
+
+@functools.lru_cache(maxsize=None)
+def validator(version: str, name: str) -> Any:
+    """A compiled validator for definition `name` of `version`, with internal refs resolvable."""
+    if name not in definitions(version):
+        raise KeyError(f"MCP {version} has no definition {name!r}")
+    schema = dict(load(version))  # the root holds only $schema and the definitions
+    schema["$ref"] = f"#/{defs_key(version)}/{name}"
+    return _validator_class(version)(schema)
+
+
+@functools.lru_cache(maxsize=None)
+def fast_check(version: str, name: str) -> Any:
+    """Definition `name` of `version` compiled to Python by fastjsonschema: raises on invalid."""
+    import fastjsonschema
+
+    schema = {**load(version), "$schema": "http://json-schema.org/draft-07/schema#", "$ref": f"#/{defs_key(version)}/{name}"}
+    return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+
+
+def pointer(prefix: str, path: Any) -> str:
+    """A JSON pointer (RFC 6901): `prefix` then each step of `path`."""
+    steps = "".join("/" + str(step).replace("~", "~0").replace("/", "~1") for step in path)
+    return prefix + steps
+
+
+def errors(instance: Any, version: str, name: str, at: str = "") -> list[tuple[str, str]]:
+    """(JSON pointer, message) for what in `instance` breaks definition `name`, the most telling
+    first; empty when it validates. `at` is where `instance` sits in its frame."""
+    import fastjsonschema
+    import jsonschema.exceptions
+
+    try:
+        fast_check(version, name)(instance)
+        return []
+    except fastjsonschema.JsonSchemaException:
+        pass  # jsonschema decides, and says why
+    found = list(validator(version, name).iter_errors(instance))
+    if not found:
+        return []
+    best = jsonschema.exceptions.best_match(found)
+    return [(pointer(at, best.absolute_path), f"{best.message[:300]} ({name})")]
+
+
+@functools.lru_cache(maxsize=None)
+def union_members(version: str, union: str) -> dict[str, str]:
+    """`{method: definition name}` of a union such as `ServerNotification` (absent: empty;
+    collapsed to its only member, as in 2026-07-28: that member)."""
+    defs = definitions(version)
+    union_def = defs.get(union)
+    if union_def is None:
+        return {}
+    refs = union_def.get("anyOf") or union_def.get("oneOf") or [{"$ref": f"#/{defs_key(version)}/{union}"}]
+    members: dict[str, str] = {}
+    for ref in refs:
+        name = ref["$ref"].rsplit("/", 1)[-1]
+        const = defs[name].get("properties", {}).get("method", {}).get("const")
+        if isinstance(const, str):
+            members[const] = name
+    return members
+
+
+def result_definition(version: str, method: str) -> str | None:
+    """The result type of client request `method` in `version` (None: not a request we know)."""
+    request = union_members(version, "ClientRequest").get(method)
+    if request is None:
+        return None
+    defs = definitions(version)
+    name = _RESULT_OVERRIDES.get(method) or request[: -len("Request")] + "Result"
+    for candidate in (name, "EmptyResult", "Result"):  # subscribe, setLevel, ...: an empty result
+        if candidate in defs:
+            return candidate
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def covers_result(version: str, name: str) -> bool:
+    """Whether result type `name` repeats every constraint of `Result`, the envelope's `result`
+    (the files flatten them: same `_meta`, same required fields), so that checking a response's
+    result against it checks the envelope's `result` too; the rest of the envelope (`jsonrpc`,
+    an integer or string `id`) is what makes a frame a response at all (`jsonrpc.classify`)."""
+    defs = definitions(version)
+    base, found = defs["Result"], defs.get(name, {})
+    properties = found.get("properties", {})
+    same = all(properties.get(key) == value for key, value in base.get("properties", {}).items())
+    return same and set(base.get("required", [])) <= set(found.get("required", [])) and "type" in found
+
+
+def response_definitions(version: str) -> tuple[str, str]:
+    """The envelopes of a result and of an error response in `version`."""
+    if "JSONRPCResultResponse" in definitions(version):
+        return "JSONRPCResultResponse", "JSONRPCErrorResponse"
+    return "JSONRPCResponse", "JSONRPCError"
+
+
+def json_schema_errors(schema: Any) -> str | None:
+    """Why `schema` (a tool's inputSchema or outputSchema) is not a valid JSON Schema, or None.
+
+    Its own `$schema` names its dialect; without one it is 2020-12, the spec's default."""
+    import jsonschema.exceptions
+    import jsonschema.validators
+
+    if not isinstance(schema, dict):
+        return f"a schema must be an object, not {type(schema).__name__}"
+    try:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)
+        cls.check_schema(schema)
+    except jsonschema.exceptions.SchemaError as exc:
+        return f"{exc.message[:300]} (at {pointer('', exc.absolute_path) or '/'})"
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str) -> Any:
+    import jsonschema.validators
+
+    schema = json.loads(text)
+    return jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)(schema)
+
+
+def instance_errors(instance: Any, schema: dict[str, Any], at: str) -> list[tuple[str, str]]:
+    """(JSON pointer, message) for the first way `instance` breaks a tool's `schema`."""
+    import jsonschema.exceptions
+
+    found = list(_compiled(json.dumps(schema, sort_keys=True)).iter_errors(instance))
+    if not found:
+        return []
+    best = jsonschema.exceptions.best_match(found)
+    return [(pointer(at, best.absolute_path), best.message[:300])]

@@ -1,0 +1,147 @@
+"""Every server frame checked, live, off the ping path: the session's `FrameChecker`.
+
+The inbound dispatcher hands each frame the server sent to `submit` (on the session thread or
+the stdio reading thread, before the frame is delivered) with what it knew then (`Seen`); a
+worker thread of the checker's own runs the rules (`protocol.frame_rules`) in arrival order,
+so validating even a 10 MB result, once, never delays a pong or a caller. What it finds is
+kept (the newest `KEPT`; `count` is every one), and each trace entry that broke a rule is
+marked (`Trace.mark`). `settled()` waits until every frame submitted so far has been checked:
+readers call it, so what they see covers every frame that came before.
+
+In strict mode the rules run in `submit`, on the session thread, before the frame is
+delivered: the first violation is returned there so the dispatcher fails the call it answers
+and ends the connection (the stdio fast paths are off: everything goes through the loop).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from ..protocol.frame_rules import FrameRules, Seen, Violation
+from ..protocol.spec_schema import VERSIONS
+from ..protocol.versions import MODERN_VERSIONS
+from .trace import Trace
+
+KEPT = 1000  # violations kept; older ones are only counted
+PAUSE = 0.002  # seconds the worker rests after a batch, gathering the next frames
+YIELD_AFTER = 0.0002  # seconds of checking after which the worker lets other threads run
+
+
+class FrameChecker:
+    """The rules of one connection and what they found."""
+
+    def __init__(self, trace: Trace, *, enabled: bool = True, strict: bool = False) -> None:
+        self.trace = trace
+        self.enabled = enabled
+        self.strict = strict
+        self.rules = FrameRules()
+        self.found: deque[Violation] = deque(maxlen=KEPT)
+        self.count = 0
+        self.listeners: list[Callable[[Violation], None]] = []  # called on the worker thread
+        self._queue: queue.SimpleQueue[Seen | None] = queue.SimpleQueue()
+        self._done = threading.Condition()
+        self._submitted = 0
+        self._checked = 0
+        self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    def submit(self, seen: Seen) -> list[Violation]:
+        """Check `seen` (strict: now, returning what it broke; else later, on the worker)."""
+        if not self.enabled:
+            return []
+        if self.strict:
+            return self._check(seen)
+        with self._done:
+            if self._stopped:
+                return []
+            self._submitted += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._work, name="mcp-frame-checker", daemon=True)
+                self._thread.start()
+        self._queue.put(seen)
+        return []
+
+    def _work(self) -> None:
+        """Check what has queued up, in batches: after each batch the worker rests `PAUSE`, so a
+        busy connection wakes it a few hundred times a second, not once a frame; within one it
+        lets go of the GIL every `YIELD_AFTER`, so a pong waits for one frame's check at most."""
+        while True:
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            checked, stopping, held = 0, False, time.perf_counter()
+            for seen in batch:
+                if seen is None:
+                    stopping = True
+                    break
+                try:
+                    self._check(seen)
+                except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
+                    self.trace.event("check-error", note=f"{type(exc).__name__}: {exc}", seq=seen.seq)
+                checked += 1
+                if time.perf_counter() - held > YIELD_AFTER:  # let a waiting thread (a pong) have the GIL
+                    time.sleep(0)
+                    held = time.perf_counter()
+            with self._done:
+                self._checked += checked
+                self._done.notify_all()
+            if stopping:
+                return
+            time.sleep(PAUSE)
+
+    def _check(self, seen: Seen) -> list[Violation]:
+        """Run the rules; what they found, with every known secret redacted (messages quote frames)."""
+        found = self.rules.check(seen)
+        if found and self.trace.redactor:
+            redact = self.trace.redact
+            found = [dataclasses.replace(v, message=redact(v.message), where=redact(v.where)) for v in found]
+        for violation in found:
+            self.found.append(violation)
+            self.count += 1
+            if violation.index:  # 0: the trace records no frames (enabled = False)
+                self.trace.mark(violation.index, violation.rule)
+            for listener in list(self.listeners):
+                listener(violation)
+        return found
+
+    def settled(self, timeout: float | None = 30.0) -> bool:
+        """Wait until every frame submitted so far has been checked; False on timeout."""
+        with self._done:
+            target = self._submitted
+            return self._done.wait_for(lambda: self._checked >= target, timeout)
+
+    def violations(self) -> list[Violation]:
+        """What the rules found so far, oldest first, once every frame received is checked."""
+        self.settled()
+        return list(self.found)
+
+    def stop(self) -> None:
+        """Check what is queued, then end the worker (the connection has ended)."""
+        with self._done:
+            self._stopped = True
+            thread = self._thread
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
+
+
+def frame_version(negotiated: str | None, answers: str | None, message: Any, requested: str) -> str | None:
+    """The version a server frame is judged by: the negotiated one; for the answer to
+    `initialize`, the version it names (or the one we asked for); for `server/discover`'s, the
+    modern version."""
+    if answers == "initialize":
+        result = message.get("result") if isinstance(message, dict) else None
+        named = result.get("protocolVersion") if isinstance(result, dict) else None
+        return named if named in VERSIONS else requested
+    if answers == "server/discover" and negotiated is None:
+        return MODERN_VERSIONS[0]
+    return negotiated
