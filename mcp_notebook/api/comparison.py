@@ -38,6 +38,8 @@ VOLATILE: tuple[str, ...] = (
 IDENTITY_KEYS = ("name", "uri", "uriTemplate")
 SHOWN = 120  # characters of a value shown in a text or HTML row
 
+LEFT = ' style="text-align:left;vertical-align:top"'  # each cell: JupyterLab right-aligns td
+
 
 class _Absent:
     def __repr__(self) -> str:
@@ -169,11 +171,12 @@ class Comparison:
         if self.ok:
             return head
         rows = "".join(
-            f"<tr><td>{esc(d.label or d.method)}</td><td><code>{esc(d.where or '/')}</code></td>"
-            f"<td>{esc(shown(d.recorded))}</td><td>{esc(shown(d.live))}</td></tr>"
+            f"<tr><td{LEFT}>{esc(d.label or d.method)}</td><td{LEFT}><code>{esc(d.where or '/')}</code></td>"
+            f"<td{LEFT}>{esc(shown(d.recorded))}</td><td{LEFT}>{esc(shown(d.live))}</td></tr>"
             for d in self.differences
         )
-        return f"{head}<table><tr><th>request</th><th>where</th><th>recorded</th><th>live</th></tr>{rows}</table>"
+        labels = "".join(f"<th{LEFT}>{label}</th>" for label in ("request", "where", "recorded", "live"))
+        return f"{head}<table><tr>{labels}</tr>{rows}</table>"
 
     def to_junit(self, path: Any = None) -> str:
         """A JUnit-style XML summary (and written to `path` if given): a test case per request asked."""

@@ -127,7 +127,7 @@ def _row(name: str, status: str, detail: str, hint: str) -> str:
     said = esc(detail)
     if hint:
         said += f'<br><span style="color:#495057">try: {esc(hint)}</span>'
-    cell = "padding:2px 8px;vertical-align:top"
+    cell = "padding:2px 8px;vertical-align:top;text-align:left"  # each cell: JupyterLab right-aligns td
     return (
         f'<tr><td style="{cell};color:{colour}">{esc(MARKS.get(status, "?"))}</td>'
         f'<td style="{cell};white-space:nowrap">{esc(name)}</td>'

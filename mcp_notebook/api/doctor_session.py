@@ -110,7 +110,8 @@ def listings(ctx: Context) -> Step:
             return ctx.fail(f"{method} failed: {exc}", "see the server's stderr")
         except ValueError as exc:
             return ctx.fail(f"{method}: {exc}", "each page's nextCursor must lead on, and the last page has none")
-        counts.append(f"{count} {key if key != 'resourceTemplates' else 'resource templates'}")
+        noun = "resource templates" if key == "resourceTemplates" else key
+        counts.append(f"{count} {noun.removesuffix('s') if count == 1 else noun}")
     if not counts:
         return ctx.ok("the server declares no tools, resources or prompts")
     return ctx.ok(", ".join(counts))

@@ -32,6 +32,9 @@ def text(name: str, violations: Sequence[Violation], total: int) -> str:
     return "\n".join(lines)
 
 
+LEFT = ' style="text-align:left;vertical-align:top"'  # each cell: JupyterLab right-aligns td
+
+
 def _link(url: str | None) -> str:
     if not url or not url.startswith(SPEC):
         return ""
@@ -42,9 +45,9 @@ def _link(url: str | None) -> str:
 def html(name: str, violations: Sequence[Violation], total: int) -> str:
     head = "".join(f'<th style="text-align:left">{label}</th>' for label in ("#", "method", "rule", "where", "message", "spec"))
     rows = "".join(
-        f"<tr><td>{v.index}</td><td>{esc(v.method or '-')}</td><td><b>{esc(v.rule)}</b></td>"
-        f"<td><code>{esc(v.where or '/')}</code></td>"
-        f'<td style="text-align:left">{esc(clip(v.message, 400))}</td><td>{_link(v.url)}</td></tr>'
+        f"<tr><td{LEFT}>{v.index}</td><td{LEFT}>{esc(v.method or '-')}</td><td{LEFT}><b>{esc(v.rule)}</b></td>"
+        f"<td{LEFT}><code>{esc(v.where or '/')}</code></td>"
+        f"<td{LEFT}>{esc(clip(v.message, 400))}</td><td{LEFT}>{_link(v.url)}</td></tr>"
         for v in violations
     )
     table = f'<table style="font-size:0.9em"><tr>{head}</tr>{rows}</table>' if violations else ""
