@@ -1,7 +1,8 @@
 """Tokens that outlast the kernel: one JSON file per (server, authorization server, client)
-in the user data directory (`platformdirs`), readable by the user alone (0600, in a 0700
-directory). A file holds what a later kernel needs to use the token, or to refresh it
-without asking again: the client's identity, the authorization server's metadata, the token.
+in the user data directory's `oauth/`, readable by the user alone (`base.private`: 0600 from
+birth, in a 0700 directory of the user's; a file another user owns is not read). A file holds
+what a later kernel needs to use the token, or to refresh it without asking again: the
+client's identity, the authorization server's metadata, the token.
 """
 
 from __future__ import annotations
@@ -9,14 +10,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
+from ..base import private
 from .challenge import canonical_resource
 from .discovery import Discovered
 from .grants import Token
@@ -26,7 +25,7 @@ SUBDIRECTORY = "oauth"
 
 
 def store_directory() -> Path:
-    return Path(platformdirs.user_data_dir("mcp-notebook", appauthor=False)) / SUBDIRECTORY
+    return private.data_dir() / SUBDIRECTORY
 
 
 class TokenStore:
@@ -36,7 +35,6 @@ class TokenStore:
         self.directory = directory or store_directory()
 
     def save(self, server_url: str, found: Discovered, client: ClientIdentity, token: Token) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         server = canonical_resource(server_url)
         name = hashlib.sha256(f"{server}\n{found.issuer}\n{client.client_id}".encode()).hexdigest()[:32]
         path = self.directory / f"{name}.json"
@@ -47,21 +45,18 @@ class TokenStore:
             "client": asdict(client),
             "token": asdict(token),
         }
-        temporary = path.with_suffix(".tmp")
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w") as file:
-            json.dump(record, file)
-        os.replace(temporary, path)
+        private.write_private(path, json.dumps(record))
         return path
 
     def records(self, server_url: str | None = None) -> list[tuple[Path, dict[str, Any]]]:
         """The files (of one server, or all), newest first; unreadable ones are skipped."""
         server = canonical_resource(server_url) if server_url else None
         found = []
-        for path in self.directory.glob("*.json") if self.directory.is_dir() else ():
+        for path in self.directory.glob("*.json") if private.owned_directory(self.directory) else ():
+            text = private.read_private(path)
             try:
-                record = json.loads(path.read_text())
-            except (OSError, ValueError):
+                record = json.loads(text) if text is not None else None
+            except ValueError:
                 continue
             if isinstance(record, dict) and (server is None or record.get("server") == server):
                 found.append((path, record))
