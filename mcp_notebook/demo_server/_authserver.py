@@ -129,7 +129,7 @@ class AuthServer:
             raise OAuthError("invalid_client_metadata", "the body is not JSON") from None
         uris = body.get("redirect_uris") if isinstance(body, dict) else None
         grants = body.get("grant_types") if isinstance(body, dict) else None
-        if uris is None and isinstance(grants, list) and grants and "authorization_code" not in grants:
+        if not uris and isinstance(grants, list) and grants and "authorization_code" not in grants:
             uris = []  # a client of grants without a redirect (the device grant) registers none
         elif not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty list of URLs")

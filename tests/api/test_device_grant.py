@@ -1,0 +1,168 @@
+"""The device authorization grant (RFC 8628) through our client, against the demo server's OAuth
+mode: the user code and URL shown through the front end, polling until approved, `slow_down`
+honoured, denial and expiry as one-line errors, Cancel and a given-up request ending the
+wait; the device code and the tokens nowhere in the trace, the outputs or a repr.
+
+Neither FastMCP 4.1.6 nor the MCP SDK 2.3.0 has an authorization server with the device
+grant (FastMCP's device-code client is its `deploy` command's, for its own cloud), so the
+demo's is the one peer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mcp_notebook
+from mcp_notebook import OAuth, demo_server
+from mcp_notebook.api import frontend
+from mcp_notebook.api.authorization import auth_status, auth_steps
+from mcp_notebook.auth.device import DEVICE_GRANT, DeviceCode
+from mcp_notebook.auth.discovery import Discovered
+from mcp_notebook.auth.flow import OAuthFlow
+from mcp_notebook.base.errors import McpNotebookError
+from mcp_notebook.demo_server import OAuthSettings
+
+ISSUED = re.compile(r"demo-(?:at|rt|dc|cs)-[A-Za-z0-9_-]{8,}")
+
+
+class Shown:
+    """A showing of a device code that records how it ended; `cancel` is the user's Cancel."""
+
+    def __init__(self, code: DeviceCode) -> None:
+        self.code = code
+        self.cancel = threading.Event()
+        self.outcome: tuple[str, bool] | None = None
+        self.finished = threading.Event()
+        self.interrupt = False
+
+    def cancelled(self) -> bool:
+        if self.interrupt:  # the user's Ctrl-C, once the flow polls
+            self.interrupt = False
+            signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        return self.cancel.is_set()
+
+    def finish(self, note: str, failed: bool) -> None:
+        self.outcome = (note, failed)
+        self.finished.set()
+
+
+class DeviceUser(frontend.FrontEnd):
+    """Sees the codes; cancels at once when told to."""
+
+    def __init__(self, cancel: bool = False) -> None:
+        self.shown: list[Shown] = []
+        self.cancel = cancel
+        self.interrupt = False
+
+    def show_device_code(self, code: DeviceCode, progress: Any = None) -> Shown:
+        shown = Shown(code)
+        if self.cancel:
+            shown.cancel.set()
+        shown.interrupt = self.interrupt
+        self.shown.append(shown)
+        return shown
+
+
+@pytest.fixture
+def user() -> Iterator[DeviceUser]:
+    previous = frontend.current()
+    scripted = DeviceUser()
+    frontend.use(scripted)
+    yield scripted
+    frontend.use(previous)
+
+
+def serve(tmp_path: Path, **settings: Any) -> tuple[demo_server.DemoServerProcess, str, Path]:
+    issued = tmp_path / "issued.txt"
+    process, url = demo_server.start_http(oauth=OAuthSettings(device_interval=0, issued_log=str(issued), **settings))
+    return process, url, issued
+
+
+def test_the_device_grant_end_to_end_and_no_secret_shows(tmp_path: Path, user: DeviceUser) -> None:
+    process, url, issued = serve(tmp_path)
+    with process, mcp_notebook.connect(url, name="dev", auth=OAuth(grant="device", remember=False)) as conn:
+        assert conn.call_tool("add", {"a": 1, "b": 2}).structured == {"sum": 3}
+        [shown] = user.shown
+        origin = url.removesuffix("/mcp")
+        assert shown.code.verification_uri == f"{origin}/device"
+        assert shown.code.url == f"{origin}/device?user_code={shown.code.user_code}"  # the complete URL is preferred
+        assert shown.outcome == ("approved on the device", False)
+        status = auth_status(conn)
+        assert status is not None and status.authorized and status.client_source == "registered"
+        polls = [e for e in conn.trace.entries() if e.kind == "auth-http" and e.detail.get("step") == "device token"]
+        assert [e.detail["status"] for e in polls] == [400, 200]  # authorization_pending, then the token
+
+        issued_secrets = issued.read_text().split()
+        assert {value.split("-")[1] for value in issued_secrets} == {"dc", "at", "rt"}
+        conn.trace.to_jsonl(tmp_path / "trace.jsonl")
+        shown_text = "\n".join(
+            [(tmp_path / "trace.jsonl").read_text(), json.dumps(auth_steps(conn)), repr(conn), repr(shown.code), repr(status)]
+        )
+        assert not [value for value in issued_secrets if value in shown_text]
+        assert not ISSUED.search(shown_text)
+        assert "device authorization" in shown_text and "asking the user to enter a code" in shown_text
+
+
+def test_slow_down_adds_five_seconds_and_is_heard_once(tmp_path: Path, user: DeviceUser) -> None:
+    process, url, _ = serve(tmp_path, device_fault="slow")
+    with process, mcp_notebook.connect(url, name="slow", auth=OAuth(grant="device", remember=False)) as conn:
+        polls = [e for e in conn.trace.entries() if e.kind == "auth-http" and e.detail.get("step") == "device token"]
+        assert [e.detail["status"] for e in polls] == [400, 200]  # a client that polled sooner is slowed down again
+        notes = [e.note for e in conn.trace.entries() if e.kind == "auth" and e.detail.get("step") == "device"]
+        assert notes == ["the server asks to poll more slowly: every 5 s"]
+        assert polls[1].monotonic - polls[0].monotonic >= 5.0  # the wait itself, not a threshold on our speed
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [("deny", "authorization denied at http://127.0.0.1"), ("expire", "the device code expired before it was approved")],
+)
+def test_denial_and_expiry_are_one_line_errors(tmp_path: Path, user: DeviceUser, fault: str, message: str) -> None:
+    process, url, _ = serve(tmp_path, device_fault=fault)
+    with process, pytest.raises(McpNotebookError, match=message):
+        mcp_notebook.connect(url, name=fault, auth=OAuth(grant="device", remember=False))
+    assert user.shown[0].outcome is not None and user.shown[0].outcome[1] is True
+
+
+def test_cancel_ends_the_wait(tmp_path: Path, user: DeviceUser) -> None:
+    user.cancel = True
+    process, url, _ = serve(tmp_path, device_fault="pending")
+    with process, pytest.raises(McpNotebookError, match="authorization cancelled"):
+        mcp_notebook.connect(url, name="cancel", auth=OAuth(grant="device", remember=False))
+    assert user.shown[0].outcome == ("authorization cancelled", True)
+
+
+def test_ctrl_c_ends_the_wait(tmp_path: Path, user: DeviceUser) -> None:
+    """Ctrl-C while the flow polls (sent once polling has begun): the call ends, and so does the polling."""
+    process, url, _ = serve(tmp_path, device_fault="pending")
+    user.interrupt = True
+    with process:
+        with pytest.raises(KeyboardInterrupt):
+            mcp_notebook.connect(url, name="interrupted", auth=OAuth(grant="device", remember=False))
+        assert user.shown[0].finished.wait(30)
+        note, failed = user.shown[0].outcome  # type: ignore[misc]
+        assert failed and note.startswith("authorization given up")
+
+
+@pytest.mark.parametrize(
+    ("grant", "listed", "picked"),
+    [
+        ("auto", ["authorization_code", "refresh_token", DEVICE_GRANT], "authorization_code"),
+        ("auto", [DEVICE_GRANT, "refresh_token"], "device"),
+        ("auto", ["client_credentials", DEVICE_GRANT], "client_credentials"),
+        ("device", ["authorization_code", DEVICE_GRANT], "device"),
+    ],
+)
+def test_when_the_device_grant_is_chosen(grant: str, listed: list[str], picked: str) -> None:
+    metadata = {"grant_types_supported": listed, "device_authorization_endpoint": "https://as.example/device"}
+    found = Discovered("https://mcp.example/mcp", "https://as.example", metadata, None, legacy=False)
+    flow = OAuthFlow("https://mcp.example/mcp", OAuth(grant=grant, remember=False), events=lambda *a, **k: None, secret=print)
+    assert flow._grant(found) == picked
