@@ -166,3 +166,16 @@ def test_when_the_device_grant_is_chosen(grant: str, listed: list[str], picked: 
     found = Discovered("https://mcp.example/mcp", "https://as.example", metadata, None, legacy=False)
     flow = OAuthFlow("https://mcp.example/mcp", OAuth(grant=grant, remember=False), events=lambda *a, **k: None, secret=print)
     assert flow._grant(found) == picked
+
+
+def test_the_terminal_form_prints_the_url_and_the_code(capsys: pytest.CaptureFixture[str]) -> None:
+    code = DeviceCode("BCDF-GHJK", "https://as.example/device", None, 600.0, 5.0, "https://as.example", "dc-secret-1")
+    shown = frontend.FrontEnd().show_device_code(code)
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert "open https://as.example/device on any device and enter the code BCDF-GHJK" in text
+    assert "dc-secret-1" not in text and not shown.cancelled()
+    complete = DeviceCode("BCDF-GHJK", "https://as.example/device", "https://as.example/d?c=BCDF-GHJK", 600.0, 5.0, "i", "dc")
+    frontend.FrontEnd().show_device_code(complete)
+    out = capsys.readouterr()
+    assert "open https://as.example/d?c=BCDF-GHJK on any device" in out.out + out.err
