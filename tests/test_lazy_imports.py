@@ -28,6 +28,7 @@ LAZY = (
     "joserfc",
     "json5",
     "jsonschema",
+    "keyring",
     "logging",
     "platformdirs",
     "traitlets",

@@ -101,6 +101,7 @@ class OAuthFlow:
             return
         try:
             self.store.save(self.server_url, self.found, self.client, self.token)
+            self.http.step("saved token", f"the token is saved for later kernels, its secrets in {self.store.where}")
         except OSError as exc:
             self.http.step("saved token", f"the token could not be saved ({exc.strerror}); it lasts this connection only")
 
