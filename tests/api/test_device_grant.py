@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -179,3 +181,21 @@ def test_the_terminal_form_prints_the_url_and_the_code(capsys: pytest.CaptureFix
     frontend.FrontEnd().show_device_code(complete)
     out = capsys.readouterr()
     assert "open https://as.example/d?c=BCDF-GHJK on any device" in out.out + out.err
+
+
+def test_the_command_line_client_with_device(tmp_path: Path) -> None:
+    """`python -m mcp_notebook URL --device`: the code and page printed, polled until approved."""
+    process, url, issued = serve(tmp_path)
+    with process:
+        out = subprocess.run(
+            [sys.executable, "-m", "mcp_notebook", url, "--device", "--call", "add", "--arguments", '{"a": 1, "b": 2}'],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert out.returncode == 0, out.stderr
+    text = out.stdout + out.stderr
+    assert f"open {url.removesuffix('/mcp')}/device?user_code=" in text and "on any device" in text
+    assert '"sum": 3' in out.stdout
+    assert not [value for value in issued.read_text().split() if value in text]
