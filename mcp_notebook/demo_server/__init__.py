@@ -92,7 +92,7 @@ checked; refresh tokens that rotate), and the device authorization grant (RFC 86
 ``demo:admin`` for the ``--step-up-tool``. Its fault switches: ``--token-seconds N``,
 ``--token-calls N`` (a token is good for N tool calls), ``--step-up-tool TOOL`` (403
 ``insufficient_scope``), ``--refreshes N`` (later refreshes fail: the client must authorize
-again), ``--device-interval N`` and ``--device-fault slow|deny|expire|pending`` (what the device
+again), ``--device-interval N`` and ``--device-fault slow|deny|expire|pending|later`` (what the device
 grant's polls meet), ``--issued-log FILE`` (every secret issued, for tests). See ``_authserver``,
 ``_device`` and ``_guard``.
 

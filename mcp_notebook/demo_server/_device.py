@@ -6,7 +6,8 @@ code and the verification URIs (`/device`, and `/device?user_code=...`). It appr
 `authorization_pending`, the second the tokens. The fault switch `device_fault` changes what
 the polls meet: `slow` (the first poll answers `slow_down` instead: a client must then wait
 5 s longer, and one that does not is slowed down again), `deny` (the second answers `access_denied`), `expire` (the second answers
-`expired_token`), `pending` (never approved: pending until the code expires). A poll sooner
+`expired_token`), `pending` (never approved: pending until the code expires), `later` (the
+first code approved as usual, every later one pending: a second authorization that hangs). A poll sooner
 than the interval answers `slow_down`, as RFC 8628 section 3.5 allows.
 """
 
@@ -47,6 +48,7 @@ class Pending:
     interval: int
     polls: int = 0
     last_poll: float = 0.0
+    never: bool = False  # never approved (fault switch pending, or later)
 
 
 class DeviceGrants:
@@ -55,13 +57,16 @@ class DeviceGrants:
     def __init__(self, settings: OAuthSettings) -> None:
         self.settings = settings
         self.pending: dict[str, Pending] = {}
+        self.issued = 0  # device codes issued so far
 
     def start(self, issuer: str, device_code: str, client_id: str, scopes: tuple[str, ...], resource: str) -> dict[str, Any]:
         """A new device authorization: the answer of `/device_authorization`."""
         letters = "".join(secrets.choice(USER_CODE_LETTERS) for _ in range(8))
         user_code = f"{letters[:4]}-{letters[4:]}"
         interval = DEFAULT_INTERVAL if self.settings.device_interval is None else self.settings.device_interval
-        self.pending[device_code] = Pending(client_id, scopes, resource, user_code, time.time() + LIFETIME, interval)
+        self.issued += 1
+        grant = Pending(client_id, scopes, resource, user_code, time.time() + LIFETIME, interval, never=self._never())
+        self.pending[device_code] = grant
         log(f"oauth: device code issued to {client_id}, user code {user_code}")
         return {
             "device_code": device_code,
@@ -88,7 +93,7 @@ class DeviceGrants:
         if too_soon or (fault == "slow" and grant.polls == 1):
             grant.interval += SLOW_DOWN
             raise DeviceRefusal("slow_down", f"poll every {grant.interval} s at most")
-        if grant.polls == 1 or fault == "pending":
+        if grant.polls == 1 or grant.never:
             raise DeviceRefusal("authorization_pending", "the user has not approved yet")
         if fault == "deny":
             del self.pending[device_code]
@@ -96,6 +101,10 @@ class DeviceGrants:
         del self.pending[device_code]
         log(f"oauth: device code approved for {client_id} after {grant.polls} polls")
         return grant
+
+    def _never(self) -> bool:
+        fault = self.settings.device_fault
+        return fault == "pending" or (fault == "later" and self.issued > 1)
 
     def page(self, user_code: str | None) -> dict[str, Any]:
         """What `/device` answers: every code is approved by itself here."""

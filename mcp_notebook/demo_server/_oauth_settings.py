@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 
 BASE_SCOPE = "demo:tools"  # every MCP request needs it
 STEP_UP_SCOPE = "demo:admin"  # the step-up tool needs it too
-DEVICE_FAULTS = ("slow", "deny", "expire", "pending")
+DEVICE_FAULTS = ("slow", "deny", "expire", "pending", "later")
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,8 @@ class OAuthSettings:
     `device_interval`: the polling interval the device authorization grant asks for (default 5 s;
     0 for tests that should not wait).
     `device_fault`: what the device grant's polls meet: `slow` (a `slow_down` first), `deny`
-    (`access_denied`), `expire` (`expired_token`), `pending` (never approved). See `_device`.
+    (`access_denied`), `expire` (`expired_token`), `pending` (never approved), `later` (only the
+    first code approved). See `_device`.
     `issued_log`: a file that gets every secret issued (codes, tokens, client secrets), one per
     line, for tests that check none of them shows anywhere.
     """

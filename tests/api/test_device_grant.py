@@ -154,6 +154,25 @@ def test_ctrl_c_ends_the_wait(tmp_path: Path, user: DeviceUser) -> None:
         assert failed and note.startswith("authorization given up")
 
 
+def test_ctrl_c_on_a_later_request_ends_its_polling_and_the_connection_goes_on(tmp_path: Path, user: DeviceUser) -> None:
+    """The token is used up and cannot be refreshed, so a tool call starts a second device
+    flow; Ctrl-C gives that call up while the flow polls. No request waits for the flow any
+    more, so it stops, though the connection stays open; the next call asks again."""
+    process, url, _ = serve(tmp_path, token_calls=1, refreshes=0, device_fault="later")
+    with process, mcp_notebook.connect(url, name="later", auth=OAuth(grant="device", remember=False)) as conn:
+        conn.call_tool("add", {"a": 1, "b": 2})
+        user.interrupt = True
+        with pytest.raises(KeyboardInterrupt):
+            conn.call_tool("add", {"a": 1, "b": 2})
+        user.interrupt = False
+        assert user.shown[1].finished.wait(30)
+        assert user.shown[1].outcome == ("authorization given up: no request waits for it any more", True)
+        user.cancel = True  # the next call asks again (a third code): not given up, cancelled
+        with pytest.raises(McpNotebookError, match="authorization cancelled"):
+            conn.call_tool("add", {"a": 2, "b": 2})
+        assert len(user.shown) == 3 and conn.ping() >= 0  # the connection goes on
+
+
 @pytest.mark.parametrize(
     ("grant", "listed", "picked"),
     [

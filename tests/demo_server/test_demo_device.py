@@ -105,6 +105,17 @@ def test_fault_switches(fault: str, answers: list[str]) -> None:
             assert got == answers
 
 
+def test_later_approves_the_first_code_only() -> None:
+    for url, origin in started(device_fault="later"):
+        with httpx2.Client() as http:
+            client_id, first = device_code(http, origin, url)
+            other, second = device_code(http, origin, url)
+            second_polls = [poll(http, origin, other, second["device_code"], url).json().get("error") for _ in range(3)]
+            assert second_polls == ["authorization_pending"] * 3
+            assert poll(http, origin, client_id, first["device_code"], url).json()["error"] == "authorization_pending"
+            assert "access_token" in poll(http, origin, client_id, first["device_code"], url).json()
+
+
 def test_the_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="device_fault"):
         OAuthSettings(device_fault="maybe")
