@@ -4,12 +4,12 @@ On a 401 it refreshes the token if it can, else authorizes afresh: discovery, th
 identity, then the grant (the authorization code through the user, the device grant with a
 code the user enters anywhere, client credentials, or cross-app access), asking again for the
 scopes the lapsed token held. On a 403 `insufficient_scope` it steps up, asking for the
-union of the scopes held and those challenged. One flow at a time, run in the connection's task group: every request that needs
-it waits for it and is sent again with the new token. A request is sent again at most
-`MAX_RETRIES` times, and a step-up that could not help (the token holds every scope asked
-for) is refused rather than repeated. A token with a refresh token is refreshed in the
-background `REFRESH_AHEAD` seconds before it expires. The token goes only to the server's
-own origin. A device grant's polling ends when no request waits for its flow any more (each
+union of the scopes held and those challenged. One flow at a time, run in the connection's
+task group: every request that needs it waits for it and is sent again with the new token.
+A request is sent again at most `MAX_RETRIES` times, and a step-up that could not help (the
+token holds every scope asked for) is refused rather than repeated. A token with a refresh
+token is refreshed in the background `REFRESH_AHEAD` seconds before it expires. The token
+goes only to the server's own origin. A device grant's polling ends when no request waits for its flow any more (each
 was given up: Ctrl-C), as well as on the front end's Cancel.
 """
 
@@ -31,7 +31,7 @@ from ..base.text import plain
 from ..transports.urls import redact_url
 from .challenge import Challenge, bearer_challenge, origin_of
 from .config import OAuth
-from .device import DEVICE_GRANT, ShowCode, offered, poll_for_token, request_device_code
+from .device import DEVICE_GRANT, DeviceWait, ShowCode, offered, poll_for_token, request_device_code
 from .discovery import Discovered, discover
 from .exchange import AuthExchange, Events
 from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
@@ -308,12 +308,12 @@ class OAuthFlow:
         try:
             token = await poll_for_token(self.http, found, client, code, scopes, stop)
         except AuthorizationError as exc:
-            view.finish(str(exc), True)
+            _finish(view, str(exc), failed=True)
             raise
         except BaseException:
-            view.finish("authorization given up", True)
+            _finish(view, "authorization given up", failed=True)
             raise
-        view.finish("approved on the device", False)
+        _finish(view, "approved on the device", failed=False)
         return token
 
     async def _ask(self, url: str) -> str:
@@ -353,3 +353,11 @@ class OAuthFlow:
         if self.options.scopes is not None:
             return tuple(self.options.scopes)
         return challenge.scopes or found.scopes_supported or None
+
+
+def _finish(view: DeviceWait, note: str, *, failed: bool) -> None:
+    """Tell the front end's showing of a device code how it ended; its failure changes nothing."""
+    try:
+        view.finish(note, failed)
+    except Exception:  # noqa: BLE001 - a front end's display: the flow's outcome stands
+        pass
