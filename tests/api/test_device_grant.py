@@ -4,8 +4,9 @@ honoured, denial and expiry as one-line errors, Cancel and a given-up request en
 wait; the device code and the tokens nowhere in the trace, the outputs or a repr.
 
 Neither FastMCP 4.1.6 nor the MCP SDK 2.3.0 has an authorization server with the device
-grant (FastMCP's device-code client is its `deploy` command's, for its own cloud), so the
-demo's is the one peer.
+grant (FastMCP's device-code client is its `deploy` command's, for its own cloud). So the
+whole flow runs against the demo's, and the grant itself against Authlib's as well
+(tests/servers/authlib_device_server.py): an implementation of the RFC that is not ours.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook import OAuth, demo_server
@@ -218,3 +220,64 @@ def test_the_command_line_client_with_device(tmp_path: Path) -> None:
     assert f"open {url.removesuffix('/mcp')}/device?user_code=" in text and "on any device" in text
     assert '"sum": 3' in out.stdout
     assert not [value for value in issued.read_text().split() if value in text]
+
+
+class Recorded:
+    """The flow's events and secrets, as a connection's trace would take them."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, ...]] = []
+        self.secrets: list[str] = []
+
+    def event(self, *args: Any, **detail: Any) -> None:
+        self.events.append((*args, detail))
+
+
+@pytest.mark.parametrize(
+    ("decisions", "slow", "outcome"),
+    [
+        ({1: None, 2: True}, False, "token"),
+        ({1: None, 2: True}, True, "token"),
+        ({1: None, 2: False}, False, "authorization denied at"),
+    ],
+)
+async def test_against_authlibs_device_grant(
+    decisions: dict[int, bool | None], slow: bool, outcome: str, monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+) -> None:
+    """Our grant against another implementation of RFC 8628: Authlib's (see the server's module)."""
+    monkeypatch.setenv("AUTHLIB_INSECURE_TRANSPORT", "1")  # plain http on loopback
+    monkeypatch.syspath_prepend(str(SERVERS_DIR))
+    from authlib_device_server import CLIENT_ID, AuthlibDeviceServer, State
+
+    from mcp_notebook.auth.device import poll_for_token, request_device_code
+    from mcp_notebook.auth.exchange import AuthExchange
+    from mcp_notebook.auth.identity import ClientIdentity
+
+    recorded = Recorded()
+    with AuthlibDeviceServer(State(decisions=decisions, slow=slow)) as server:
+        found = Discovered(f"{server.state.origin}/mcp", server.state.origin, server.metadata(), None, legacy=False)
+        client = ClientIdentity(CLIENT_ID, "none", "pre-registered")
+        http = AuthExchange(recorded.event, recorded.secrets.append)
+        try:
+            code = await request_device_code(http, found, client, ["read"])
+            assert code.verification_uri == f"{server.state.origin}/activate"
+            assert code.url == f"{server.state.origin}/activate?user_code={code.user_code}"
+            assert code.device_code in recorded.secrets  # registered for redaction the moment it came
+            try:
+                token = await poll_for_token(http, found, client, code, ["read"], lambda: None)
+                got = "token"
+            except McpNotebookError as exc:
+                got = str(exc)
+                token = None
+        finally:
+            await http.aclose()
+    assert got.startswith(outcome), got
+    polls = [form for form in server.state.forms if form.get("grant_type") == DEVICE_GRANT]
+    assert all(form["resource"] == found.resource and "code_verifier" not in form for form in polls)
+    assert len(polls) == 2  # pending (or slow_down), then the answer
+    if token is not None:
+        assert token.access_token == server.state.tokens[-1]["access_token"] and token.scopes == ("read",)
+        assert token.access_token in recorded.secrets
+    if slow:
+        slowed = [e for e in recorded.events if e[0] == "auth" and e[-1].get("step") == "device"]
+        assert [e[1] for e in slowed] == ["the server asks to poll more slowly: every 5 s"]
