@@ -20,7 +20,7 @@ from ..api.auth_progress import PHASES, AuthProgress
 from ..auth.device import DeviceCode
 from ..base.text import esc, plain
 from . import snapshot_registry, snapshots
-from .auth_widget import MARKS, NO_ROUTING
+from .auth_widget import NO_ROUTING, steps_table, steps_text
 from .interaction_widgets import take_clicks_while_busy
 
 
@@ -97,25 +97,13 @@ class DeviceCodeWidget:
             self.steps.value = self._table()
 
     def _table(self) -> str:
-        rows = []
-        for phase in PHASES:
-            state, note = self.state[phase]
-            mark, colour = MARKS[state]
-            rows.append(
-                f"<tr><td style='color:{colour};padding-right:6px'>{mark}</td><td style='padding-right:10px'>{phase}</td>"
-                f"<td style='color:#495057'>{esc(note)}</td></tr>"
-            )
-        return f"<table style='font-size:0.9em'>{''.join(rows)}</table>"
+        return steps_table(self.state)
 
     def html(self) -> str:
         return f"<b>{esc(self.outcome)}</b> <code>{esc(urlsplit(self.code.url).netloc)}</code>{self._table()}"
 
     def text(self) -> str:
-        lines = [f"{self.outcome} {urlsplit(self.code.url).netloc}"]
-        for phase in PHASES:
-            state, note = self.state[phase]
-            lines.append(f"  {MARKS[state][0]} {phase:<13} {note}")
-        return plain("\n".join(lines))
+        return steps_text(f"{self.outcome} {urlsplit(self.code.url).netloc}", self.state)
 
 
 def show_in_cell(code: DeviceCode, progress: AuthProgress | None) -> DeviceCodeWidget:

@@ -10,18 +10,12 @@ from typing import Any
 
 import httpx2
 import pytest
+from test_demo_oauth import INITIALIZE, MCP_HEADERS
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server import OAuthSettings
 
 DEVICE = "urn:ietf:params:oauth:grant-type:device_code"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 def started(**settings: Any) -> Iterator[tuple[str, str]]:
