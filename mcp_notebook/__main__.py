@@ -11,7 +11,9 @@ credentials the suite hands over in MCP_CONFORMANCE_CONTEXT.
 A server that wants OAuth is authorized through the same `authorize=` callback a program
 would pass: it follows the authorization URL's redirects without a browser (through the
 connection's proxy, trusting its roots) and hands back the URL they end on; where a page
-wants a person, it prints the link and reads the URL pasted back (on a terminal).
+wants a person, it prints the link and reads the URL pasted back (on a terminal). With
+`--device`, the device grant: it prints the code and the page to enter it at, and polls
+until approved.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     auth.add_argument("--private-key", metavar="PEM_FILE", help="authenticate the client with a JWT signed by this key")
     auth.add_argument("--scope", action="append", metavar="SCOPE", help="ask for this scope (repeatable)")
     auth.add_argument("--redirect-uri", default=DEFAULT_REDIRECT_URI, help=f"default {DEFAULT_REDIRECT_URI}")
+    auth.add_argument("--device", action="store_true", help="the device grant: print a code to enter on any device")
     return parser
 
 
@@ -103,6 +106,7 @@ def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
         private_key=context.get("private_key_pem") or key,
         signing_algorithm=context.get("signing_algorithm"),
         cross_app=cross_app,
+        grant="device" if args.device else "auto",
         authorize=follow_authorization(args.redirect_uri, HttpSettings(proxy=args.proxy, verify=args.cacert or True)),
         remember=not os.environ.get("MCP_CONFORMANCE_SCENARIO"),  # each scenario is a new server on a reused port
     )

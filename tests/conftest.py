@@ -171,10 +171,12 @@ def magics_shell() -> Iterator[Any]:
 
 @pytest.fixture(autouse=True)
 def private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Consent records and pinned tool definitions go to a fresh directory, never the user's
-    (kernels started by the test inherit it)."""
+    """Consent records, pinned tool definitions and tokens go to a fresh directory, never the
+    user's, and no token to the user's keyring: keyring's `fail` backend, which we take for no
+    keyring (kernels started by the test inherit both)."""
     folder = tmp_path_factory.mktemp("mcp-notebook-data")
     monkeypatch.setenv("MCP_NOTEBOOK_DATA_DIR", str(folder))
+    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     return folder
 
 

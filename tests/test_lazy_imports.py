@@ -29,6 +29,7 @@ LAZY = (
     "joserfc",
     "json5",
     "jsonschema",
+    "keyring",
     "logging",
     "platformdirs",
     "traitlets",

@@ -3,7 +3,7 @@
 "auto" (the default) authorizes when the server answers 401, unless the caller already
 sends an `Authorization` header; an `OAuth(...)` says how; None never authorizes. Without
 an `authorize` callback of the caller's, the user is asked through the front end, which may
-follow the flow's steps (`AuthProgress`). Every
+follow the flow's steps (`AuthProgress`); a device grant's code is shown through it too. Every
 credential the flow learns is registered with the trace, so it shows nowhere. Front ends
 read a connection's authorization (`auth_status`, never a token), its steps, and log out here.
 """
@@ -22,6 +22,7 @@ from .auth_progress import AuthProgress
 from .connection import Connection
 
 if TYPE_CHECKING:
+    from ..auth.device import DeviceCode, DeviceWait
     from ..auth.flow import OAuthFlow  # with the HTTP stack under it: imported when a connection first authorizes
     from ..transports.http_client import HttpSettings
 
@@ -47,7 +48,12 @@ def auth_hook(
     def ask_front_end(url: str) -> str:
         return frontend.current().authorize(url, progress)
 
-    return OAuthFlow(url, options, events=progress.event, secret=trace.add_secret, authorize=ask_front_end, http=http)
+    def show_code(code: DeviceCode) -> DeviceWait:
+        return frontend.current().show_device_code(code, progress)
+
+    return OAuthFlow(
+        url, options, events=progress.event, secret=trace.add_secret, authorize=ask_front_end, show_code=show_code, http=http
+    )
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..auth.device import DeviceCode, DeviceWait
     from ..configs.consent import ConsentRequest
     from ..configs.entries import ServerEntry
     from ..configs.interpolate import InputRequest
@@ -219,6 +220,32 @@ class FrontEnd:
         if not answer:
             raise AuthorizationError(f"nobody came back from the authorization page within {AUTHORIZE_LIMIT / 60:g} minutes")
         return answer
+
+    def show_device_code(self, code: DeviceCode, progress: AuthProgress | None = None) -> DeviceWait:
+        """Show a device grant's user code and where to enter it (RFC 8628) while the flow polls;
+        runs in a worker thread. Here: printed (on stderr when stdout is not a terminal). Ctrl-C
+        ends the wait (the request given up), so there is no Cancel to offer."""
+        from ..base.text import plain
+
+        out = sys.stdout if sys.stdout.isatty() or not sys.stderr.isatty() else sys.stderr
+        where = plain(code.url)
+        lines = [f"To authorize, open {where} on any device"]
+        if code.verification_uri_complete is None or code.user_code not in code.verification_uri_complete:
+            lines[0] += f" and enter the code {plain(code.user_code)}"
+        else:
+            lines.append(f"  (the code there is {plain(code.user_code)}; it is good for {code.expires_in / 60:g} minutes)")
+        print("\n".join(lines), file=out, flush=True)
+        return ShownCode()
+
+
+class ShownCode:
+    """A device code shown as text: nothing to cancel, and the outcome is the call's own."""
+
+    def cancelled(self) -> bool:
+        return False
+
+    def finish(self, note: str, failed: bool) -> None:
+        return None
 
 
 def prompt_inputs(requests: list[InputRequest], entry: ServerEntry) -> dict[str, str]:

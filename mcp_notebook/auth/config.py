@@ -12,7 +12,7 @@ from ..base.errors import UsageError
 from ..base.public import public
 
 DEFAULT_REDIRECT_URI = "http://127.0.0.1:33418/callback"
-GRANTS = ("auto", "authorization_code", "client_credentials")
+GRANTS = ("auto", "authorization_code", "client_credentials", "device")
 
 
 @public
@@ -40,7 +40,9 @@ class OAuth:
     to (`redirect_uri` with the code); without it the front end asks the user. A
     `private_key` (PEM) authenticates the client with a signed JWT (`private_key_jwt`) in
     the client credentials grant; `grant` picks the grant ("auto": client credentials when
-    there is a key or the server offers no other, else the authorization code). With
+    there is a key or the server offers no other, the device grant (RFC 8628: a code to enter
+    at a URL on any device, no redirect) when the server offers it and not the authorization
+    code, else the authorization code; "device" asks for the device grant). With
     `remember`, tokens are kept in the user data directory for later kernels.
     """
 

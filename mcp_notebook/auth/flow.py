@@ -1,15 +1,16 @@
 """`OAuthFlow`: the OAuth client of one HTTP connection, as its transport's `AuthHook`.
 
 On a 401 it refreshes the token if it can, else authorizes afresh: discovery, the client's
-identity, then the grant (the authorization code through the user, client credentials, or
-cross-app access), asking again for the scopes the lapsed token held. On a 403
-`insufficient_scope` it steps up, asking for the union of the scopes held and those
-challenged. One flow at a time, run in the connection's task group: every request that needs
-it waits for it and is sent again with the new token. A request is sent again at most
-`MAX_RETRIES` times, and a step-up that could not help (the token holds every scope asked
-for) is refused rather than repeated. A token with a refresh token is refreshed in the
-background `REFRESH_AHEAD` seconds before it expires. The token goes only to the server's
-own origin.
+identity, then the grant (the authorization code through the user, the device grant with a
+code the user enters anywhere, client credentials, or cross-app access), asking again for the
+scopes the lapsed token held. On a 403 `insufficient_scope` it steps up, asking for the
+union of the scopes held and those challenged. One flow at a time, run in the connection's
+task group: every request that needs it waits for it and is sent again with the new token.
+A request is sent again at most `MAX_RETRIES` times, and a step-up that could not help (the
+token holds every scope asked for) is refused rather than repeated. A token with a refresh
+token is refreshed in the background `REFRESH_AHEAD` seconds before it expires. The token
+goes only to the server's own origin. A device grant's polling ends when no request waits for its flow any more (each
+was given up: Ctrl-C), as well as on the front end's Cancel.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..transports.http_client import HttpSettings
 from ..transports.urls import redact_url
 from .challenge import Challenge, bearer_challenge, origin_of
 from .config import OAuth
+from .device import DEVICE_GRANT, DeviceWait, ShowCode, offered, poll_for_token, request_device_code
 from .discovery import Discovered, discover
 from .exchange import AuthExchange, Events
 from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
@@ -48,6 +50,7 @@ class _Run:
 
     done: anyio.Event
     error: AuthorizationError | None = None
+    waiting: int = 0  # requests waiting for it now
 
 
 class OAuthFlow:
@@ -62,10 +65,12 @@ class OAuthFlow:
         secret: Callable[[str], None],
         authorize: Authorize | None = None,
         http: HttpSettings | None = None,
+        show_code: ShowCode | None = None,
     ) -> None:
         self.server_url = server_url
         self.options = options
         self._authorize = options.authorize or authorize
+        self._show_code = show_code
         self.http = AuthExchange(events, secret, settings=http)
         self.found: Discovered | None = None
         self.client: ClientIdentity | None = None
@@ -98,6 +103,7 @@ class OAuthFlow:
             return
         try:
             self.store.save(self.server_url, self.found, self.client, self.token)
+            self.http.step("saved token", f"the token is saved for later kernels, its secrets in {self.store.where}")
         except OSError as exc:
             self.http.step("saved token", f"the token could not be saved ({exc.strerror}); it lasts this connection only")
 
@@ -152,21 +158,34 @@ class OAuthFlow:
             return False
         sent = response.request.headers.get("authorization")
         run = self._run
-        if run is None or run.done.is_set():
+        if run is not None and not run.done.is_set():
+            await self._wait_for(run)
+        else:
             if self.token is not None and self.token.header() != sent:
                 return True  # authorized meanwhile, for another request
             run = self._run = _Run(anyio.Event())
             if self._task_group is not None:
                 self._task_group.start_soon(self._execute, run, response.status_code, challenge)
+                await self._wait_for(run)
             else:
-                await self._execute(run, response.status_code, challenge)
-        await run.done.wait()
+                run.waiting += 1
+                try:
+                    await self._execute(run, response.status_code, challenge)
+                finally:
+                    run.waiting -= 1
         if isinstance(run.error, NotOffered):
             self.http.step("no oauth", str(run.error))
             return False  # the server's own 401 says more than we could
         if run.error is not None:
             raise AuthorizationError(str(run.error))
         return True
+
+    async def _wait_for(self, run: _Run) -> None:
+        run.waiting += 1
+        try:
+            await run.done.wait()
+        finally:
+            run.waiting -= 1
 
     async def _execute(self, run: _Run, status: int, challenge: Challenge) -> None:
         """One flow, in the connection's task group: the request that started it may be given up
@@ -233,11 +252,14 @@ class OAuthFlow:
             scopes = self._first_scopes(challenge, found)
         if keep:
             scopes = tuple(dict.fromkeys((*(scopes or ()), *keep)))
-        if grant == "authorization_code" and scopes and "offline_access" not in scopes:
+        if grant in ("authorization_code", "device") and scopes and "offline_access" not in scopes:
             if found.supports("scopes_supported", "offline_access"):
                 scopes = (*scopes, "offline_access")  # SEP-2207: ask for a refresh token where the server offers one
         if self.client is None:
-            grants = ["authorization_code", "refresh_token"] if grant == "authorization_code" else ["client_credentials"]
+            grants = {
+                "authorization_code": ["authorization_code", "refresh_token"],
+                "device": [DEVICE_GRANT, "refresh_token"],
+            }.get(grant, ["client_credentials"])
             self.client = await identify(self.http, self.options, found, self.options.redirect_uri, grants, scopes or ())
         client = self.client
         self.authorizations += 1
@@ -246,6 +268,8 @@ class OAuthFlow:
             token = await cross_app(self.http, found, client, self.options.cross_app, scopes)
         elif grant == "client_credentials":
             token = await client_credentials(self.http, found, client, scopes)
+        elif grant == "device":
+            token = await self._device(found, client, scopes)
         else:
             token = await self._authorization_code(found, client, scopes)
         self.token = token
@@ -261,6 +285,38 @@ class OAuthFlow:
         code = authorization_code(request, redirected, found)
         self.http.secret(code)
         return await exchange_code(self.http, found, client, request, code, scopes)
+
+    async def _device(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
+        show = self._show_code
+        if show is None:
+            raise AuthorizationError("the device grant needs someone to show you its code, and nothing here can")
+        code = await request_device_code(self.http, found, client, scopes)
+        self.http.step(
+            "authorization",
+            f"asking the user to enter a code at {redact_url(code.verification_uri)}",
+            url=redact_url(code.verification_uri),
+            scopes=" ".join(scopes or ()),
+        )
+        view = await anyio.to_thread.run_sync(show, code, abandon_on_cancel=True)
+        run = self._run
+
+        def stop() -> str | None:
+            if view.cancelled():
+                return "authorization cancelled"
+            if run is not None and run.waiting == 0:
+                return "authorization given up: no request waits for it any more"
+            return None
+
+        try:
+            token = await poll_for_token(self.http, found, client, code, scopes, stop)
+        except AuthorizationError as exc:
+            _finish(view, str(exc), failed=True)
+            raise
+        except BaseException:
+            _finish(view, "authorization given up", failed=True)
+            raise
+        _finish(view, "approved on the device", failed=False)
+        return token
 
     async def _ask(self, url: str) -> str:
         authorize = self._authorize
@@ -286,9 +342,12 @@ class OAuthFlow:
             return options.grant
         if options.private_key is not None:
             return "client_credentials"
-        offered = found.metadata.get("grant_types_supported")
-        if isinstance(offered, list) and "authorization_code" not in offered and "client_credentials" in offered:
-            return "client_credentials"
+        listed = found.metadata.get("grant_types_supported")
+        if isinstance(listed, list) and "authorization_code" not in listed:
+            if "client_credentials" in listed:
+                return "client_credentials"
+            if offered(found):
+                return "device"
         return "authorization_code"
 
     def _first_scopes(self, challenge: Challenge, found: Discovered) -> tuple[str, ...] | None:
@@ -296,3 +355,11 @@ class OAuthFlow:
         if self.options.scopes is not None:
             return tuple(self.options.scopes)
         return challenge.scopes or found.scopes_supported or None
+
+
+def _finish(view: DeviceWait, note: str, *, failed: bool) -> None:
+    """Tell the front end's showing of a device code how it ended; its failure changes nothing."""
+    try:
+        view.finish(note, failed)
+    except Exception:  # noqa: BLE001 - a front end's display: the flow's outcome stands
+        pass

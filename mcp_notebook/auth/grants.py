@@ -132,10 +132,10 @@ async def request_token(
     if status != 200 or not answer or not isinstance(answer.get("access_token"), str):
         raise oauth_error(step, status, answer)
     http.secret(answer["access_token"], answer.get("refresh_token"))
-    return _token(answer, found, client, scopes, previous)
+    return make_token(answer, found, client, scopes, previous)
 
 
-def _token(
+def make_token(
     answer: dict[str, Any], found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None, previous: Token | None
 ) -> Token:
     expires_in = answer.get("expires_in")

@@ -98,6 +98,8 @@ async def _register(
         "token_endpoint_auth_method": wanted,
         "application_type": "native" if loopback else "web",
     }
+    if "authorization_code" not in grants:  # the device grant: no redirect, no response type
+        request |= {"redirect_uris": [], "response_types": [], "application_type": "native"}
     registered = tuple(dict.fromkeys((*scopes, *(found.scopes_supported or ()))))
     if registered:
         request["scope"] = " ".join(registered)

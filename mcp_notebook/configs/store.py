@@ -1,35 +1,36 @@
-"""The user data directory, and small JSON files in it written whole or not at all.
+"""Small JSON files in the user data directory, written whole or not at all, ours alone.
 
-The directory is `platformdirs.user_data_dir("mcp-notebook")` (`~/.local/share/mcp-notebook` on
-Linux, `~/Library/Application Support/mcp-notebook` on macOS, `%LOCALAPPDATA%\\mcp-notebook`
-on Windows), or `$MCP_NOTEBOOK_DATA_DIR` where that is set. platformdirs knows each OS's rule
-(XDG variables included), so we keep none of those rules ourselves.
+Where the directory is, and how its files are kept from other users (0700, 0600 from birth,
+files of another owner ignored), is `base.private`'s rule; this module reads and writes JSON
+objects there.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
-import platformdirs
+from ..base import private
 
 _lock = threading.Lock()
 
 
 def data_dir() -> Path:
-    override = os.environ.get("MCP_NOTEBOOK_DATA_DIR")
-    return Path(override).expanduser() if override else Path(platformdirs.user_data_dir("mcp-notebook", appauthor=False))
+    return private.data_dir()
 
 
 def load(name: str) -> dict[str, Any]:
-    """The JSON object in `name` (empty when missing or unreadable: these are caches of decisions)."""
+    """The JSON object in `name` (empty when missing, unreadable, or not ours: these are caches
+    of decisions, and one another user wrote is no decision of ours)."""
+    folder = data_dir()
+    if not private.owned_directory(folder):
+        return {}
+    text = private.read_private(folder / name)
     try:
-        value = json.loads((data_dir() / name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        value = json.loads(text) if text is not None else {}
+    except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -39,15 +40,5 @@ def update(name: str, change: Any) -> dict[str, Any]:
     with _lock:
         data = load(name)
         change(data)
-        folder = data_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out, indent=1, sort_keys=True)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, folder / name)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        private.write_private(data_dir() / name, json.dumps(data, indent=1, sort_keys=True))
         return data

@@ -87,11 +87,14 @@ from an authorization server in the same process, on the same origin: protected 
 metadata (RFC 9728), authorization server metadata (RFC 8414, S256 PKCE), dynamic client
 registration, an authorization endpoint that approves at once and redirects with ``code``,
 ``state`` and ``iss``, and a token endpoint (authorization code with PKCE and ``resource``
-checked; refresh tokens that rotate). Scopes: ``demo:tools`` for everything, plus
+checked; refresh tokens that rotate), and the device authorization grant (RFC 8628, at
+``/device_authorization``: approved by itself at the second poll). Scopes: ``demo:tools`` for everything, plus
 ``demo:admin`` for the ``--step-up-tool``. Its fault switches: ``--token-seconds N``,
 ``--token-calls N`` (a token is good for N tool calls), ``--step-up-tool TOOL`` (403
 ``insufficient_scope``), ``--refreshes N`` (later refreshes fail: the client must authorize
-again), ``--issued-log FILE`` (every secret issued, for tests). See ``_authserver`` and ``_guard``.
+again), ``--device-interval N`` and ``--device-fault slow|deny|expire|pending|later`` (what the device
+grant's polls meet), ``--issued-log FILE`` (every secret issued, for tests). See ``_authserver``,
+``_device`` and ``_guard``.
 
 Not supported: JSON-RPC batches (2025-03-26), list-changed notifications, pagination.
 """

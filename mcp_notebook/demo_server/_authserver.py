@@ -4,11 +4,12 @@ RFC 8414 metadata (S256 PKCE only, `iss` in responses), dynamic client registrat
 7591), an authorization endpoint that approves at once (it is a demo: no login page) and
 redirects with `code`, `state` and `iss` (RFC 9207), and a token endpoint with the
 `authorization_code` grant (PKCE checked, the RFC 8707 `resource` checked, the client
-authenticated as registered) and the `refresh_token` grant (refresh tokens rotate). It keeps
+authenticated as registered), the `refresh_token` grant (refresh tokens rotate) and the
+device authorization grant (RFC 8628, in `_device`: approved by itself after a poll). It keeps
 the access tokens it issued for the resource side (`_guard`) to look up.
 
 Every secret it issues starts with `demo-` and a kind (`demo-at-`, `demo-rt-`, `demo-code-`,
-`demo-cs-`), is never logged on stderr, and goes to `issued_log` when one is set.
+`demo-cs-`, `demo-dc-`), is never logged on stderr, and goes to `issued_log` when one is set.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from ._app import log
+from ._device import GRANT_TYPE as DEVICE_GRANT
+from ._device import DeviceGrants, DeviceRefusal
 from ._h11 import Exchange, Request
 from ._oauth_settings import BASE_SCOPE, STEP_UP_SCOPE, OAuthSettings
 
@@ -72,6 +75,7 @@ class AuthServer:
         self.access: dict[str, Grant] = {}
         self.refresh: dict[str, Grant] = {}
         self.refreshes = 0  # refresh requests answered so far (for the `refreshes` fault switch)
+        self.devices = DeviceGrants(settings)
 
     def bind(self, origin: str, resource_path: str) -> None:
         """Learn where we listen, once bound: the issuer is the origin, the resource its `/mcp`."""
@@ -86,14 +90,15 @@ class AuthServer:
             "registration_endpoint": f"{self.issuer}/register",
             "scopes_supported": list(SCOPES),
             "response_types_supported": ["code"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "device_authorization_endpoint": f"{self.issuer}/device_authorization",
+            "grant_types_supported": ["authorization_code", "refresh_token", DEVICE_GRANT],
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": list(AUTH_METHODS),
             "authorization_response_iss_parameter_supported": True,
         }
 
     def paths(self) -> tuple[str, ...]:
-        return (METADATA_PATH, "/register", "/authorize", "/token")
+        return (METADATA_PATH, "/register", "/authorize", "/token", "/device_authorization", "/device")
 
     async def __call__(self, request: Request, exchange: Exchange) -> None:
         try:
@@ -105,6 +110,10 @@ class AuthServer:
                 await exchange.reply(302, headers=[("location", self.authorize(dict(parse_qsl(request.query))))])
             elif request.path == "/token" and request.method == "POST":
                 await exchange.reply(200, self.token(request), JSON_NO_STORE)
+            elif request.path == "/device_authorization" and request.method == "POST":
+                await exchange.reply(200, self.device_authorization(request), JSON_NO_STORE)
+            elif request.path == "/device" and request.method == "GET":
+                await exchange.reply(200, self.devices.page(dict(parse_qsl(request.query)).get("user_code")))
             else:
                 await exchange.reply(405)
         except OAuthError as exc:
@@ -119,7 +128,10 @@ class AuthServer:
         except ValueError:
             raise OAuthError("invalid_client_metadata", "the body is not JSON") from None
         uris = body.get("redirect_uris") if isinstance(body, dict) else None
-        if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
+        grants = body.get("grant_types") if isinstance(body, dict) else None
+        if not uris and isinstance(grants, list) and grants and "authorization_code" not in grants:
+            uris = []  # a client of grants without a redirect (the device grant) registers none
+        elif not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise OAuthError("invalid_redirect_uri", "redirect_uris must be a non-empty list of URLs")
         method = body.get("token_endpoint_auth_method", "client_secret_basic")
         if method not in AUTH_METHODS:
@@ -199,7 +211,21 @@ class AuthServer:
             if limit is not None and self.refreshes > limit:
                 raise OAuthError("invalid_grant", f"fault switch refreshes={limit}: later refreshes are refused")
             return self._tokens(grant, "refresh")
-        raise OAuthError("unsupported_grant_type", "authorization_code or refresh_token")
+        if grant_type == DEVICE_GRANT:
+            self._resource(form.get("resource"))
+            try:
+                device = self.devices.poll(form.get("device_code", ""), client.client_id)
+            except DeviceRefusal as exc:
+                raise OAuthError(exc.error, exc.description) from None
+            return self._tokens(Grant(device.client_id, device.scopes, device.resource), "device code")
+        raise OAuthError("unsupported_grant_type", f"authorization_code, refresh_token or {DEVICE_GRANT}")
+
+    def device_authorization(self, request: Request) -> dict[str, Any]:
+        """RFC 8628 section 3.1: a device code for an authenticated client, its scopes and resource."""
+        form = dict(parse_qsl(request.body.decode("utf-8", "replace")))
+        client = self._client(request, form)
+        resource = self._resource(form.get("resource"))
+        return self.devices.start(self.issuer, self._issue("dc"), client.client_id, self._scopes(form.get("scope")), resource)
 
     def _client(self, request: Request, form: dict[str, str]) -> Client:
         client_id, secret = form.get("client_id"), form.get("client_secret")

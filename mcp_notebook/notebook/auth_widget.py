@@ -101,25 +101,13 @@ class AuthorizationWidget:
         return f"<b>{esc(self.outcome)}</b> <code>{esc(urlsplit(self.url).netloc)}</code>{self._table()}"
 
     def text(self) -> str:
-        lines = [f"{self.outcome} {urlsplit(self.url).netloc}"]
-        for phase in PHASES:
-            state, note = self.state[phase]
-            lines.append(f"  {MARKS[state][0]} {phase:<13} {note}")
-        return plain("\n".join(lines))
+        return steps_text(f"{self.outcome} {urlsplit(self.url).netloc}", self.state)
 
     def _draw(self) -> None:
         self.steps.value = self._table()
 
     def _table(self) -> str:
-        rows = []
-        for phase in PHASES:
-            state, note = self.state[phase]
-            mark, colour = MARKS[state]
-            rows.append(
-                f"<tr><td style='color:{colour};padding-right:6px'>{mark}</td><td style='padding-right:10px'>{phase}</td>"
-                f"<td style='color:#495057'>{esc(note)}</td></tr>"
-            )
-        return f"<table style='font-size:0.9em'>{''.join(rows)}</table>"
+        return steps_table(self.state)
 
     def step(self, phase: str, note: str, state: str) -> None:
         """A later step of the flow (the session's thread): the code exchanged, or refused."""
@@ -164,6 +152,28 @@ class AuthorizationWidget:
             self.state["token"] = ("waiting", "exchanging the code for a token")
         self._draw()
         self.status.value = ""
+
+
+def steps_table(steps: dict[str, tuple[str, str]]) -> str:
+    """The flow's phases as a table: a mark, the phase, its last note (escaped)."""
+    rows = []
+    for phase in PHASES:
+        state, note = steps[phase]
+        mark, colour = MARKS[state]
+        rows.append(
+            f"<tr><td style='color:{colour};padding-right:6px'>{mark}</td><td style='padding-right:10px'>{phase}</td>"
+            f"<td style='color:#495057'>{esc(note)}</td></tr>"
+        )
+    return f"<table style='font-size:0.9em'>{''.join(rows)}</table>"
+
+
+def steps_text(headline: str, steps: dict[str, tuple[str, str]]) -> str:
+    """The same as text lines, under `headline`."""
+    lines = [headline]
+    for phase in PHASES:
+        state, note = steps[phase]
+        lines.append(f"  {MARKS[state][0]} {phase:<13} {note}")
+    return plain("\n".join(lines))
 
 
 def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..api import frontend
 from ..api.auth_progress import AuthProgress
@@ -27,6 +27,9 @@ from ..base.text import clip, esc, one_line, plain
 from ..configs.consent import ConsentRequest
 from ..configs.entries import ServerEntry
 from ..configs.interpolate import InputRequest
+
+if TYPE_CHECKING:
+    from ..auth.device import DeviceCode, DeviceWait
 
 
 def environment() -> str:
@@ -199,6 +202,14 @@ class NotebookFrontEnd(frontend.FrontEnd):
         from .auth_widget import authorize_in_cell
 
         return authorize_in_cell(url, progress, frontend.AUTHORIZE_LIMIT)
+
+    def show_device_code(self, code: DeviceCode, progress: AuthProgress | None = None) -> DeviceWait:
+        """In a kernel, the device code's widget in the waiting cell; elsewhere the code printed."""
+        if self._env() != "kernel":
+            return super().show_device_code(code, progress)
+        from .device_widget import show_in_cell
+
+        return show_in_cell(code, progress)
 
 
 class CellWarning:

@@ -19,7 +19,7 @@ from .commands import connection, connections_of, flag, subcommand
     "auth",
     "OAuth: who each connection is authorized as and for what (never a token)",
     connection(positional=True),
-    flag("--logout", help="forget the connection's token, here and saved on disk"),
+    flag("--logout", help="forget the connection's token, here, in its saved file and in the system keyring"),
     flag("--steps", help="the steps of its OAuth flows: discovery, registration, authorization, token, refresh"),
 )
 def _auth(ns: Namespace) -> None:

@@ -86,7 +86,12 @@ URL_ONLY = "for URLs, not server commands"
     ),
     flag("--consent", help="a configured command: run it without asking (you have read it in %%mcp servers)"),
     flag("--all", help="connect to every configured server (of --from FILE), each asking for consent on its own"),
-    arg("--auth", choices=["auto", "none"], default="auto", help="OAuth: authorize when the server asks (auto), or never"),
+    arg(
+        "--auth",
+        choices=["auto", "none", "device"],
+        default="auto",
+        help="OAuth: authorize when the server asks (auto), with a code to enter on any device (device), or never",
+    ),
     arg("--client-id", metavar="ID", help="OAuth: a client registered beforehand with the authorization server"),
     arg("--client-secret-env", metavar="VAR", help="OAuth: the environment variable holding that client's secret"),
     arg("--client-metadata-url", metavar="URL", help="OAuth: this client's Client ID Metadata Document (https)"),
@@ -210,7 +215,7 @@ def _auth_option(ns: Namespace) -> Any:
             raise CommandError("--auth none never authorizes: leave out the other OAuth options")
         return None
     if not any(client):
-        return "auto"
+        return OAuth(grant="device") if ns.auth == "device" else "auto"
     secret = None
     if ns.client_secret_env is not None:
         secret = os.environ.get(ns.client_secret_env)
@@ -228,6 +233,7 @@ def _auth_option(ns: Namespace) -> Any:
         client_metadata_url=ns.client_metadata_url,
         private_key=key,
         scopes=ns.scope,
+        grant="device" if ns.auth == "device" else "auto",
     )
 
 

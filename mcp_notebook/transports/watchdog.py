@@ -7,6 +7,11 @@ group GROUP) and `-GROUP` when that leader exited. EOF on the pipe means the cli
 gone, however it went: the watchdog then does to each group still alive what the client's
 own close would have done: wait for it to go (its stdin hit EOF too), SIGTERM, SIGKILL.
 
+It is per user: it runs as the client's user, hears only the client (the pipe is the one
+channel; nothing is written to disk), and signals only groups with a running member of its
+own user (where /proc tells), so a group id that another user's process has taken since
+the server went is left alone.
+
 The rule: this file imports the standard library only, and little of it (it runs without
 the package, and its start is paid once per client process); nothing here acts before EOF
 but bookkeeping.
@@ -35,19 +40,23 @@ def alive(group: int) -> bool:
 
 
 def running(groups: Iterable[int]) -> set[int]:
-    """The groups with a member that still runs. A zombie does not: orphaned by the client's
-    death, it waits for init to reap it, which may take seconds, yet killpg(g, 0) counts it."""
+    """The groups with a member of our user that still runs. A zombie does not: orphaned by the
+    client's death, it waits for init to reap it, which may take seconds, yet killpg(g, 0) counts it."""
     live = {group for group in groups if alive(group)}
     if not live or not os.path.isdir("/proc"):
         return live
     found: set[int] = set()
+    user = os.getuid()
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
             continue
         try:
             with open(f"/proc/{entry.name}/stat", "rb") as stat:
                 data = stat.read()
+                owner = os.fstat(stat.fileno()).st_uid
         except OSError:
+            continue
+        if owner != user:
             continue
         state, _ppid, group = data[data.rfind(b")") + 2 :].split()[:3]
         if state not in (b"Z", b"X") and int(group) in live:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,17 +23,10 @@ from mcp_notebook import OAuth
 from mcp_notebook.auth.loopback import LoopbackReceiver, wait_for_redirect
 
 
-@pytest.fixture(scope="module", autouse=True)
-def token_files(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Saved tokens go to a directory of the test's own (platformdirs follows XDG_DATA_HOME)."""
-    home = tmp_path_factory.mktemp("data")
-    old = os.environ.get("XDG_DATA_HOME")
-    os.environ["XDG_DATA_HOME"] = str(home)
-    yield home / "mcp-notebook" / "oauth"
-    if old is None:
-        del os.environ["XDG_DATA_HOME"]
-    else:
-        os.environ["XDG_DATA_HOME"] = old
+@pytest.fixture
+def token_files(private_data_dir: Path) -> Path:
+    """Saved tokens go to the test's own data directory (conftest's `private_data_dir`)."""
+    return private_data_dir / "oauth"
 
 
 @pytest.fixture(scope="module")

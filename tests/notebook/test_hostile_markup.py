@@ -481,6 +481,24 @@ def authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return shown | {"authorization in the cell": waited[0].html()}
 
 
+def device_authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The device grant's widget: the user code and the verification page come from the
+    authorization server, the notes of its steps from its answers; shown in the waiting cell."""
+    from mcp_notebook.auth.device import DeviceCode
+    from mcp_notebook.notebook import device_widget
+
+    code = DeviceCode(MARKUP, f"https://{MARKUP}/device", f"https://{MARKUP}/device?c=1", 600.0, 5.0, "https://as", "dc")
+    form = device_widget.DeviceCodeWidget(code, None)
+    drawn = form.header.value + form.code_box.value + form.link.value
+    form.step("token", MARKUP, "failed")
+    form.finish(MARKUP, failed=True)
+    waited: list[Any] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(device_widget.snapshots, "show", lambda panel, bundle: waited.append(panel))
+        device_widget.show_in_cell(code, None)
+    return {"device code widget": drawn, "device code": form.html(), "device code in the cell": waited[0].code_box.value}
+
+
 def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch, tmp_path):  # noqa: F811 - the fixture
     displayed, forms = kernel_cell
     renderers, _, classes = discover()
@@ -494,7 +512,13 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
             shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
             shown |= views(conn, modern, panels) | apps(conn)
-            shown |= authorization(monkeypatch) | compared(tmp_path) | doctor() | magics(monkeypatch)
+            shown |= (
+                authorization(monkeypatch)
+                | device_authorization(monkeypatch)
+                | compared(tmp_path)
+                | doctor()
+                | magics(monkeypatch)
+            )
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -184,3 +185,17 @@ def test_the_command_line_client_runs_a_server_command_with_no_oauth_options():
     )
     assert run.returncode == 0, run.stderr
     assert "connected: mcp-notebook-demo" in run.stdout and "3" in run.stdout
+
+
+def test_no_module_but_http_client_makes_an_httpx2_client_or_sends_past_one():
+    # The rule that keeps proxies, trusted roots and timeouts the same for every request.
+    package = Path(mcp_notebook.__file__).parent
+    made = re.compile(r"httpx2\.(Async)?Client\(|httpx2\.(get|post|put|delete|head|options|request|stream)\(")
+    found = [
+        f"{path.relative_to(package)}:{number}"
+        for path in package.rglob("*.py")
+        if path.name != "http_client.py"
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if made.search(line)
+    ]
+    assert found == []
