@@ -1,6 +1,6 @@
 """A big result is held once: its call's peak memory stays within the value it makes plus one
-copy of its frame, the trace keeps a clipped copy with the full size, and what it held goes
-back to the system when it is dropped.
+copy of its frame, the trace keeps a clipped copy with the full size, what it held goes
+back to the system when it is dropped, and its display shows a bounded part of it.
 
 Measured in a child process of its own (RSS is per process) against a scripted server: no
 real peer sends a million content blocks on demand. The child resets its peak
@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
+import mcp_notebook
+from mcp_notebook.api.blocks import SHOWN_BLOCKS, SHOWN_CHARS
 from mcp_notebook.base.sizes import GIVE_BACK_AFTER
 from mcp_notebook.session.trace import FRAME_CLIP
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self and resets its peak there")
+LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self and resets its peak there")
 
 CHILD = """
 import ctypes, gc, json, sys
@@ -73,6 +75,7 @@ def measured(arguments: dict[str, int]) -> dict[str, float]:
     return figures
 
 
+@LINUX
 def test_a_million_item_result_peaks_at_its_value_and_one_frame_and_is_given_back_when_dropped():
     figures = measured({"items": 1_000_000, "size": 0})
     frame = figures["frame"]
@@ -87,6 +90,7 @@ def test_a_million_item_result_peaks_at_its_value_and_one_frame_and_is_given_bac
     assert figures["trace_bytes"] < 4 * FRAME_CLIP + (1 << 20)
 
 
+@LINUX
 @pytest.mark.parametrize("size", [10_000_000, 50_000_000])
 def test_a_big_text_result_peaks_under_three_frames_and_is_given_back_when_dropped(size):
     figures = measured({"items": 1, "size": size})
@@ -95,3 +99,18 @@ def test_a_big_text_result_peaks_under_three_frames_and_is_given_back_when_dropp
     assert figures["peak"] <= 2.5 * frame  # the text while it is parsed, and the value: no third copy
     assert figures["retained"] <= 0.1 * frame
     assert figures["kept_raw"] < FRAME_CLIP + 100
+
+
+def test_a_long_result_displays_its_first_blocks_clipped_and_keeps_every_block():
+    with mcp_notebook.connect(RAW, era="legacy", name="big") as conn:
+        many = conn.call_tool("large", items=SHOWN_BLOCKS + 900, size=0)
+        bundle = many._repr_mimebundle_()
+        assert len(many.content) == SHOWN_BLOCKS + 900 and many.text.endswith(f"\n{SHOWN_BLOCKS + 899}")
+        for shown in bundle.values():
+            assert f"{SHOWN_BLOCKS - 1}<" in shown or f"\n{SHOWN_BLOCKS - 1}\n" in shown
+            assert f"{SHOWN_BLOCKS}<" not in shown and f"\n{SHOWN_BLOCKS}\n" not in shown
+            assert "… and 900 more content blocks (.content holds them all)" in shown
+        long = conn.call_tool("large", items=1, size=3 * SHOWN_CHARS)
+        assert len(long.text) == 3 * SHOWN_CHARS
+        for shown in long._repr_mimebundle_().values():
+            assert len(shown) < SHOWN_CHARS + 1000 and f"[clipped: {3 * SHOWN_CHARS:,} characters]" in shown
