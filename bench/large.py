@@ -27,7 +27,11 @@ The clients:
 - mcp SDK 2.3.0: `mcp.Client(stdio_client(...), mode="legacy")`, `await client.call_tool(...)`
   (`--no-sdk` leaves it out).
 
-Run: `.venv/bin/python bench/large.py [--rounds N] [--baseline PATH] [--json PATH]`.
+`--pongs` measures instead how long a server ping sent right after a 1,000,000-item
+result waits for its pong (the server times it), for a blocking and an awaited call:
+the frames behind a big one wait while it is parsed.
+
+Run: `.venv/bin/python bench/large.py [--rounds N] [--baseline PATH] [--pongs] [--json PATH]`.
 """
 
 from __future__ import annotations
@@ -169,10 +173,33 @@ def sdk_call(arguments: dict[str, Any]) -> dict[str, float]:
     return asyncio.run(main())
 
 
+def notebook_pongs(arguments: dict[str, Any]) -> dict[str, float]:
+    """The server pings right after the result: how long its pong took, for a blocking call
+    and an awaited one (the awaiting caller's frame goes through the session's loop)."""
+    import mcp_notebook
+
+    with mcp_notebook.connect(SERVER, name="bench", era="legacy") as conn:
+        conn.keepalive(enabled=False)
+        conn.call_tool("large", {**arguments, "prepare": True})
+        t0 = time.perf_counter()
+        conn.call_tool("large", {**arguments, "ping_after": True}, timeout=300)
+        blocking = time.perf_counter() - t0
+
+        async def awaited() -> float:
+            t0 = time.perf_counter()
+            await conn.acall_tool("large", {**arguments, "ping_after": True}, timeout=300)
+            return time.perf_counter() - t0
+
+        awaiting = asyncio.run(awaited())
+        pongs = json.loads(conn.call_tool("pong-latencies", validate=False).text)
+        return {"blocking": blocking, "blocking_pong": pongs[0], "awaited": awaiting, "awaited_pong": pongs[1]}
+
+
 CLIENTS: dict[str, Callable[[dict[str, Any]], dict[str, float]]] = {
     "notebook": notebook_call,
     "raw": raw_call,
     "sdk": sdk_call,
+    "pongs": notebook_pongs,
 }
 
 
@@ -201,6 +228,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     specs.append(("raw (floor)", "raw", REPO))
     if args.sdk:
         specs.append(("mcp SDK", "sdk", REPO))
+    if args.pongs:
+        return pongs(specs[: 2 if args.baseline else 1], args.rounds)
     calls: dict[str, dict[str, list[dict[str, float]]]] = {shape: {label: [] for label, _, _ in specs} for shape in SHAPES}
     for number in range(args.rounds):
         for shape in SHAPES:
@@ -224,12 +253,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return figures
 
 
+def pongs(specs: list[tuple[str, str, Path]], rounds: int) -> dict[str, Any]:
+    made: dict[str, list[dict[str, float]]] = {label: [] for label, _, _ in specs}
+    for number in range(rounds):
+        for label, _, source in specs if number % 2 == 0 else specs[::-1]:
+            made[label].append(measured("pongs", "1M items", source))
+    return {label: {key: statistics.median(f[key] for f in calls) for key in calls[0]} for label, calls in made.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds, one call per shape per client each (default 3)")
     parser.add_argument("--baseline", type=Path, metavar="PATH", help="also measure mcp-notebook from this checkout")
     parser.add_argument("--no-sdk", dest="sdk", action="store_false", help="leave the MCP SDK out")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--pongs", action="store_true", help="instead: a server ping sent right after a 1M-item result")
     parser.add_argument("--worker", choices=tuple(CLIENTS), help=argparse.SUPPRESS)
     parser.add_argument("--shape", choices=tuple(SHAPES), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -239,6 +277,19 @@ def main() -> None:
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
     figures = run(args)
+    if args.pongs:
+        print("a server ping sent right after a 1,000,000-item result: seconds (medians)\n")
+        print(f"{'client':<13} {'blocking call':>13} {'its pong':>9} {'awaited call':>13} {'its pong':>9}")
+        for label, f in figures.items():
+            row = (f["blocking"], f["blocking_pong"], f["awaited"], f["awaited_pong"])
+            print(f"{label:<13} {row[0]:>13.3f} {row[1]:>9.3f} {row[2]:>13.3f} {row[3]:>9.3f}")
+    else:
+        report(args, figures)
+    if args.json:
+        args.json.write_text(json.dumps({"rounds": args.rounds, "figures": figures}, indent=2) + "\n")
+
+
+def report(args: argparse.Namespace, figures: dict[str, Any]) -> None:
     print(f"large tools/call results over stdio, {args.rounds} rounds; memory as multiples of the frame's bytes (medians)")
     print("time / floor: median over rounds of the call's time over the raw loop's in the same round [range]\n")
     head = ("shape", "frame MB", "client", "MB/s", "/ floor", "range", "peak", "held", "retained")
@@ -250,8 +301,6 @@ def main() -> None:
                 f"{shape:<11} {row['frame_mb']:>8.1f}  {label:<13} {c['mb_per_s']:>7.1f} {c['time_over_floor']:>7.2f}x "
                 f"{low:>4.2f}-{high:<5.2f} {c['peak']:>5.2f}x {c['held']:>5.2f}x {c['retained']:>7.2f}x"
             )
-    if args.json:
-        args.json.write_text(json.dumps({"rounds": args.rounds, "shapes": figures}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

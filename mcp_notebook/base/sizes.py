@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 SCALAR_COST = 8  # a number, a boolean or null, and the separators around a value
-GIVE_BACK_AFTER = 1 << 20  # bytes: a frame this big is followed by `give_back_memory` once it is let go of
+GIVE_BACK_AFTER = 256 * 1024  # bytes: a frame this big is followed by `give_back_memory` once it is let go of
 
 
 def clipped_text(text: str, limit: int) -> str:

@@ -23,7 +23,9 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `large`         answers with `items` text blocks (default 1), each `size` characters of
                   "x" (with no `size`: the block's number); the result is encoded once per
                   shape and kept, so a repeated call costs the server only its write (with
-                  `prepare` true it encodes the result, keeps it and answers "prepared").
+                  `prepare` true it encodes the result, keeps it and answers "prepared"; with
+                  `ping_after` true it pings right after the result and times the pong).
+* `pong-latencies` answers with the seconds each `ping_after` pong took, oldest first.
 * `malformed`     answers with a malformed response of the given `shape`: `error-string`
                   (an error that is a string), `result-and-error`, `no-jsonrpc`, or one
                   that must not choke a decoder (`hostile_reply`: nested, not UTF-8, a NUL).
@@ -59,8 +61,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 received: list[str] = []
+pong_latencies: list[float] = []
 
 
 def send(obj: object) -> None:
@@ -190,7 +194,12 @@ LARGE_TOOL = {
     "name": "large",
     "inputSchema": {
         "type": "object",
-        "properties": {"items": {"type": "integer"}, "size": {"type": "integer"}, "prepare": {"type": "boolean"}},
+        "properties": {
+            "items": {"type": "integer"},
+            "size": {"type": "integer"},
+            "prepare": {"type": "boolean"},
+            "ping_after": {"type": "boolean"},
+        },
     },
 }
 _large_bodies: dict[tuple[int, int], bytes] = {}
@@ -210,6 +219,11 @@ def large(request_id: object, arguments: dict) -> None:
     for part in (head, b', "result": ', body, b"}\n"):  # no copy of the body
         sys.stdout.buffer.write(part)
     sys.stdout.flush()
+    if arguments.get("ping_after"):
+        sent = time.perf_counter()
+        send({"jsonrpc": "2.0", "id": "after-large", "method": "ping"})
+        read()
+        pong_latencies.append(time.perf_counter() - sent)
 
 
 TOOLS = {
@@ -288,6 +302,8 @@ def scenario(name: str, request_id: object, params: dict) -> None:
         send({"jsonrpc": "2.0", "id": request_id, "result": {**_text("{}"), "structuredContent": {"n": "many"}}})
     elif name == "received":
         answer(request_id, received)
+    elif name == "pong-latencies":
+        answer(request_id, pong_latencies)
     elif name in WITH_ARGUMENTS:
         WITH_ARGUMENTS[name](request_id, arguments)
     else:
