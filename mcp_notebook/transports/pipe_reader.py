@@ -136,8 +136,10 @@ class PipeReader:
                 return True  # the pipe held less than we asked for: it is empty, save the read that says so
 
     def _frames(self, lines: list[bytes | bytearray]) -> None:
-        """Hand on each line's frame. A line's bytes go once its text is made, before it is parsed,
-        and what a big frame held is given back once it is through (or in the loop's hands)."""
+        """Hand on each line's frame. A line's bytes go once its text is made, before it is parsed;
+        what a big frame held is given back by the loop once the frame is through (after its
+        dispatch, if it went there): handing back tens of MB takes tens of ms, which here would
+        hold up the frames behind it (a server's ping)."""
         lines.reverse()
         while lines:
             line = lines.pop()
@@ -151,7 +153,7 @@ class PipeReader:
                 self._frame(text, problem)
             del text
             if size >= GIVE_BACK_AFTER:
-                give_back_memory()
+                self._to_loop(give_back_memory)
 
     def _frame(self, text: str, problem: str | None) -> None:
         if problem is None and self._handed == self._dispatched and self._sink.frame_here(text):
@@ -179,6 +181,3 @@ class PipeReader:
             self._sink.frame_received(text, problem=problem)
         finally:
             self._dispatched += 1
-        if len(text) >= GIVE_BACK_AFTER:
-            del text
-            give_back_memory()
