@@ -4,7 +4,10 @@ copies of JSON values, and freed memory given back.
 Stores that keep server messages for later (the trace, the server-log store) are `Ring`s,
 and keep a copy made by `bounded` when a message is huge: long strings end in a note of
 their length, long lists and objects in a note of what was left out. Sizes are characters,
-a fair measure of what a parsed JSON value holds. Nothing here locks: a ring's owner does.
+a fair measure of what a parsed JSON value holds (`utf8_size` gives a text's bytes without
+copying it whole). What a big frame held goes back to the system once it is let go of:
+`give_back_memory` after the frame, and `given_back_when_dropped` for the value a caller
+keeps. Nothing here locks: a ring's owner does.
 """
 
 from __future__ import annotations
