@@ -5,7 +5,8 @@ back to the system when it is dropped, and its display shows a bounded part of i
 Measured in a child process of its own (RSS is per process) against a scripted server: no
 real peer sends a million content blocks on demand. The child resets its peak
 (`/proc/self/clear_refs`), so the peak is the call's alone; every bound is a multiple of
-the frame's bytes, none is a time.
+the frame's bytes, none is a time. What is retained is read once the frame checker has
+checked the frame (it holds it until then).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from mcp_notebook.api.blocks import SHOWN_BLOCKS, SHOWN_CHARS
 from mcp_notebook.base.sizes import GIVE_BACK_AFTER
 from mcp_notebook.session.trace import FRAME_CLIP
 
-RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
+RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py"), "--tools", "large"]
 
 LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self and resets its peak there")
 
@@ -38,10 +39,11 @@ def trim():
     gc.collect()
     ctypes.CDLL(None).malloc_trim(0)
 
-raw, arguments = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-with mcp_notebook.connect(raw, era="legacy", name="big") as conn:
+raw, arguments, options = json.loads(sys.argv[1]), json.loads(sys.argv[2]), json.loads(sys.argv[3])
+with mcp_notebook.connect(raw, era="legacy", name="big", **options) as conn:
     conn.keepalive(enabled=False)
     conn.call_tool("large", {**arguments, "prepare": True})  # the server encodes it ahead
+    conn.violations  # the frame checker's one-time set-up (the schema) done before the start
     trim()
     start = rss()
     with open("/proc/self/clear_refs", "w") as refs:
@@ -52,6 +54,7 @@ with mcp_notebook.connect(raw, era="legacy", name="big") as conn:
     trim()  # the bench's own trim: what is left is what the value takes
     value = rss() - start
     del result
+    conn.violations  # the frame checker holds each frame until it has checked it (a million blocks: seconds)
     gc.collect()  # no trim: what the client gives back by itself
     retained = rss() - start
     entry = conn.trace.frames("in")[-1]
@@ -63,9 +66,9 @@ print(json.dumps(figures))
 """
 
 
-def measured(arguments: dict[str, int]) -> dict[str, float]:
+def measured(arguments: dict[str, int], **options: object) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(RAW), json.dumps(arguments)],
+        [sys.executable, "-c", CHILD, json.dumps(RAW), json.dumps(arguments), json.dumps(options)],
         capture_output=True,
         text=True,
         timeout=600,

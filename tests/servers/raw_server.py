@@ -64,7 +64,7 @@ import sys
 import time
 
 received: list[str] = []
-pong_latencies: list[float] = []
+_pong_seconds: list[float] = []
 
 
 def send(obj: object) -> None:
@@ -223,7 +223,7 @@ def large(request_id: object, arguments: dict) -> None:
         sent = time.perf_counter()
         send({"jsonrpc": "2.0", "id": "after-large", "method": "ping"})
         read()
-        pong_latencies.append(time.perf_counter() - sent)
+        _pong_seconds.append(time.perf_counter() - sent)
 
 
 TOOLS = {
@@ -248,8 +248,13 @@ def tools_list(request_id: object, shape: str, params: dict) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "result": page})
 
 
+def pong_latencies(request_id: object, arguments: dict) -> None:
+    answer(request_id, _pong_seconds)
+
+
 WITH_ARGUMENTS = {
     "large": large,
+    "pong-latencies": pong_latencies,
     "long-line": long_line,
     "log-flood": log_flood,
     "stderr-flood": stderr_flood,
@@ -302,8 +307,6 @@ def scenario(name: str, request_id: object, params: dict) -> None:
         send({"jsonrpc": "2.0", "id": request_id, "result": {**_text("{}"), "structuredContent": {"n": "many"}}})
     elif name == "received":
         answer(request_id, received)
-    elif name == "pong-latencies":
-        answer(request_id, pong_latencies)
     elif name in WITH_ARGUMENTS:
         WITH_ARGUMENTS[name](request_id, arguments)
     else:
