@@ -1,15 +1,15 @@
 """Result objects for tools, resources and prompts, with rich notebook display.
 
-They wrap the server's result dict (`.raw`) and display as HTML in a notebook and as
-text elsewhere. Everything the server wrote is escaped; images and audio become data
-URIs only for image/* and audio/* MIME types. Nothing here imports IPython.
+They wrap the server's result dict (`.raw`, kept whole) and display as HTML in a notebook
+and as text elsewhere, showing what `blocks` shows of a long one. Everything the server
+wrote is escaped; images and audio become data URIs only for image/* and audio/* MIME
+types. Nothing here imports IPython.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -17,72 +17,7 @@ from ..base.errors import UsageError
 from ..base.public import public
 from ..base.text import clip, esc, table_text
 from . import app_meta
-
-MIME = re.compile(r"^[\w.+-]+/[\w.+-]+$")
-
-
-def _pre(text: str, style: str = "") -> str:
-    return f'<pre style="white-space:pre-wrap;{style}">{esc(text)}</pre>'
-
-
-def _data_uri(mime: Any, data: Any, family: str) -> str | None:
-    if not (isinstance(mime, str) and MIME.match(mime) and mime.startswith(family + "/") and isinstance(data, str)):
-        return None
-    if not re.fullmatch(r"[A-Za-z0-9+/=\s]*", data):
-        return None
-    return f"data:{mime};base64,{data}"
-
-
-def block_text(block: Any) -> str:
-    """One content block as a line or so of text."""
-    if not isinstance(block, dict):
-        return str(block)
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind in ("image", "audio"):
-        size = len(str(block.get("data", ""))) * 3 // 4
-        return f"[{kind} {block.get('mimeType', '?')}, {size} bytes]"
-    if kind == "resource_link":
-        return f"[resource link {block.get('name') or ''} {block.get('uri', '')}]".replace("  ", " ")
-    if kind == "resource":
-        res = block.get("resource") or {}
-        if "text" in res:
-            return f"[resource {res.get('uri', '')}]\n{res['text']}"
-        return f"[resource {res.get('uri', '')} {res.get('mimeType', '')}, blob]"
-    return json.dumps(block, default=str)
-
-
-def block_html(block: Any) -> str:
-    """One content block as HTML (server text escaped; media as data URIs of checked MIME types)."""
-    if not isinstance(block, dict):
-        return _pre(str(block))
-    kind = block.get("type")
-    notes = block.get("annotations")
-    note = f'<div style="color:#868e96;font-size:0.85em">annotations: {esc(json.dumps(notes))}</div>' if notes else ""
-    if kind == "text":
-        return _pre(str(block.get("text", ""))) + note
-    if kind == "image":
-        uri = _data_uri(block.get("mimeType"), block.get("data"), "image")
-        return (f'<img src="{esc(uri)}" alt="image" style="max-width:100%"/>' if uri else _pre(block_text(block))) + note
-    if kind == "audio":
-        uri = _data_uri(block.get("mimeType"), block.get("data"), "audio")
-        return (f'<audio controls src="{esc(uri)}"></audio>' if uri else _pre(block_text(block))) + note
-    if kind == "resource_link":
-        uri = str(block.get("uri", ""))
-        label = esc(block.get("title") or block.get("name") or uri)
-        link = (
-            f'<a href="{esc(uri)}" target="_blank" rel="noopener">{label}</a>'
-            if uri.startswith(("http://", "https://"))
-            else f"<code>{label}</code>"
-        )
-        desc = f" — {esc(block.get('description'))}" if block.get("description") else ""
-        return f"<div>🔗 resource link: {link} <code>{esc(uri)}</code>{desc}</div>" + note
-    if kind == "resource":
-        res = block.get("resource") or {}
-        body = _pre(str(res["text"])) if "text" in res else f"<i>blob, {esc(res.get('mimeType', '?'))}</i>"
-        return f"<div>📄 embedded resource <code>{esc(res.get('uri', ''))}</code>{body}</div>" + note
-    return _pre(json.dumps(block, indent=2, default=str))
+from .blocks import block_html, block_text, data_uri, pre, shown, shown_json
 
 
 def _tabular(data: Any) -> list[dict[str, Any]] | None:
@@ -174,24 +109,24 @@ class ToolResult(_Rich):
             else "border-left:4px solid #2e9e44;padding-left:6px"
         )
         head = f"<b>{esc(self.name)}</b>" + (' <span style="color:#e03131">error</span>' if self.is_error else "")
-        body = "".join(block_html(b) for b in self.content)
+        blocks, left_out = shown(self.content)
+        body = "".join(block_html(b) for b in blocks) + (f"<div><i>{esc(left_out)}</i></div>" if left_out else "")
         if self.structured is not None:
-            body += (
-                "<details><summary>structuredContent</summary>"
-                + _pre(json.dumps(self.structured, indent=2, default=str))
-                + "</details>"
-            )
+            body += f"<details><summary>structuredContent</summary>{pre(shown_json(self.structured))}</details>"
         return f'<div class="mcp-result" style="{style}">{head}{body}</div>'
 
     def _text(self) -> str:
         lines = [f"{self.name}: error" if self.is_error else f"{self.name}:"]
-        lines += [block_text(b) for b in self.content]
+        blocks, left_out = shown(self.content)
+        lines += [block_text(b) for b in blocks] + ([left_out] if left_out else [])
         if self.structured is not None and not self.content:
-            lines.append(json.dumps(self.structured, indent=2, default=str))
+            lines.append(shown_json(self.structured))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<ToolResult {self.name!r}{' error' if self.is_error else ''}: {clip(self.text or self._text(), 60)!r}>"
+        blocks = shown(self.content)[0]  # not `.text`, which joins every block of a long result
+        text = "\n".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        return f"<ToolResult {self.name!r}{' error' if self.is_error else ''}: {clip(text or self._text(), 60)!r}>"
 
 
 @public
@@ -216,23 +151,27 @@ class ResourceResult(_Rich):
 
     def _html(self) -> str:
         parts = []
-        for c in self.contents:
+        contents, left_out = shown(self.contents, "contents", ".contents")
+        for c in contents:
             head = f"<div><code>{esc(c.get('uri', self.uri))}</code> {esc(c.get('mimeType', ''))}</div>"
-            uri = _data_uri(c.get("mimeType"), c.get("blob"), "image")
+            uri = data_uri(c.get("mimeType"), c.get("blob"), "image")
             if "text" in c:
-                parts.append(head + _pre(str(c["text"]), "max-height:24em;overflow:auto"))
+                parts.append(head + pre(str(c["text"]), "max-height:24em;overflow:auto"))
             elif uri:
                 parts.append(head + f'<img src="{esc(uri)}" style="max-width:100%"/>')
             else:
                 parts.append(head + f"<i>blob, {len(str(c.get('blob', ''))) * 3 // 4} bytes</i>")
+        if left_out:
+            parts.append(f"<div><i>{esc(left_out)}</i></div>")
         return '<div class="mcp-resource">' + "".join(parts) + "</div>"
 
     def _text(self) -> str:
         out = []
-        for c in self.contents:
+        contents, left_out = shown(self.contents, "contents", ".contents")
+        for c in contents:
             out.append(f"[{c.get('uri', self.uri)} {c.get('mimeType', '')}]".replace(" ]", "]"))
             out.append(str(c["text"]) if "text" in c else f"(blob, {len(str(c.get('blob', ''))) * 3 // 4} bytes)")
-        return "\n".join(out)
+        return "\n".join([*out, left_out] if left_out else out)
 
     def __repr__(self) -> str:
         return f"<ResourceResult {self.uri!r}: {len(self.contents)} part(s)>"

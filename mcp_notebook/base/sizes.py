@@ -4,7 +4,10 @@ copies of JSON values, and freed memory given back.
 Stores that keep server messages for later (the trace, the server-log store) are `Ring`s,
 and keep a copy made by `bounded` when a message is huge: long strings end in a note of
 their length, long lists and objects in a note of what was left out. Sizes are characters,
-a fair measure of what a parsed JSON value holds. Nothing here locks: a ring's owner does.
+a fair measure of what a parsed JSON value holds (`utf8_size` gives a text's bytes without
+copying it whole). What a big frame held goes back to the system once it is let go of:
+`give_back_memory` after the frame, and `given_back_when_dropped` for the value a caller
+keeps. Nothing here locks: a ring's owner does.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 SCALAR_COST = 8  # a number, a boolean or null, and the separators around a value
+GIVE_BACK_AFTER = 256 * 1024  # bytes: a frame this big is followed by `give_back_memory` once it is let go of
 
 
 def clipped_text(text: str, limit: int) -> str:
@@ -63,6 +67,33 @@ def _bounded(value: Any, remaining: list[int]) -> Any:
         return items
     remaining[0] -= SCALAR_COST
     return value
+
+
+UTF8_SLICE = 1 << 20  # characters encoded at a time to count a text's UTF-8 bytes
+
+
+def utf8_size(text: str) -> int:
+    """The bytes `text` takes in UTF-8, counted a slice at a time: never a copy of a huge text whole."""
+    if text.isascii():
+        return len(text)
+    return sum(len(text[at : at + UTF8_SLICE].encode("utf-8", "surrogatepass")) for at in range(0, len(text), UTF8_SLICE))
+
+
+class _GivenBack(dict):  # type: ignore[type-arg]
+    """A dict that, as it goes, lets go of what it holds, then hands the freed memory back."""
+
+    __slots__ = ()
+
+    def __del__(self) -> None:
+        self.clear()  # before the trim: a dict's own items are freed only after its finalizer
+        give_back_memory()
+
+
+def given_back_when_dropped(value: dict[str, Any]) -> dict[str, Any]:
+    """`value` (what a big frame held) as a dict that, when the last reference to it goes,
+    hands the memory it held back to the system: glibc would keep the pages of its big
+    strings and lists (allocated from its heap once a big frame has raised its threshold)."""
+    return _GivenBack(value)
 
 
 class Ring(Generic[T]):

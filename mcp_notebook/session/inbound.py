@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 
 from ..base.errors import ConnectionClosed, ProtocolViolation, StreamBroken, TransportClosed, TransportError
+from ..base.sizes import GIVE_BACK_AFTER, given_back_when_dropped
 from ..protocol import jsonrpc as rpc
 from ..protocol.frame_rules import Seen, Violation
 from ..protocol.versions import accepts_batches
@@ -33,6 +34,14 @@ from .violations import frame_version
 NO_REQUEST = "response to no request of ours, ignored"
 
 
+def _held(response: dict[str, Any], text: str) -> dict[str, Any]:
+    """A response as its caller gets it: the result of a big one gives its memory back when dropped."""
+    result = response.get("result")
+    if len(text) >= GIVE_BACK_AFTER and isinstance(result, dict):
+        response["result"] = given_back_when_dropped(result)
+    return response
+
+
 class Inbound:
     """Dispatch of what the transport pushes in, for one session."""
 
@@ -42,6 +51,9 @@ class Inbound:
         self.lost: list[Pending] = []  # requests the server forgot, resent once it knows us again
         self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
         self._read_at = 0.0
+        # What `frame_here` decoded and left to the loop, with its text: `frame_received` comes
+        # next with that same text (frame_here is called only while no frame waits for the loop).
+        self._decoded_here: tuple[str, rpc.Frame] | None = None
 
     def frame_received(self, text: str, via: str | None = None, problem: str | None = None) -> None:
         """The transport read a frame: dispatch it now, on the session thread (`problem`: what
@@ -49,8 +61,11 @@ class Inbound:
         self._read_at = time.perf_counter()
         if self.session.counters.transport_failures:
             self._reached_again()
+        decoded, self._decoded_here = self._decoded_here, None
         try:
-            self._dispatch(text, rpc.decode(text, problem), via=via)
+            frame = decoded[1] if decoded is not None and decoded[0] is text and problem is None else rpc.decode(text, problem)
+            del decoded
+            self._dispatch(text, frame, via=via)
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
             self.session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
 
@@ -58,20 +73,22 @@ class Inbound:
         """On the transport's reading thread: settle an answer that a blocked caller (not the loop)
         waits for, or answer a server ping we answer ourselves; False leaves the frame to
         `frame_received` on the session thread. The transport calls this only while every
-        earlier frame has been dispatched, so the order of frames holds."""
+        earlier frame has been dispatched, so the order of frames holds; a frame left to the loop
+        is not decoded again there."""
         session = self.session
         if session.counters.transport_failures or self.recovering or session.checker.strict:
             return False
         try:
             frame = rpc.decode(text)
             kind, message = frame.kind, frame.message
-            if kind == rpc.RESPONSE:
-                return self._answer_here(text, message)
-            if kind == rpc.REQUEST and message["method"] == "ping" and session.era == "legacy":
-                return self._pong_here(text, message)
+            if kind == rpc.RESPONSE and self._answer_here(text, message):
+                return True
+            if kind == rpc.REQUEST and message["method"] == "ping" and session.era == "legacy" and self._pong_here(text, message):
+                return True
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
             session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
             return True
+        self._decoded_here = (text, frame)
         return False
 
     def _answer_here(self, text: str, message: dict[str, Any]) -> bool:
@@ -83,7 +100,7 @@ class Inbound:
         self.session.counters.last_frame_in = entry.monotonic
         self._check(entry.seq, rpc.RESPONSE, message, pending)
         pending.received_at = time.perf_counter()
-        requests.settle(pending, response=message)
+        requests.settle(pending, response=_held(message, text))
         return True
 
     def _pong_here(self, text: str, request: dict[str, Any]) -> bool:
@@ -121,7 +138,7 @@ class Inbound:
             self.session.requests.settle(pending, failure=ProtocolViolation(problem))
         elif pending is not None:
             pending.received_at = time.perf_counter()
-            self.session.requests.settle(pending, response=message)
+            self.session.requests.settle(pending, response=_held(message, text))
         elif kind == rpc.REQUEST:
             self._on_request(message)
         elif kind == rpc.NOTIFICATION:

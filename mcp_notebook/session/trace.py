@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..base.public import public
-from ..base.sizes import Ring, bounded, clipped_text, give_back_memory
+from ..base.sizes import Ring, bounded, clipped_text, give_back_memory, utf8_size
 from .redaction import Redactor
 from .trace_file import header, is_header
 
@@ -156,7 +156,7 @@ class Trace:
         several); the entry returned carries its timestamp."""
         if not self.enabled:
             return TraceEntry(0, time.monotonic(), 0.0, direction, kind)
-        size = len(raw) if raw.isascii() else len(raw.encode())
+        size = utf8_size(raw)
         secrets = self.redactor.secrets
         if secrets and (self.redactor.found_in(raw) or (note is not None and self.redactor.found_in(note))):
             redactor = self.redactor

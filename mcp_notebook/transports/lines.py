@@ -6,8 +6,6 @@ and stderr (log lines) with it. It knows nothing of JSON-RPC.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 
 class LineSplitter:
     """Turns chunks of bytes into complete lines, bounding what an unterminated line may hold:
@@ -19,9 +17,11 @@ class LineSplitter:
         self._skipping = False  # in the rest of a line that was dropped
         self.overflowed = 0
 
-    def feed(self, chunk: bytes) -> Sequence[bytes | bytearray]:
+    def feed(self, chunk: bytes) -> list[bytes | bytearray]:
+        """The lines `chunk` completes, oldest first. A line that spans chunks is the buffer that
+        gathered it, handed over as it is: however long, it is never copied whole."""
         if not self._partial and not self._skipping and chunk.endswith(b"\n") and len(chunk) <= self._limit:
-            whole = chunk.split(b"\n")  # whole lines only, each within the limit: no copy into the buffer
+            whole: list[bytes | bytearray] = list(chunk.split(b"\n"))  # whole lines only, each within the limit
             del whole[-1]
             return whole
         if self._skipping:
@@ -29,15 +29,18 @@ class LineSplitter:
             if end < 0:
                 return []
             self._skipping, chunk = False, chunk[end + 1 :]
-        if b"\n" not in chunk:
+        end = chunk.find(b"\n")
+        if end < 0:
             self._partial += chunk
             if len(self._partial) > self._limit:
                 self.overflowed += 1
                 self._partial.clear()
                 self._skipping = True
             return []
-        self._partial += chunk
-        *lines, rest = self._partial.split(b"\n")
+        self._partial += memoryview(chunk)[:end]
+        lines: list[bytes | bytearray] = [self._partial]
+        *more, rest = chunk[end + 1 :].split(b"\n")
+        lines += more
         self._partial = bytearray(rest)
         return [line for line in lines if len(line) <= self._limit or self._overflow()]
 
@@ -45,7 +48,7 @@ class LineSplitter:
         self.overflowed += 1
         return False
 
-    def rest(self) -> bytes:
-        """What an unterminated last line holds; the splitter holds nothing afterwards."""
-        rest, self._partial = bytes(self._partial), bytearray()
+    def rest(self) -> bytearray:
+        """What an unterminated last line holds (the buffer itself); the splitter holds nothing afterwards."""
+        rest, self._partial = self._partial, bytearray()
         return rest

@@ -16,11 +16,13 @@ import functools
 import os
 import select
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import anyio.to_thread
 
+from ..base.sizes import GIVE_BACK_AFTER, give_back_memory
 from ..protocol.jsonrpc import utf8_problem
 from .base import Sink, size_text
 from .lines import LineSplitter
@@ -52,6 +54,7 @@ class PipeReader:
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)
+        self._handing: deque[tuple[str, str | None]] = deque()  # frames handed to the loop, not yet dispatched
         self._handed = 0  # frames handed to the loop (written by the reading thread only)
         self._dispatched = 0  # of those, the ones the loop has dispatched (written by the loop only)
         self._child_exited = False
@@ -125,33 +128,42 @@ class PipeReader:
             if not chunk:
                 return False
             overflowed = self._lines.overflowed
-            for line in self._lines.feed(chunk):
-                self._frame(line)
+            self._frames(self._lines.feed(chunk))
             if self._lines.overflowed != overflowed:
                 note = f"a line over {size_text(self._max_frame_bytes)} was dropped"
                 self._to_loop(functools.partial(self._events, "oversized-frame", note=note))
             if len(chunk) < READ_SIZE and not drain:
                 return True  # the pipe held less than we asked for: it is empty, save the read that says so
 
-    def _frame(self, line: bytes | bytearray) -> None:
-        try:
-            text = line.decode("utf-8").strip()
-        except UnicodeDecodeError as exc:  # JSON text is UTF-8: the session hears why this line is not a frame
-            text, problem = line.decode("utf-8", errors="replace").strip(), utf8_problem(exc)
-            self._handed += 1
-            self._to_loop(functools.partial(self._dispatch, text, problem))
-            return
-        if not text:
-            return
-        if self._handed == self._dispatched and self._sink.frame_here(text):
+    def _frames(self, lines: list[bytes | bytearray]) -> None:
+        """Hand on each line's frame. A line's bytes go once its text is made, before it is parsed;
+        what a big frame held is given back by the loop once the frame is through (after its
+        dispatch, if it went there): handing back tens of MB takes tens of ms, which here would
+        hold up the frames behind it (a server's ping)."""
+        lines.reverse()
+        while lines:
+            line = lines.pop()
+            size = len(line)
+            try:
+                text, problem = line.decode("utf-8").strip(), None
+            except UnicodeDecodeError as exc:  # JSON text is UTF-8: the session hears why this line is not a frame
+                text, problem = line.decode("utf-8", errors="replace").strip(), utf8_problem(exc)
+            del line
+            if text:
+                self._frame(text, problem)
+            del text
+            if size >= GIVE_BACK_AFTER:
+                self._to_loop(give_back_memory)
+
+    def _frame(self, text: str, problem: str | None) -> None:
+        if problem is None and self._handed == self._dispatched and self._sink.frame_here(text):
             return
         self._handed += 1
-        self._to_loop(functools.partial(self._dispatch, text))
+        self._handing.append((text, problem))
+        self._to_loop(self._dispatch)
 
     def _end(self) -> None:
-        rest = self._lines.rest().strip()
-        if rest:
-            self._frame(rest)
+        self._frames([self._lines.rest()])
         self._to_loop(self._on_end)
 
     def _to_loop(self, callback: Callable[[], Any]) -> None:
@@ -162,7 +174,9 @@ class PipeReader:
 
     # ----- the loop -----
 
-    def _dispatch(self, text: str, problem: str | None = None) -> None:
+    def _dispatch(self) -> None:
+        """The oldest frame handed to the loop: dispatched, and then let go of (not held by a callback)."""
+        text, problem = self._handing.popleft()
         try:
             self._sink.frame_received(text, problem=problem)
         finally:

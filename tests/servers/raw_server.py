@@ -20,6 +20,12 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 * `log-flood`     sends `count` log notifications whose data is `size` characters, then
                   answers "flooded".
 * `stderr-flood`  writes `count` lines to stderr ("stderr line N"), then answers "flooded".
+* `large`         answers with `items` text blocks (default 1), each `size` characters of
+                  "x" (with no `size`: the block's number); the result is encoded once per
+                  shape and kept, so a repeated call costs the server only its write (with
+                  `prepare` true it encodes the result, keeps it and answers "prepared"; with
+                  `ping_after` true it pings right after the result and times the pong).
+* `pong-latencies` answers with the seconds each `ping_after` pong took, oldest first.
 * `malformed`     answers with a malformed response of the given `shape`: `error-string`
                   (an error that is a string), `result-and-error`, `no-jsonrpc`, or one
                   that must not choke a decoder (`hostile_reply`: nested, not UTF-8, a NUL).
@@ -31,7 +37,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 With `--tools SHAPE` it answers `tools/list` with a listing that breaks a rule: `bad-schema`
 (an inputSchema that is not JSON Schema), `duplicate` (one name twice, across two pages),
 `cursor-loop` (the second page's nextCursor is the first's again), or none: `ok` (one tool,
-`structured`, with an outputSchema).
+`structured`, with an outputSchema), `large` (the `large` scenario, for a client that lists
+tools before it calls one).
 
 With `--ping-during-handshake` it pings the client before answering `initialize`.
 With `--silent` it reads and never answers anything; with `--mute-before-initialize` it
@@ -54,8 +61,10 @@ import os
 import signal
 import subprocess
 import sys
+import time
 
 received: list[str] = []
+_pong_seconds: list[float] = []
 
 
 def send(obj: object) -> None:
@@ -181,11 +190,48 @@ def violate(request_id: object, arguments: dict) -> None:
     answer(request_id, "violated")
 
 
+LARGE_TOOL = {
+    "name": "large",
+    "inputSchema": {
+        "type": "object",
+        "properties": {
+            "items": {"type": "integer"},
+            "size": {"type": "integer"},
+            "prepare": {"type": "boolean"},
+            "ping_after": {"type": "boolean"},
+        },
+    },
+}
+_large_bodies: dict[tuple[int, int], bytes] = {}
+
+
+def large(request_id: object, arguments: dict) -> None:
+    shape = int(arguments.get("items", 1)), int(arguments.get("size", 0))
+    body = _large_bodies.get(shape)
+    if body is None:
+        items, size = shape
+        content = [{"type": "text", "text": "x" * size if size else str(number)} for number in range(items)]
+        body = _large_bodies[shape] = json.dumps({"content": content}, separators=(",", ":")).encode()
+    if arguments.get("prepare"):
+        answer(request_id, "prepared")
+        return
+    head = json.dumps({"jsonrpc": "2.0", "id": request_id})[:-1].encode()
+    for part in (head, b', "result": ', body, b"}\n"):  # no copy of the body
+        sys.stdout.buffer.write(part)
+    sys.stdout.flush()
+    if arguments.get("ping_after"):
+        sent = time.perf_counter()
+        send({"jsonrpc": "2.0", "id": "after-large", "method": "ping"})
+        read()
+        _pong_seconds.append(time.perf_counter() - sent)
+
+
 TOOLS = {
     "ok": [{"name": "structured", "inputSchema": {"type": "object"},
             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}],
     "bad-schema": [{"name": "broken", "inputSchema": {"type": "object", "properties": {"a": {"type": "strng"}}}}],
     "duplicate": [{"name": "twice", "inputSchema": {"type": "object"}}],
+    "large": [LARGE_TOOL],
 }  # fmt: skip
 
 
@@ -202,7 +248,13 @@ def tools_list(request_id: object, shape: str, params: dict) -> None:
     send({"jsonrpc": "2.0", "id": request_id, "result": page})
 
 
+def pong_latencies(request_id: object, arguments: dict) -> None:
+    answer(request_id, _pong_seconds)
+
+
 WITH_ARGUMENTS = {
+    "large": large,
+    "pong-latencies": pong_latencies,
     "long-line": long_line,
     "log-flood": log_flood,
     "stderr-flood": stderr_flood,
