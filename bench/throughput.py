@@ -159,7 +159,8 @@ class RawPipe:
 def raw_rounds(client: str, serve: Callable[[Round], None]) -> None:
     raw = RawPipe()
     try:
-        raw.write("initialize", {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}})
+        hello = {"protocolVersion": LEGACY_VERSION, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
+        raw.write("initialize", hello)
         raw.stdin.flush()
         raw.answer()
         raw.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
@@ -183,8 +184,6 @@ def sdk_rounds(serve: Callable[[Round], None]) -> None:
                     await session.call_tool("echo", ARGS)
 
             loop = asyncio.get_running_loop()
-            commands = asyncio.Queue[tuple[int, int] | None]()
-            answers: list[float] = []
 
             async def gathered(inflight: int, count: int) -> float:
                 t0 = time.perf_counter()
@@ -198,7 +197,6 @@ def sdk_rounds(serve: Callable[[Round], None]) -> None:
                 serve(one)
 
             await loop.run_in_executor(None, serve_from_thread)
-            del commands, answers
 
     asyncio.run(main())
 
@@ -304,7 +302,13 @@ def main() -> None:
         for w in workers:
             w.close()
 
-    by = {w.label: w.seconds for w in workers}
+    results = report({w.label: w.seconds for w in workers}, levels, args)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+
+
+def report(by: dict[str, dict[int, list[float]]], levels: list[int], args: argparse.Namespace) -> dict[str, Any]:
+    """Print the figures; the same as a dict."""
     results: dict[str, Any] = {"rounds": args.rounds, "count": args.count, "levels": {}}
     print(f"tools/call echo, bench/echo_server.py over stdio: {args.rounds} rounds x {args.count} calls per level")
     print("calls/s: median over rounds [range]; ratios: median over rounds of the ratio of the round's times\n")
@@ -329,8 +333,7 @@ def main() -> None:
                 level[name] = [mid, low, high]
                 print(f"  {name:<42} {mid:.2f}x  [{low:.2f}-{high:.2f}]")
         results["levels"][k] = level
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return results
 
 
 if __name__ == "__main__":
