@@ -104,14 +104,22 @@ def _lengths(schema: dict[str, Any]) -> list[Check]:
     found: list[Check] = []
     for kind, suffix in ((str, "Length"), (list, "Items")):
         least, most = schema.get(f"min{suffix}"), schema.get(f"max{suffix}")
-        if isinstance(least, int):
-            found.append(lambda value, kind=kind, least=least: not isinstance(value, kind) or len(value) >= least)
-        if isinstance(most, int):
-            found.append(lambda value, kind=kind, most=most: not isinstance(value, kind) or len(value) <= most)
+        if isinstance(least, int) or isinstance(most, int):
+            found.append(_length_check(kind, least if isinstance(least, int) else None, most if isinstance(most, int) else None))
     if "items" in schema:
         item_ok = passes(schema["items"])
         found.append(lambda value: not isinstance(value, list) or all(map(item_ok, value)))
     return found
+
+
+def _length_check(kind: type, least: int | None, most: int | None) -> Check:
+    def length_ok(value: Any) -> bool:
+        if not isinstance(value, kind):
+            return True
+        length = len(value)  # type: ignore[arg-type]
+        return (least is None or length >= least) and (most is None or length <= most)
+
+    return length_ok
 
 
 def _objects(schema: dict[str, Any]) -> list[Check]:
