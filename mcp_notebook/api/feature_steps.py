@@ -106,7 +106,7 @@ def _check_arguments(name: str, arguments: dict[str, Any], compiled: CompiledToo
 def call_tool(
     fx: FeatureState,
     name: str,
-    arguments: dict[str, Any] | None,
+    arguments: dict[str, Any],
     timeout: float | None,
     max_total: float | None,
     reset_on_progress: bool,
@@ -115,7 +115,7 @@ def call_tool(
     log_level: str | None,
     task: bool | None = None,
 ) -> Steps[ToolResult]:
-    arguments = dict(mapping(arguments, f"{name}: the arguments"))
+    """`arguments`: a dict of its own, as `arguments.merged` makes it (names checked, dict and keywords merged)."""
     level = _request_log_level(fx, log_level)
     known = None
     if validate:
