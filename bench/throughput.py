@@ -10,6 +10,9 @@ The clients:
 - `request`: `conn.request("tools/call", ...)` from k threads (a thread pool kept between rounds).
 - `call_tool`: `conn.call_tool("echo", message=...)` from k threads.
 - `acall_tool`: `await conn.acall_tool(...)`, k coroutines under `asyncio.gather`.
+- `interleaved` (1 in flight only): `call_tool` and `request` on one connection in alternating
+  blocks of 20 calls; it reports the ratio of their times directly, the figure least moved by
+  the machine's swings.
 - `sdk`: the MCP SDK 2.3.0, `mcp.Client(mode="legacy")`, `ClientSession.call_tool` from k
   coroutines under `asyncio.gather` (`--no-sdk` leaves it out).
 - `raw sequential`: write one request line, `readline` its answer, on the caller's thread (k ignored).
@@ -79,11 +82,16 @@ def notebook_rounds(client: str, serve: Callable[[Round], None]) -> None:
                 loop.close()
             return
 
-        one: Callable[[], Any] = (
-            (lambda: conn.request("tools/call", {"name": "echo", "arguments": ARGS}))
-            if client == "request"
-            else (lambda: conn.call_tool("echo", ARGS))
-        )
+        def request() -> Any:
+            return conn.request("tools/call", {"name": "echo", "arguments": ARGS})
+
+        def call_tool() -> Any:
+            return conn.call_tool("echo", ARGS)
+
+        if client == "interleaved":
+            serve(lambda _inflight, count: interleaved(call_tool, request, count))
+            return
+        one = request if client == "request" else call_tool
 
         def many(n: int) -> None:
             for _ in range(n):
@@ -100,6 +108,19 @@ def notebook_rounds(client: str, serve: Callable[[Round], None]) -> None:
             serve(threaded)
     finally:
         conn.close()
+
+
+def interleaved(top: Callable[[], Any], bottom: Callable[[], Any], count: int, block: int = 20) -> float:
+    """The time `top()` takes over the time `bottom()` takes, `count` calls each on one connection,
+    one at a time, in alternating blocks (so the machine's swings hit both alike)."""
+    clock, spent = time.perf_counter, {top: 0.0, bottom: 0.0}
+    for start in range(0, count, block):
+        for fn in (top, bottom) if start // block % 2 else (bottom, top):
+            t0 = clock()
+            for _ in range(min(block, count - start)):
+                fn()
+            spent[fn] += clock() - t0
+    return spent[top] / spent[bottom]
 
 
 class RawPipe:
@@ -280,7 +301,7 @@ def main() -> None:
     if args.count < 1 or args.rounds < 1 or args.warmup < 0 or min(levels) < 1:
         parser.error("--count, --rounds and --inflight must be >= 1, --warmup >= 0")
 
-    ours = ["request", "call_tool", "acall_tool"]
+    ours = ["request", "call_tool", "acall_tool", "interleaved"]
     specs = [(c, c, REPO) for c in ours]
     if args.baseline:
         specs += [(f"{c} (baseline)", c, args.baseline) for c in ours]
@@ -290,6 +311,16 @@ def main() -> None:
     if args.only:
         wanted = args.only.split(",")
         specs = [s for s in specs if any(s[1].startswith(w) for w in wanted)]
+    results = report(alternate(specs, levels, args), levels, args)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
+
+
+Spec = tuple[str, str, Path]  # label, client, checkout
+
+
+def alternate(specs: list[Spec], levels: list[int], args: argparse.Namespace) -> dict[str, dict[int, list[float]]]:
+    """Every worker's seconds per level, over the rounds, who goes first flipping every round."""
     workers: list[Worker] = []
     try:
         for label, client, source in specs:
@@ -297,14 +328,12 @@ def main() -> None:
         for number in range(args.rounds):
             for w in workers if number % 2 == 0 else workers[::-1]:
                 for k in levels:
-                    w.round(k, args.count)
+                    if k == 1 or not w.label.startswith("interleaved"):  # one at a time only
+                        w.round(k, args.count)
     finally:
         for w in workers:
             w.close()
-
-    results = report({w.label: w.seconds for w in workers}, levels, args)
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    return {w.label: w.seconds for w in workers}
 
 
 def report(by: dict[str, dict[int, list[float]]], levels: list[int], args: argparse.Namespace) -> dict[str, Any]:
@@ -316,6 +345,13 @@ def report(by: dict[str, dict[int, list[float]]], levels: list[int], args: argpa
         level: dict[str, Any] = {}
         print(f"{k} in flight")
         for label, seconds in by.items():
+            if k not in seconds:
+                continue
+            if label.startswith("interleaved"):
+                mid, low, high = statistics.median(seconds[k]), min(seconds[k]), max(seconds[k])
+                level[label] = {"call_tool_over_request": mid, "range": [low, high]}
+                print(f"  {label:<24} call_tool / request, one connection, blocks of 20: {mid:.2f}x  [{low:.2f}-{high:.2f}]")
+                continue
             rates = [args.count / s for s in seconds[k]]
             level[label] = {"calls_per_s": statistics.median(rates), "range": [min(rates), max(rates)]}
             print(f"  {label:<24} {statistics.median(rates):>9.0f} calls/s  [{min(rates):.0f}-{max(rates):.0f}]")
