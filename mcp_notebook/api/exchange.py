@@ -48,9 +48,9 @@ TICK = 0.05  # seconds between the caller's looks at progress, logs and question
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: frozen fields are set through object.__setattr__, ~3 µs a request
 class Exchange:
-    """One request a feature method needs, and how its caller waits for it."""
+    """One request a feature method needs, and how its caller waits for it (never changed once made)."""
 
     method: str
     params: dict[str, Any] | None = None
