@@ -26,6 +26,8 @@ class ExtraArgumentWarning(McpNotebookError, UserWarning):
 
 def merged(tool: str, arguments: Any, keywords: Mapping[str, Any]) -> dict[str, Any]:
     """`call_tool(name, {"a": 1}, b=2)`'s arguments as one dict; a name given both ways is refused."""
+    if not keywords and type(arguments) is dict and all(isinstance(key, str) for key in arguments):
+        return dict(arguments)  # the common case, without the general checks' cost
     out = dict(mapping(arguments, f"{tool}: the arguments"))
     twice = sorted(set(out) & set(keywords))
     if twice:

@@ -13,7 +13,7 @@ era verdict that no longer holds is dropped, and the server probed afresh, once)
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from ..base.errors import UsageError
 from ..runtime import get_runtime
 from ..session.handlers import Handler
 from ..session.session import Session
-from . import app_meta, configured, frontend
+from . import app_meta, frontend
 from .connection import Connection
 from .feature_state import install as install_features
 from .options import DEFAULTS as D
@@ -112,7 +112,7 @@ def connect(
     `ssl.SSLContext`; or False, any certificate.
     """
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
-    target, options, opened_from_config = configured.prepare(target, options)
+    target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
@@ -163,7 +163,7 @@ async def aconnect(
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
     options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
-    target, options, opened_from_config = configured.prepare(target, options)
+    target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
@@ -182,6 +182,22 @@ async def aconnect(
             name, session = opening.send(failure)
         except StopIteration as opened:
             return opened_from_config(opened.value)  # type: ignore[no-any-return]
+
+
+def _prepare(
+    target: str | Sequence[str] | None, options: ConnectOptions
+) -> tuple[str | Sequence[str], ConnectOptions, Callable[[Any], Any]]:
+    """`configured.prepare`; a plain target with no configuration options skips the configuration layer
+    (its files, formats and consent store are imported with the first `config=NAME`)."""
+    if target is not None and options.config is None and options.config_file is None and options.consent is None:
+        return target, options, _as_is
+    from . import configured
+
+    return configured.prepare(target, options)
+
+
+def _as_is(conn: Any) -> Any:
+    return conn
 
 
 def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:

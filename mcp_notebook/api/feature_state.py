@@ -25,6 +25,7 @@ from .progress import Call, LogRecord
 from .results import Listing
 from .server_requests import ServerRequests
 from .tasks import TaskWatch
+from .tool_checks import ToolChecks
 
 LOG_HISTORY = 1000
 LOG_BYTES = 16 * 1024 * 1024  # about the most the kept log messages hold
@@ -49,6 +50,7 @@ class FeatureState:
         self.name = name
         self.lock = threading.Lock()
         self.cache: dict[str, Listing] = {}
+        self.tool_checks = ToolChecks()  # the cached tools listing's, compiled on first use
         self.list_changes: dict[str, int] = {}
         self.calls: dict[str, Call] = {}  # progress token -> call
         self.waiting: list[Call] = []  # calls a caller thread waits on, oldest first

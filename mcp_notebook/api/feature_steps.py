@@ -17,7 +17,8 @@ from .feature_state import FeatureState
 from .progress import LOG_LEVELS
 from .results import Listing, PromptResult, ResourceResult, ToolResult
 from .tasks import MODERN, TaskList, takes_tool_tasks, task_metadata, task_support
-from .validate import OutputSchemaError, ToolArgumentError, mapping, problems
+from .tool_checks import CompiledTool
+from .validate import OutputSchemaError, ToolArgumentError, mapping
 
 MAX_PAGES = 1000
 
@@ -79,8 +80,25 @@ def tool(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
     return found
 
 
+def compiled_tool(fx: FeatureState, name: str) -> Steps[CompiledTool]:
+    """`tool(name)`'s checks, compiled once per listing: no request and no scan of the listing
+    while the cached one lasts."""
+    listing = fx.cached("tools") if "tools" in fx.session.server.capabilities else None
+    found = fx.tool_checks.get(listing, name) if listing is not None else None
+    if found is not None:
+        return found
+    definition = yield from tool(fx, name)
+    listing = fx.cached("tools")
+    found = fx.tool_checks.get(listing, name) if listing is not None else None
+    return found if found is not None and found.definition is definition else CompiledTool(definition)
+
+
 def check_arguments(fx: FeatureState, name: str, arguments: dict[str, Any]) -> Steps[None]:
-    issues = problems(arguments, (yield from tool(fx, name)).get("inputSchema"))
+    _check_arguments(name, arguments, (yield from compiled_tool(fx, name)))
+
+
+def _check_arguments(name: str, arguments: dict[str, Any], compiled: CompiledTool) -> None:
+    issues = compiled.argument_problems(arguments)
     if issues:
         raise ToolArgumentError(f"{name}: {'; '.join(issues)}")
 
@@ -88,7 +106,7 @@ def check_arguments(fx: FeatureState, name: str, arguments: dict[str, Any]) -> S
 def call_tool(
     fx: FeatureState,
     name: str,
-    arguments: dict[str, Any] | None,
+    arguments: dict[str, Any],
     timeout: float | None,
     max_total: float | None,
     reset_on_progress: bool,
@@ -97,29 +115,35 @@ def call_tool(
     log_level: str | None,
     task: bool | None = None,
 ) -> Steps[ToolResult]:
-    arguments = dict(mapping(arguments, f"{name}: the arguments"))
+    """`arguments`: a dict of its own, as `arguments.merged` makes it (names checked, dict and keywords merged)."""
     level = _request_log_level(fx, log_level)
+    known = None
     if validate:
-        yield from check_arguments(fx, name, arguments)
-        warn_undeclared(name, arguments, (yield from tool(fx, name)).get("inputSchema"))
+        compiled = yield from compiled_tool(fx, name)
+        _check_arguments(name, arguments, compiled)
+        if compiled.may_warn(arguments):
+            warn_undeclared(name, arguments, compiled.input_schema)
+        known = compiled.definition
     params: dict[str, Any] = {"name": name, "arguments": arguments}
-    as_task = yield from _as_task(fx, name, task)
+    as_task = yield from _as_task(fx, name, task, known)
     if as_task:
         params["task"] = task_metadata(max_total)
     raw = yield Exchange("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
     result = ToolResult(name, raw if isinstance(raw, dict) else {})
-    schema = (yield from tool(fx, name)).get("outputSchema") if validate else None
-    if schema and not result.is_error:
+    if not validate:
+        return result
+    compiled = yield from compiled_tool(fx, name)  # the listing may have changed during the call
+    if compiled.output_schema and not result.is_error:
         if result.structured is None:
             raise OutputSchemaError(f"{name}: the tool declares an outputSchema but its result has no structuredContent")
-        issues = problems(result.structured, schema, "structuredContent")
+        issues = compiled.output_problems(result.structured)
         if issues:
             more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
             raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
     return result
 
 
-def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
+def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, Any] | None = None) -> Steps[bool]:
     """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
     `task` asks where the tool allows. Servers without tool tasks get plain calls."""
     if fx.session.era == "modern":
@@ -130,7 +154,7 @@ def _as_task(fx: FeatureState, name: str, task: bool | None) -> Steps[bool]:
         if task:
             raise UsageError(f"{fx.name}: the server takes no task-augmented tool calls (no tasks.requests.tools.call)")
         return False
-    tool = (yield from list_tools(fx)).get(name) or (yield from list_tools(fx, refresh=True)).get(name)
+    tool = known or (yield from list_tools(fx)).get(name) or (yield from list_tools(fx, refresh=True)).get(name)
     support = task_support(tool)
     if task is None:
         return support == "required"

@@ -159,12 +159,11 @@ class Call:
         self.inbox.put((kind, payload))
 
     def drain(self) -> list[tuple[str, Any]]:
-        items = []
-        while True:
-            try:
-                items.append(self.inbox.get_nowait())
-            except queue.Empty:
-                return items
+        """Caller's thread (the only one that takes from the inbox)."""
+        inbox, items = self.inbox, []
+        while not inbox.empty():
+            items.append(inbox.get_nowait())
+        return items
 
 
 class TextProgress:

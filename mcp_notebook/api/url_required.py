@@ -83,59 +83,51 @@ def _ask_callback(requests: ServerRequests, question: Question, call: Callable[.
     question.accept() if action == "accept" else question.decline()
 
 
-def retrying(send: Callable[[], T], requests: ServerRequests, connection: str, show: Callable[[Question], None]) -> T:
-    """`send()`, and on -32042 ask for the URLs and send once more (in the caller's thread)."""
-    from ..runtime import get_runtime
-
-    try:
-        return send()
-    except McpError as error:
-        elicitations = required_elicitations(error)
-        if elicitations is None:
-            raise
-        questions = _questions(requests, elicitations, connection)
-        for question in questions:
-            if callable(requests.elicitation):
-                _ask_callback(requests, question, get_runtime().call)
-            elif requests.elicitation is True:
-                show(question)
-                deadline = time.monotonic() + requests.answer_timeout
-                try:
-                    while not question.future.done() and time.monotonic() < deadline:
-                        question.completed.wait(TICK)
-                except KeyboardInterrupt:
-                    question.cancel()
-                    raise
-            question.cancel()  # no-op once answered
-        why = _verdict(requests, questions)
-        if why is not None:
-            raise UrlElicitationRequired(error, elicitations, why) from None
-        return send()
-
-
-async def aretrying(
-    send: Callable[[], Awaitable[T]], requests: ServerRequests, connection: str, show: Callable[[Question], None]
+def retry(
+    error: McpError, send: Callable[[], T], requests: ServerRequests, connection: str, show: Callable[[Question], None]
 ) -> T:
-    """The async twin of `retrying`: waiting for the user does not block the caller's loop."""
+    """After `send()` failed with -32042 (`error`): ask for the URLs and send once more (in the caller's thread)."""
     from ..runtime import get_runtime
 
-    try:
-        return await send()
-    except McpError as error:
-        elicitations = required_elicitations(error)
-        if elicitations is None:
-            raise
-        questions = _questions(requests, elicitations, connection)
-        for question in questions:
-            if callable(requests.elicitation):
-                await anyio.to_thread.run_sync(_ask_callback, requests, question, get_runtime().call)
-            elif requests.elicitation is True:
-                show(question)
-                with anyio.move_on_after(requests.answer_timeout):
-                    while not question.future.done():
-                        await anyio.sleep(TICK)
-            question.cancel()
-        why = _verdict(requests, questions)
-        if why is not None:
-            raise UrlElicitationRequired(error, elicitations, why) from None
-        return await send()
+    elicitations = required_elicitations(error) or []
+    questions = _questions(requests, elicitations, connection)
+    for question in questions:
+        if callable(requests.elicitation):
+            _ask_callback(requests, question, get_runtime().call)
+        elif requests.elicitation is True:
+            show(question)
+            deadline = time.monotonic() + requests.answer_timeout
+            try:
+                while not question.future.done() and time.monotonic() < deadline:
+                    question.completed.wait(TICK)
+            except KeyboardInterrupt:
+                question.cancel()
+                raise
+        question.cancel()  # no-op once answered
+    why = _verdict(requests, questions)
+    if why is not None:
+        raise UrlElicitationRequired(error, elicitations, why) from None
+    return send()
+
+
+async def aretry(
+    error: McpError, send: Callable[[], Awaitable[T]], requests: ServerRequests, connection: str, show: Callable[[Question], None]
+) -> T:
+    """The async twin of `retry`: waiting for the user does not block the caller's loop."""
+    from ..runtime import get_runtime
+
+    elicitations = required_elicitations(error) or []
+    questions = _questions(requests, elicitations, connection)
+    for question in questions:
+        if callable(requests.elicitation):
+            await anyio.to_thread.run_sync(_ask_callback, requests, question, get_runtime().call)
+        elif requests.elicitation is True:
+            show(question)
+            with anyio.move_on_after(requests.answer_timeout):
+                while not question.future.done():
+                    await anyio.sleep(TICK)
+        question.cancel()
+    why = _verdict(requests, questions)
+    if why is not None:
+        raise UrlElicitationRequired(error, elicitations, why) from None
+    return await send()

@@ -28,7 +28,7 @@ class OutputSchemaError(McpNotebookError):
     """The server's structured result does not match the tool's declared outputSchema."""
 
 
-_TYPES: dict[str, Any] = {
+TYPES: dict[str, Any] = {
     "string": str,
     "object": dict,
     "array": list,
@@ -42,7 +42,7 @@ def _is(value: Any, kind: str) -> bool:
         return isinstance(value, int) and not isinstance(value, bool) or (isinstance(value, float) and value.is_integer())
     if kind == "number":
         return isinstance(value, (int, float)) and not isinstance(value, bool)
-    expected = _TYPES.get(kind)
+    expected = TYPES.get(kind)
     return True if expected is None else isinstance(value, expected)
 
 
@@ -90,7 +90,7 @@ def _choice_problems(value: Any, schema: dict[str, Any], where: str, at: str) ->
     return found
 
 
-_BOUNDS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
+BOUNDS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
     ("minimum", lambda value, bound: value < bound, ">="),
     ("maximum", lambda value, bound: value > bound, "<="),
     ("exclusiveMinimum", lambda value, bound: value <= bound, ">"),
@@ -100,7 +100,7 @@ _BOUNDS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (
 
 def _bound_problems(value: float, schema: dict[str, Any], at: str) -> list[str]:
     found = []
-    for key, breaks, word in _BOUNDS:
+    for key, breaks, word in BOUNDS:
         bound = schema.get(key)
         if isinstance(bound, (int, float)) and not isinstance(bound, bool) and breaks(value, bound):
             found.append(f"{at} should be {word} {bound:g}")

@@ -24,9 +24,11 @@ from ..api.server_requests import Question, with_defaults
 from ..api.validate import ToolArgumentError, parse_value, problems
 from ..base.errors import McpNotebookError
 from ..base.text import clip, esc, one_line, plain
-from ..configs.consent import ConsentRequest
-from ..configs.entries import ServerEntry
-from ..configs.interpolate import InputRequest
+
+if TYPE_CHECKING:  # the configuration layer comes with the first config=NAME, not with the front end
+    from ..configs.consent import ConsentRequest
+    from ..configs.entries import ServerEntry
+    from ..configs.interpolate import InputRequest
 
 if TYPE_CHECKING:
     from ..auth.device import DeviceCode, DeviceWait
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 
 def environment() -> str:
     """ "kernel" (widgets can be drawn), "ipython" (a terminal shell) or "script"."""
+    if "IPython" not in sys.modules:
+        return "script"  # no shell runs without IPython imported: not worth importing it to ask
     try:
         from IPython import get_ipython
     except ImportError:  # pragma: no cover - IPython is a dependency

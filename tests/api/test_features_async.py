@@ -261,3 +261,18 @@ def test_in_an_async_cell_the_progress_bar_and_the_question_form_work(tmp_path):
         test_kernel.ok(kernel.run("conn.close()"))
     finally:
         test_kernel._stop_kernel(kernel)
+
+
+def test_a_url_elicitation_required_error_is_answered_then_retried_when_awaited():
+    """`acall_tool` on server-everything's -32042 path: the URL asked for, then the call retried once."""
+    asked = []
+
+    def open_it(params):
+        asked.append(params["url"])
+        return {"action": "accept"}
+
+    with mcp_notebook.connect(server_everything_cmd(), name="urls", era="legacy", elicitation=open_it) as conn:
+        result = asyncio.run(conn.acall_tool("trigger-url-elicitation", {"url": "https://example.com/login", "errorPath": True}))
+        assert "completed the URL elicitation" in result.text
+        assert asked == ["https://modelcontextprotocol.io", "https://example.com/login"]
+        assert len([e for e in conn.trace.frames("out") if e.method == "tools/call"]) == 2
