@@ -122,6 +122,7 @@ ON_A_CONNECTION = {
     "ping": "",
     "status": "",
     "auth": "",
+    "violations": "",
     "disconnect": "",
 }
 
