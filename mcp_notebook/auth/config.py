@@ -41,7 +41,10 @@ class OAuth:
     `private_key` (PEM) authenticates the client with a signed JWT (`private_key_jwt`) in
     the client credentials grant; `grant` picks the grant ("auto": client credentials when
     there is a key or the server offers no other, else the authorization code). With
-    `remember`, tokens are kept in the user data directory for later kernels.
+    `remember`, tokens are kept in the user data directory for later kernels. In a kernel
+    of a Jupyter server with the mcp-notebook extension, the browser is sent back to that
+    server's callback unless `redirect_uri` or `authorize` is given; `public_url` is the
+    server's origin as the browser reaches it, when the server cannot tell.
     """
 
     client_id: str | None = None
@@ -56,6 +59,7 @@ class OAuth:
     authorize: Callable[[str], str] | None = field(default=None, repr=False)
     client_name: str = "mcp-notebook"
     remember: bool = True
+    public_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.grant not in GRANTS:

@@ -29,11 +29,12 @@ from ..base.errors import AuthorizationError
 from ..base.text import plain
 from ..transports.urls import redact_url
 from .challenge import Challenge, bearer_challenge, origin_of
-from .config import OAuth
+from .config import DEFAULT_REDIRECT_URI, OAuth
 from .discovery import Discovered, discover
 from .exchange import AuthExchange, Events
 from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
 from .identity import ClientIdentity, NotOffered, identify
+from .redirects import jupyter_callback
 from .store import TokenStore
 
 MAX_RETRIES = 3
@@ -79,6 +80,7 @@ class OAuthFlow:
         )
         self.store = TokenStore() if options.remember else None
         self._stale = False  # the metadata came from a saved file: discover afresh before authorizing
+        self._redirect: str | None = None
         if self.store is not None:
             self._load(self.store)
 
@@ -236,7 +238,8 @@ class OAuthFlow:
                 scopes = (*scopes, "offline_access")  # SEP-2207: ask for a refresh token where the server offers one
         if self.client is None:
             grants = ["authorization_code", "refresh_token"] if grant == "authorization_code" else ["client_credentials"]
-            self.client = await identify(self.http, self.options, found, self.options.redirect_uri, grants, scopes or ())
+            uris = list(dict.fromkeys((self.redirect_uri(), self.options.redirect_uri)))
+            self.client = await identify(self.http, self.options, found, uris, grants, scopes or ())
         client = self.client
         self.authorizations += 1
         if grant == "cross-app":
@@ -251,7 +254,7 @@ class OAuthFlow:
         self._save()
 
     async def _authorization_code(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
-        request = authorization_request(found, client, self.options.redirect_uri, scopes)
+        request = authorization_request(found, client, self.redirect_uri(), scopes)
         self.http.step(
             "authorization", "asking the user to authorize", url=redact_url(request.url), scopes=" ".join(scopes or ())
         )
@@ -275,6 +278,18 @@ class OAuthFlow:
         if not isinstance(answer, str):
             raise AuthorizationError("the authorize callback must return the URL the browser was sent back to")
         return answer
+
+    def redirect_uri(self) -> str:
+        """The given redirect URI; else, where the front end asks the user, the callback of the
+        Jupyter server this kernel runs under, if it has one; else the loopback default. Both
+        of the latter are registered, so a saved client works in either place."""
+        if self._redirect is None:
+            options = self.options
+            found = None
+            if options.redirect_uri == DEFAULT_REDIRECT_URI and options.authorize is None:
+                found = jupyter_callback(options.public_url)
+            self._redirect = found or options.redirect_uri
+        return self._redirect
 
     def _grant(self, found: Discovered) -> str:
         options = self.options

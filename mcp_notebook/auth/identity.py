@@ -51,7 +51,7 @@ def secret_method(found: Discovered) -> str:
 
 
 async def identify(
-    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str], scopes: tuple[str, ...]
+    http: AuthExchange, options: OAuth, found: Discovered, redirect_uris: list[str], grants: list[str], scopes: tuple[str, ...]
 ) -> ClientIdentity:
     """The client's identity at `found`'s authorization server: given, a document URL, or registered."""
     if options.client_id is not None:
@@ -73,11 +73,11 @@ async def identify(
     if options.client_metadata_url is not None and found.metadata.get("client_id_metadata_document_supported") is True:
         http.step("client", f"client id metadata document {options.client_metadata_url}", client_id=options.client_metadata_url)
         return ClientIdentity(options.client_metadata_url, "none", "metadata document")
-    return await _register(http, options, found, redirect_uri, grants, scopes)
+    return await _register(http, options, found, redirect_uris, grants, scopes)
 
 
 async def _register(
-    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str], scopes: tuple[str, ...]
+    http: AuthExchange, options: OAuth, found: Discovered, redirect_uris: list[str], grants: list[str], scopes: tuple[str, ...]
 ) -> ClientIdentity:
     """RFC 7591; the scopes registered are those asked for now and all the resource offers, so
     a server that holds clients to their registered scopes still allows a later step-up."""
@@ -89,10 +89,10 @@ async def _register(
         )
     listed = found.metadata.get("token_endpoint_auth_methods_supported")
     wanted = "none" if not isinstance(listed, list) or "none" in listed else secret_method(found)
-    loopback = urlsplit(redirect_uri).hostname in ("127.0.0.1", "localhost", "::1")
+    loopback = all(urlsplit(uri).hostname in ("127.0.0.1", "localhost", "::1") for uri in redirect_uris)
     request: dict[str, object] = {
         "client_name": options.client_name,
-        "redirect_uris": [redirect_uri],
+        "redirect_uris": redirect_uris,
         "grant_types": grants,
         "response_types": ["code"],
         "token_endpoint_auth_method": wanted,
