@@ -37,6 +37,12 @@ class McpNotebook(Configurable):
     health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
     health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)
     render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)
+    public_url = Unicode(
+        None,
+        allow_none=True,
+        help="The Jupyter server's URL as your browser reaches it (its origin is used), for the OAuth callback "
+        "when the server cannot tell (behind a proxy, through an SSH tunnel); OAuth(public_url=...) wins.",
+    ).tag(config=True)
     config_files = List(
         Unicode(), help="Server configuration files of our own (the mcpServers format), read with the other clients' files."
     ).tag(config=True)
