@@ -178,8 +178,9 @@ class FrontEnd:
         """Ask the user to authorize at `url`; the URL their browser was sent back to. Runs in a
         worker thread while the request that needed it waits (`progress`: the flow's steps, for
         a front end that shows them). Here: a browser opened where there is a display, its
-        redirect caught on the loopback address, and the terminal, where there is one, to paste
-        the URL into when the browser is elsewhere. A flow given up stops waiting."""
+        redirect caught by the Jupyter server's callback (a terminal of a Jupyter server) or on
+        the loopback address, and the terminal, where there is one, to paste the URL into when
+        the browser is elsewhere. A flow given up stops waiting."""
         import contextlib
         import webbrowser
         from urllib.parse import urlsplit

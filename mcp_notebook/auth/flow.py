@@ -254,7 +254,7 @@ class OAuthFlow:
         self._save()
 
     async def _authorization_code(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
-        request = authorization_request(found, client, self.redirect_uri(), scopes)
+        request = authorization_request(found, client, self._redirect_for(client), scopes)
         self.http.step(
             "authorization", "asking the user to authorize", url=redact_url(request.url), scopes=" ".join(scopes or ())
         )
@@ -290,6 +290,12 @@ class OAuthFlow:
                 found = jupyter_callback(options.public_url)
             self._redirect = found or options.redirect_uri
         return self._redirect
+
+    def _redirect_for(self, client: ClientIdentity) -> str:
+        """The Jupyter callback only for a client registered with it; a client registered
+        beforehand, by a metadata document or by an older kernel keeps the given redirect URI."""
+        preferred = self.redirect_uri()
+        return preferred if preferred in client.redirect_uris else self.options.redirect_uri
 
     def _grant(self, found: Discovered) -> str:
         options = self.options

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -39,6 +40,7 @@ class ClientIdentity:
     secret: str | None = field(default=None, repr=False)
     private_key: str | None = field(default=None, repr=False)
     signing_algorithm: str | None = None
+    redirect_uris: Sequence[str] = ()  # those registered with it, when this client registered itself
 
 
 def secret_method(found: Discovered) -> str:
@@ -112,7 +114,7 @@ async def _register(
     if not isinstance(method, str):
         method = wanted if wanted != "none" or secret is None else secret_method(found)
     http.step("client", f"registered as client {answer['client_id']} ({method})", client_id=answer["client_id"])
-    return ClientIdentity(answer["client_id"], method, "registered", secret=secret)
+    return ClientIdentity(answer["client_id"], method, "registered", secret=secret, redirect_uris=tuple(redirect_uris))
 
 
 def authenticate(client: ClientIdentity, form: dict[str, str], audience: str) -> dict[str, str]:

@@ -19,13 +19,21 @@ ASK = """
 import json, sys
 from mcp_notebook.auth.config import OAuth
 from mcp_notebook.auth.flow import OAuthFlow
+from mcp_notebook.auth.identity import ClientIdentity
 from mcp_notebook.auth.redirects import jupyter_callback
 public = sys.argv[1] or None
 def flow(**options):
     return OAuthFlow("http://127.0.0.1:1/mcp", OAuth(remember=False, public_url=public, **options),
                      events=lambda *a, **k: None, secret=lambda s: None).redirect_uri()
+def used(**options):  # by a client registered with both redirect URIs, and by one registered beforehand
+    made = OAuthFlow("http://127.0.0.1:1/mcp", OAuth(remember=False, public_url=public, **options),
+                     events=lambda *a, **k: None, secret=lambda s: None)
+    both = [made.redirect_uri(), made.options.redirect_uri]
+    return [made._redirect_for(ClientIdentity("c", "none", "registered", redirect_uris=both)),
+            made._redirect_for(ClientIdentity("app", "none", "pre-registered"))]
 print(json.dumps({"callback": jupyter_callback(public), "flow": flow(),
-                  "given": flow(redirect_uri="http://127.0.0.1:5000/cb"), "own": flow(authorize=lambda url: url)}))
+                  "given": flow(redirect_uri="http://127.0.0.1:5000/cb"), "own": flow(authorize=lambda url: url),
+                  "used": used()}))
 """
 HUB = ("JUPYTERHUB_SERVICE_PREFIX", "JUPYTERHUB_PUBLIC_URL", "JUPYTERHUB_PUBLIC_HUB_URL")
 
@@ -46,8 +54,9 @@ def runtime(tmp_path: Path) -> Path:
 
 def test_without_a_server_announced_the_loopback_stands(runtime: Path) -> None:
     found = ask(runtime, JUPYTERHUB_SERVICE_PREFIX="/user/a/", JUPYTERHUB_PUBLIC_URL="https://hub.example/user/a/")
-    assert found == {"callback": None, "flow": "http://127.0.0.1:33418/callback", "given": "http://127.0.0.1:5000/cb",
-                     "own": "http://127.0.0.1:33418/callback"}  # fmt: skip
+    loopback = "http://127.0.0.1:33418/callback"
+    assert found == {"callback": None, "flow": loopback, "given": "http://127.0.0.1:5000/cb", "own": loopback,
+                     "used": [loopback, loopback]}  # fmt: skip
 
 
 def test_a_plain_server_is_reached_at_its_own_url_or_the_public_one_set(runtime: Path) -> None:
@@ -56,6 +65,8 @@ def test_a_plain_server_is_reached_at_its_own_url_or_the_public_one_set(runtime:
     assert found["callback"] == found["flow"] == "http://localhost:8888/lab-base/mcp-notebook/oauth/callback"
     assert found["given"] == "http://127.0.0.1:5000/cb"  # a redirect URI of the user's own wins
     assert found["own"] == "http://127.0.0.1:33418/callback"  # so does an authorize callback: it says where it ends
+    # a client registered beforehand (or by an older kernel) was not registered with the callback
+    assert found["used"] == [found["callback"], "http://127.0.0.1:33418/callback"]
     tunnel = ask(runtime, "https://tunnel.example:9443/ignored/path")
     assert tunnel["callback"] == "https://tunnel.example:9443/lab-base/mcp-notebook/oauth/callback"
 
