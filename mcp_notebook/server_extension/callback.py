@@ -29,10 +29,13 @@ NOT_WAITING = HEAD + (
 
 
 class CallbackHandler(JupyterHandler):
-    """Receives the authorization server's redirect and hands it to the waiting kernel."""
+    """Receives the authorization server's redirect and hands it to the waiting kernel: as
+    much as writing to a kernel, so only for a user allowed to (the Hub's scopes decide there)."""
 
     @tornado.web.authenticated
     def get(self) -> None:
+        if not self.authorizer.is_authorized(self, self.current_user, "write", "kernels"):
+            raise tornado.web.HTTPError(403)
         state = self.get_query_argument("state", "")
         self.set_header("Cache-Control", "no-store")
         self.set_header("Referrer-Policy", "no-referrer")
