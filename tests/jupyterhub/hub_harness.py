@@ -97,7 +97,7 @@ def system_users(count: int) -> Iterator[list[User]]:
         yield made
     finally:
         for user in made:
-            subprocess.run(["userdel", "--remove", user.name], capture_output=True)
+            subprocess.run(["userdel", "--force", "--remove", user.name], capture_output=True)
 
 
 def _runs_as(user: User, python: Path) -> bool:
