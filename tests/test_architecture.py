@@ -30,6 +30,9 @@ ALLOWED: dict[str, set[str]] = {
     "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server", "cassette"},
     "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
     "__main__": {"base", "transports", "auth", "api"},
+    # The Jupyter server extension (the OAuth callback), loaded by Jupyter server, not by the
+    # client: it shares only the hand-off's file protocol with the kernel.
+    "server_extension": {"base", "auth"},
 }
 MAX_LINES = 400
 # Logic kept apart from the IPython adapter beside it: it imports nothing of IPython, not even lazily.

@@ -69,8 +69,10 @@ PUBLIC = [
 ]
 # Imported only when a user asks for what needs them (Trace.to_dataframe, YAML arguments), or
 # only inside a running Jupyter kernel, which is ipykernel with jupyter_client and pyzmq under it
-# (the question forms' subshell routing).
-OPTIONAL = {"pandas", "yaml", "ipykernel", "jupyter_client", "zmq"}
+# (the question forms' subshell routing), or only inside a Jupyter server, which loads the
+# server extension (jupyter_server on tornado) and shares jupyter_core's runtime directory
+# with its kernels (the OAuth hand-off; without jupyter_core there is none).
+OPTIONAL = {"pandas", "yaml", "ipykernel", "jupyter_client", "zmq", "jupyter_server", "tornado", "jupyter_core"}
 
 
 def test_the_public_names_are_exactly_these_and_sorted():

@@ -11,13 +11,13 @@ read a connection's authorization (`auth_status`, never a token), its steps, and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ..auth.config import OAuth
 from ..base.errors import UsageError
 from ..session.trace import Trace
-from . import frontend
+from . import frontend, settings
 from .auth_progress import AuthProgress
 from .connection import Connection
 
@@ -43,6 +43,8 @@ def auth_hook(
         raise UsageError(f"auth must be 'auto', None or an mcp_notebook.OAuth(...); got {option!r:.80}")
     from ..auth.flow import OAuthFlow
 
+    if options.public_url is None and settings.defaults.public_url:
+        options = replace(options, public_url=settings.defaults.public_url)
     progress = AuthProgress(trace)
 
     def ask_front_end(url: str) -> str:

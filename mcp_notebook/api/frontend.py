@@ -187,18 +187,19 @@ class FrontEnd:
         """Ask the user to authorize at `url`; the URL their browser was sent back to. Runs in a
         worker thread while the request that needed it waits (`progress`: the flow's steps, for
         a front end that shows them). Here: a browser opened where there is a display, its
-        redirect caught on the loopback address, and the terminal, where there is one, to paste
-        the URL into when the browser is elsewhere. A flow given up stops waiting."""
+        redirect caught by the Jupyter server's callback (a terminal of a Jupyter server) or on
+        the loopback address, and the terminal, where there is one, to paste the URL into when
+        the browser is elsewhere. A flow given up stops waiting."""
         import contextlib
         import webbrowser
-        from urllib.parse import parse_qs, urlsplit
+        from urllib.parse import urlsplit
 
-        from ..auth.loopback import LoopbackReceiver, has_display, wait_for_redirect
+        from ..auth.loopback import has_display, wait_for_redirect
+        from ..auth.redirects import receiver_for
         from ..base.errors import AuthorizationError
         from ..base.text import plain
         from .auth_progress import abandoned
 
-        redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
         terminal = sys.stdin.isatty() and sys.stdout.isatty()
         display = has_display()
         if not (terminal or display):
@@ -206,11 +207,8 @@ class FrontEnd:
                 "the server wants OAuth authorization and there is no terminal or browser to ask in: "
                 "pass auth=OAuth(authorize=callback) (the callback gets the URL and returns where the browser ended)"
             )
-        try:
-            receiver: LoopbackReceiver | None = LoopbackReceiver(redirect)
-        except (ValueError, OSError):
-            receiver = None  # not a loopback redirect, or its port is taken: pasting it is
-        with receiver or contextlib.nullcontext():
+        receiver = receiver_for(url)
+        with contextlib.closing(receiver) if receiver is not None else contextlib.nullcontext():
             opened = display and webbrowser.open(url)
             where = "in the browser that just opened" if opened else "in a browser"
             host = plain(urlsplit(url).netloc)

@@ -42,6 +42,12 @@ class McpNotebook(Configurable):
         allow_none=True,
         help="Proxy URL for every HTTP request (empty: none); unset, HTTP_PROXY / HTTPS_PROXY / NO_PROXY decide.",
     ).tag(config=True)
+    public_url = Unicode(
+        None,
+        allow_none=True,
+        help="The Jupyter server's URL as your browser reaches it (its origin is used), for the OAuth callback "
+        "when the server cannot tell (behind a proxy, through an SSH tunnel); OAuth(public_url=...) wins.",
+    ).tag(config=True)
     config_files = List(
         Unicode(), help="Server configuration files of our own (the mcpServers format), read with the other clients' files."
     ).tag(config=True)

@@ -43,7 +43,10 @@ class OAuth:
     there is a key or the server offers no other, the device grant (RFC 8628: a code to enter
     at a URL on any device, no redirect) when the server offers it and not the authorization
     code, else the authorization code; "device" asks for the device grant). With
-    `remember`, tokens are kept in the user data directory for later kernels.
+    `remember`, tokens are kept in the user data directory for later kernels. In a kernel
+    of a Jupyter server with the mcp-notebook extension, the browser is sent back to that
+    server's callback unless `redirect_uri` or `authorize` is given; `public_url` is the
+    server's origin as the browser reaches it, when the server cannot tell.
     """
 
     client_id: str | None = None
@@ -58,6 +61,7 @@ class OAuth:
     authorize: Callable[[str], str] | None = field(default=None, repr=False)
     client_name: str = "mcp-notebook"
     remember: bool = True
+    public_url: str | None = None
 
     def __post_init__(self) -> None:
         if self.grant not in GRANTS:

@@ -31,12 +31,13 @@ from ..base.text import plain
 from ..transports.http_client import HttpSettings
 from ..transports.urls import redact_url
 from .challenge import Challenge, bearer_challenge, origin_of
-from .config import OAuth
+from .config import DEFAULT_REDIRECT_URI, OAuth
 from .device import DEVICE_GRANT, DeviceWait, ShowCode, offered, poll_for_token, request_device_code
 from .discovery import Discovered, discover
 from .exchange import AuthExchange, Events
 from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
 from .identity import ClientIdentity, NotOffered, identify
+from .redirects import jupyter_callback
 from .store import TokenStore
 
 MAX_RETRIES = 3
@@ -86,6 +87,7 @@ class OAuthFlow:
         )
         self.store = TokenStore() if options.remember else None
         self._stale = False  # the metadata came from a saved file: discover afresh before authorizing
+        self._redirect: str | None = None
         if self.store is not None:
             self._load(self.store)
 
@@ -260,7 +262,8 @@ class OAuthFlow:
                 "authorization_code": ["authorization_code", "refresh_token"],
                 "device": [DEVICE_GRANT, "refresh_token"],
             }.get(grant, ["client_credentials"])
-            self.client = await identify(self.http, self.options, found, self.options.redirect_uri, grants, scopes or ())
+            uris = list(dict.fromkeys((self.redirect_uri(), self.options.redirect_uri)))
+            self.client = await identify(self.http, self.options, found, uris, grants, scopes or ())
         client = self.client
         self.authorizations += 1
         if grant == "cross-app":
@@ -277,7 +280,7 @@ class OAuthFlow:
         self._save()
 
     async def _authorization_code(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
-        request = authorization_request(found, client, self.options.redirect_uri, scopes)
+        request = authorization_request(found, client, self._redirect_for(client), scopes)
         self.http.step(
             "authorization", "asking the user to authorize", url=redact_url(request.url), scopes=" ".join(scopes or ())
         )
@@ -333,6 +336,24 @@ class OAuthFlow:
         if not isinstance(answer, str):
             raise AuthorizationError("the authorize callback must return the URL the browser was sent back to")
         return answer
+
+    def redirect_uri(self) -> str:
+        """The given redirect URI; else, where the front end asks the user, the callback of the
+        Jupyter server this kernel runs under, if it has one; else the loopback default. Both
+        of the latter are registered, so a saved client works in either place."""
+        if self._redirect is None:
+            options = self.options
+            found = None
+            if options.redirect_uri == DEFAULT_REDIRECT_URI and options.authorize is None:
+                found = jupyter_callback(options.public_url)
+            self._redirect = found or options.redirect_uri
+        return self._redirect
+
+    def _redirect_for(self, client: ClientIdentity) -> str:
+        """The Jupyter callback only for a client registered with it; a client registered
+        beforehand, by a metadata document or by an older kernel keeps the given redirect URI."""
+        preferred = self.redirect_uri()
+        return preferred if preferred in client.redirect_uris else self.options.redirect_uri
 
     def _grant(self, found: Discovered) -> str:
         options = self.options

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import secrets
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -39,6 +40,7 @@ class ClientIdentity:
     secret: str | None = field(default=None, repr=False)
     private_key: str | None = field(default=None, repr=False)
     signing_algorithm: str | None = None
+    redirect_uris: Sequence[str] = ()  # those registered with it, when this client registered itself
 
 
 def secret_method(found: Discovered) -> str:
@@ -51,7 +53,7 @@ def secret_method(found: Discovered) -> str:
 
 
 async def identify(
-    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str], scopes: tuple[str, ...]
+    http: AuthExchange, options: OAuth, found: Discovered, redirect_uris: list[str], grants: list[str], scopes: tuple[str, ...]
 ) -> ClientIdentity:
     """The client's identity at `found`'s authorization server: given, a document URL, or registered."""
     if options.client_id is not None:
@@ -73,11 +75,11 @@ async def identify(
     if options.client_metadata_url is not None and found.metadata.get("client_id_metadata_document_supported") is True:
         http.step("client", f"client id metadata document {options.client_metadata_url}", client_id=options.client_metadata_url)
         return ClientIdentity(options.client_metadata_url, "none", "metadata document")
-    return await _register(http, options, found, redirect_uri, grants, scopes)
+    return await _register(http, options, found, redirect_uris, grants, scopes)
 
 
 async def _register(
-    http: AuthExchange, options: OAuth, found: Discovered, redirect_uri: str, grants: list[str], scopes: tuple[str, ...]
+    http: AuthExchange, options: OAuth, found: Discovered, redirect_uris: list[str], grants: list[str], scopes: tuple[str, ...]
 ) -> ClientIdentity:
     """RFC 7591; the scopes registered are those asked for now and all the resource offers, so
     a server that holds clients to their registered scopes still allows a later step-up."""
@@ -89,10 +91,10 @@ async def _register(
         )
     listed = found.metadata.get("token_endpoint_auth_methods_supported")
     wanted = "none" if not isinstance(listed, list) or "none" in listed else secret_method(found)
-    loopback = urlsplit(redirect_uri).hostname in ("127.0.0.1", "localhost", "::1")
+    loopback = all(urlsplit(uri).hostname in ("127.0.0.1", "localhost", "::1") for uri in redirect_uris)
     request: dict[str, object] = {
         "client_name": options.client_name,
-        "redirect_uris": [redirect_uri],
+        "redirect_uris": redirect_uris,
         "grant_types": grants,
         "response_types": ["code"],
         "token_endpoint_auth_method": wanted,
@@ -114,7 +116,7 @@ async def _register(
     if not isinstance(method, str):
         method = wanted if wanted != "none" or secret is None else secret_method(found)
     http.step("client", f"registered as client {answer['client_id']} ({method})", client_id=answer["client_id"])
-    return ClientIdentity(answer["client_id"], method, "registered", secret=secret)
+    return ClientIdentity(answer["client_id"], method, "registered", secret=secret, redirect_uris=tuple(redirect_uris))
 
 
 def authenticate(client: ClientIdentity, form: dict[str, str], audience: str) -> dict[str, str]:

@@ -17,11 +17,23 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 PAGE = b"<!doctype html><title>Authorized</title><p>Authorization is complete: you may close this tab.</p>"
+
+
+class Receiver(Protocol):
+    """What waits for the browser's redirect (this listener, or the Jupyter server's hand-off):
+    `received` once `arrived` is set."""
+
+    received: str | None
+    arrived: threading.Event
+
+    def wait(self, timeout: float | None = None) -> str | None: ...
+
+    def close(self) -> None: ...
 
 
 class LoopbackReceiver:
@@ -85,7 +97,7 @@ def has_display() -> bool:
 
 
 def wait_for_redirect(
-    receiver: LoopbackReceiver | None, *, paste: bool, limit: float, stop: Callable[[], bool] = lambda: False
+    receiver: Receiver | None, *, paste: bool, limit: float, stop: Callable[[], bool] = lambda: False
 ) -> str | None:
     """The URL the browser ended on: from the loopback listener, or pasted on the terminal
     (`paste`), whichever comes first; None after `limit` seconds or once `stop()` says the

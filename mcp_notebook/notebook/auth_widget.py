@@ -3,9 +3,10 @@
 A link styled as a button opens the authorization page in a new tab (the host shown apart,
 so the user sees where they go), the state of each step (discovery, registration,
 authorization, token) follows the flow, and a box takes the URL the browser ended on, for a
-kernel the browser cannot reach. Where browser and kernel share a machine, a one-shot
-loopback listener catches the redirect: whichever comes first wins. A browser is never
-opened from here.
+kernel the browser cannot reach. Under a Jupyter server with the mcp-notebook extension
+(JupyterHub's too) the server's callback catches the redirect; where browser and kernel
+share a machine, a one-shot loopback listener does: whichever comes first, it or the box,
+wins, and the widget says which path it is using. A browser is never opened from here.
 
 Runs in the flow's worker thread; the widget's comms go to the answering subshell, so its
 clicks arrive while the cell waits. Server text is escaped; the pasted URL carries the code:
@@ -25,7 +26,8 @@ from urllib.parse import parse_qs, urlsplit
 import ipywidgets as widgets
 
 from ..api.auth_progress import PHASES, AuthProgress, abandoned
-from ..auth.loopback import LoopbackReceiver
+from ..auth.loopback import Receiver
+from ..auth.redirects import caught_by, how_it_returns, receiver_for
 from ..base.errors import AuthorizationError
 from ..base.text import esc, plain
 from . import snapshot_registry, snapshots
@@ -42,7 +44,7 @@ NO_ROUTING = (
 class AuthorizationWidget:
     """The link, the steps and the paste box of one authorization."""
 
-    def __init__(self, url: str, progress: AuthProgress | None, listening: bool) -> None:
+    def __init__(self, url: str, progress: AuthProgress | None, how: str) -> None:
         self.url = url
         self.redirect_uri = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
         self.state: dict[str, tuple[str, str]] = {phase: ("pending", "") for phase in PHASES}
@@ -73,10 +75,10 @@ class AuthorizationWidget:
         )
         self.link = widgets.HTML(link if opens else "")
         self.steps = widgets.HTML(self._table())
-        how = "the page sends the browser back here by itself" if listening else "paste the URL the browser ends on"
         self.help = widgets.HTML(
-            f"<div style='color:#868e96'>Open the page and authorize; {how}. If the browser shows an error page "
-            f"at <code>{esc(self.redirect_uri)}</code> (it runs on another machine), paste that page's URL:</div>"
+            f"<div style='color:#868e96'>Open the page and authorize; <span class='mcp-auth-path'>{esc(how)}</span> "
+            f"(<code>{esc(self.redirect_uri)}</code>). If the browser shows an error page there instead, paste "
+            "that page's URL:</div>"
         )
         self.box = widgets.Text(placeholder=self.redirect_uri + "?code=…", layout=widgets.Layout(width="60%"))
         self.continue_button = widgets.Button(description="Continue", button_style="success")
@@ -178,13 +180,9 @@ def steps_text(headline: str, steps: dict[str, tuple[str, str]]) -> str:
 
 def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> str:
     """Show the widget in the waiting cell and wait for the URL the browser ended on."""
-    redirect = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
-    try:
-        receiver: LoopbackReceiver | None = LoopbackReceiver(redirect)
-    except (ValueError, OSError):
-        receiver = None  # not a loopback redirect, or its port is taken: pasting it is
-    with receiver or contextlib.nullcontext():
-        form = AuthorizationWidget(url, progress, listening=receiver is not None)
+    receiver = receiver_for(url)
+    with contextlib.closing(receiver) if receiver is not None else contextlib.nullcontext():
+        form = AuthorizationWidget(url, progress, how_it_returns(receiver))
         if progress is not None:
             form.stop_listening = progress.listen(form.step)
         routed = take_clicks_while_busy(form.widget)
@@ -201,11 +199,12 @@ def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> 
             form.closed = True
             form.finish(str(exc), failed=True)
             raise
-    form.finish("the browser came back" if receiver is None or answer != receiver.received else "caught on the loopback", False)
+    caught = receiver is not None and answer == receiver.received
+    form.finish(f"caught by {caught_by(receiver)}" if caught else "the browser came back", False)
     return answer
 
 
-def _wait(form: AuthorizationWidget, receiver: LoopbackReceiver | None, limit: float) -> str:
+def _wait(form: AuthorizationWidget, receiver: Receiver | None, limit: float) -> str:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         if form.pasted is not None:

@@ -1,9 +1,9 @@
 """OAuth in JupyterLab and Chromium, browser and kernel on one machine: the cell that connects
 to FastMCP's OAuth-protected server shows the authorization widget and waits; a click on its
 link opens the authorization page in a new tab, the authorization server sends that tab to
-the kernel's one-shot loopback callback on 127.0.0.1, and the cell carries on without anyone
-pasting. The code the tab carried shows nowhere in the notebook, and no token or client
-secret is in any widget's state.
+the kernel's one-shot loopback callback on 127.0.0.1, or to the Jupyter server's callback
+(the server extension), and the cell carries on without anyone pasting. The code the tab
+carried shows nowhere in the notebook, and no token or client secret is in any widget's state.
 """
 
 from __future__ import annotations
@@ -22,16 +22,27 @@ from playwright.sync_api import Page, expect
 pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 
-def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
-    chromium: str, jupyter_lab: Lab, tmp_path: Path
+# Where the tab is sent back: the kernel's loopback listener (a redirect URI of the user's
+# own), or the callback of the Jupyter server the kernel runs under (the server extension,
+# installed with the package: no redirect URI given).
+CALLBACKS = {
+    "loopback": ("a listener on this machine's loopback address", "caught by the loopback listener"),
+    "jupyter": ("the Jupyter server catches the redirect", "caught by the Jupyter server"),
+}
+
+
+@pytest.mark.parametrize("callback", sorted(CALLBACKS))
+def test_the_callback_completes_authorization_from_the_widgets_link(
+    chromium: str, jupyter_lab: Lab, tmp_path: Path, callback: str
 ) -> None:
-    redirect = f"http://127.0.0.1:{free_port()}/callback"
+    redirect = f"redirect_uri='http://127.0.0.1:{free_port()}/callback', " if callback == "loopback" else ""
+    waiting, caught = CALLBACKS[callback]
     with fastmcp_oauth_server() as server:
         write_notebook(
             jupyter_lab.root / "oauth.ipynb",
             "import json, mcp_notebook\n"
             f"conn = mcp_notebook.connect({server!r}, name='notes', "
-            f"auth=mcp_notebook.OAuth(redirect_uri={redirect!r}, remember=False))\n"
+            f"auth=mcp_notebook.OAuth({redirect}remember=False))\n"
             "print('WHOAMI', conn.call_tool('whoami').text)",
             "import ipywidgets\n"
             "flow = conn.session.transport.auth\n"
@@ -50,14 +61,15 @@ def test_the_loopback_callback_completes_authorization_from_the_widgets_link(
             expect(link).to_be_visible(timeout=90_000)  # the widget is drawn, not "Loading widget..."
             expect(link).to_contain_text(urlsplit(server).netloc)
             expect(output).to_contain_text("registration")
+            expect(output).to_contain_text(waiting)  # the widget says which path the redirect takes
             expect(cells.nth(0).locator(".jp-InputPrompt")).to_contain_text("[*]")  # the cell waits on the widget
             with page.context.expect_page() as opened:
                 link.click()
             tab = opened.value
-            expect(tab.locator("body")).to_contain_text("Authorization is complete", timeout=60_000)  # the loopback's page
+            expect(tab.locator("body")).to_contain_text("Authorization is complete", timeout=60_000)  # the callback's page
             tab.close()
             expect(output).to_contain_text("WHOAMI notes:read", timeout=60_000)
-            expect(output).to_contain_text("caught on the loopback")
+            expect(output).to_contain_text(caught)
             expect(link).to_have_count(0)  # the link is gone once used
             page.screenshot(path=str(tmp_path / "authorized.png"))
             assert codes, "the tab was never sent back with a code"

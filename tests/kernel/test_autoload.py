@@ -7,6 +7,7 @@ Python. pip takes the dependencies from the package index (or its cache): ~10-60
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from jupyter_client.manager import KernelManager
 
 REPO = Path(__file__).resolve().parents[2]
 STARTUP = "etc/ipython/startup/50-mcp-notebook.py"
+SERVER_CONFIG = "etc/jupyter/jupyter_server_config.d/mcp-notebook.json"
 OPT_OUT = "MCP_NOTEBOOK_NO_AUTOLOAD"
 
 pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
@@ -130,6 +132,15 @@ def test_wheel_installs_the_startup_file(fresh_venv: FreshVenv) -> None:
     where = _run([str(fresh_venv.python), "-c", "import mcp_notebook; print(mcp_notebook.__file__)"],
                  env=_clean_env(), cwd=fresh_venv.root).stdout.strip()  # fmt: skip
     assert Path(where).resolve().is_relative_to(fresh_venv.root.resolve()), "the venv must use the installed wheel"
+
+
+def test_wheel_enables_the_server_extension_in_the_environments_jupyter_servers(fresh_venv: FreshVenv) -> None:
+    with zipfile.ZipFile(fresh_venv.wheel) as wheel:
+        assert f"mcp_notebook-0.1.0.data/data/{SERVER_CONFIG}" in wheel.namelist()
+    enabled = json.loads((fresh_venv.root / SERVER_CONFIG).read_text())  # Jupyter reads <sys.prefix>/etc/jupyter
+    assert enabled == {"ServerApp": {"jpserver_extensions": {"mcp_notebook.server_extension": True}}}
+    points = "import mcp_notebook.server_extension as e; print(e._jupyter_server_extension_points())"
+    assert "mcp_notebook.server_extension" in _run([str(fresh_venv.python), "-c", points], env=_clean_env()).stdout
 
 
 def test_new_kernel_has_mcp_without_load_ext(kernel: Any) -> None:

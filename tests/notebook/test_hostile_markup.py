@@ -467,7 +467,7 @@ def authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     from mcp_notebook.notebook import auth_widget
 
     url = f"https://{MARKUP}/authorize?response_type=code&redirect_uri={quote(MARKUP)}"
-    form = auth_widget.AuthorizationWidget(url, None, listening=False)
+    form = auth_widget.AuthorizationWidget(url, None, how="paste the URL the browser ends on")
     form.box.value = MARKUP  # not the redirect URI: refused, which names the URI expected
     form._paste()
     refused = form.status.value
