@@ -148,6 +148,17 @@ def shown_as() -> Iterator[Callable[..., Any]]:
     frontend.use(previous)
 
 
+@pytest.fixture(autouse=True)
+def fresh_era_cache() -> Iterator[None]:
+    """Each test probes from scratch, as a new kernel does: the era verdicts an earlier test
+    cached (a connect, a doctor run) would make it depend on the order tests run in."""
+    from mcp_notebook.api import targets
+
+    targets._era_cache.clear()
+    yield
+    targets._era_cache.clear()
+
+
 @pytest.fixture
 def port() -> int:
     return free_port()

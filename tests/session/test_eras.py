@@ -22,14 +22,6 @@ RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.p
 ROOTS = {"roots": [{"uri": "file:///tmp/a", "name": "a"}, {"uri": "file:///tmp/b"}]}
 
 
-@pytest.fixture(autouse=True)
-def fresh_era_cache():
-    """Each test probes from scratch unless it is about the cache."""
-    _targets._era_cache.clear()
-    yield
-    _targets._era_cache.clear()
-
-
 def text_of(result: dict) -> str:
     return "".join(part.get("text", "") for part in result["content"])
 
