@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.about import TRACE_FORMAT
+from ..protocol import jsonrpc as rpc
 
 CLIPPED = re.compile(r"\.\.\. \[clipped: [\d,]+ characters\]$")  # how the trace ends a frame too large to keep
 HANDSHAKE = frozenset({"initialize", "server/discover"})
@@ -61,13 +62,11 @@ class Exchange:
 
     @property
     def params(self) -> dict[str, Any]:
-        params = self.message.get("params")
-        return params if isinstance(params, dict) else {}
+        return rpc.params_of(self.message)
 
     @property
     def meta(self) -> dict[str, Any]:
-        meta = self.params.get("_meta")
-        return meta if isinstance(meta, dict) else {}
+        return rpc.meta_of(self.message)
 
     def bare_params(self) -> dict[str, Any]:
         """The params without `_meta` (ours differ per run: progress tokens, modern declarations)."""

@@ -126,13 +126,11 @@ class Call:
 
     @property
     def params(self) -> dict[str, Any]:
-        params = self.message.get("params")
-        return params if isinstance(params, dict) else {}
+        return rpc.params_of(self.message)
 
     @property
     def meta(self) -> dict[str, Any]:
-        meta = self.params.get("_meta")
-        return meta if isinstance(meta, dict) else {}
+        return rpc.meta_of(self.message)
 
     def at_least(self, version: str) -> bool:
         """Whether the served version is `version` or later (dates compare as strings)."""

@@ -223,6 +223,18 @@ def encode(message: Any) -> str:
         return _encoder.encode(message)
 
 
+def params_of(message: dict[str, Any]) -> dict[str, Any]:
+    """A request's or notification's params, or {} when it has none (or they are no object)."""
+    params = message.get("params")
+    return params if isinstance(params, dict) else {}
+
+
+def meta_of(message: dict[str, Any]) -> dict[str, Any]:
+    """The `_meta` of a message's params, or {}."""
+    meta = params_of(message).get("_meta")
+    return meta if isinstance(meta, dict) else {}
+
+
 def request(request_id: RequestId, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     message: dict[str, Any] = {"jsonrpc": JSONRPC, "id": request_id, "method": method}
     if params is not None:
