@@ -87,14 +87,10 @@ def pointer(prefix: str, path: Any) -> str:
 def errors(instance: Any, version: str, name: str, at: str = "") -> list[tuple[str, str]]:
     """(JSON pointer, message) for what in `instance` breaks definition `name`, the most telling
     first; empty when it validates. `at` is where `instance` sits in its frame."""
-    import fastjsonschema
-    import jsonschema.exceptions
-
-    try:
-        fast_check(version, name)(instance)
+    if _fast_valid(fast_check(version, name), instance):
         return []
-    except fastjsonschema.JsonSchemaException:
-        pass  # jsonschema decides, and says why
+    import jsonschema.exceptions  # a rejected frame only: jsonschema decides, and says why
+
     found = list(validator(version, name).iter_errors(instance))
     if not found:
         return []
@@ -153,15 +149,46 @@ def response_definitions(version: str) -> tuple[str, str]:
     return "JSONRPCResponse", "JSONRPCError"
 
 
+@functools.lru_cache(maxsize=1)
+def _fast_schema_check() -> Any:
+    """JSON Schema's draft-07 metaschema compiled by fastjsonschema (the file jsonschema ships,
+    read without importing either: importing jsonschema takes over a second, in long calls
+    that hold the GIL, and a server ping waiting on the reading thread would wait as long)."""
+    import importlib.util
+
+    import fastjsonschema
+
+    found = importlib.util.find_spec("jsonschema_specifications")
+    assert found is not None and found.submodule_search_locations, "jsonschema's metaschemas are not installed"
+    path = Path(list(found.submodule_search_locations)[0]) / "schemas" / "draft7" / "metaschema.json"
+    metaschema = json.loads(path.read_text(encoding="utf-8"))
+    return fastjsonschema.compile(metaschema, use_default=False, use_formats=False)
+
+
+def _fast_valid(check: Any, instance: Any) -> bool:
+    import fastjsonschema
+
+    try:
+        check(instance)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
 def json_schema_errors(schema: Any) -> str | None:
     """Why `schema` (a tool's inputSchema or outputSchema) is not a valid JSON Schema, or None.
 
-    Its own `$schema` names its dialect; without one it is 2020-12, the spec's default."""
+    Its own `$schema` names its dialect; without one it is 2020-12, the spec's default. The
+    draft-07 metaschema, compiled by fastjsonschema, passes the schemas real servers send
+    (the keywords they use mean the same in both); only a schema it refuses goes to jsonschema,
+    which has the last word in the schema's own dialect, and the message."""
+    if not isinstance(schema, dict):
+        return f"a schema must be an object, not {type(schema).__name__}"
+    if _fast_valid(_fast_schema_check(), {key: value for key, value in schema.items() if key != "$schema"}):
+        return None
     import jsonschema.exceptions
     import jsonschema.validators
 
-    if not isinstance(schema, dict):
-        return f"a schema must be an object, not {type(schema).__name__}"
     try:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)
         cls.check_schema(schema)
@@ -178,11 +205,28 @@ def _compiled(text: str) -> Any:
     return jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)(schema)
 
 
+@functools.lru_cache(maxsize=256)
+def _fast_compiled(text: str) -> Any:
+    """A tool's schema compiled by fastjsonschema as draft-07, or None if it cannot be."""
+    import fastjsonschema
+
+    schema = {**json.loads(text), "$schema": "http://json-schema.org/draft-07/schema#"}
+    try:
+        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+    except Exception:  # noqa: BLE001 - a schema it cannot compile goes to jsonschema, which says why
+        return None
+
+
 def instance_errors(instance: Any, schema: dict[str, Any], at: str) -> list[tuple[str, str]]:
-    """(JSON pointer, message) for the first way `instance` breaks a tool's `schema`."""
+    """(JSON pointer, message) for the first way `instance` breaks a tool's `schema`: a value
+    fastjsonschema's compiled code passes is valid (as for frames); jsonschema judges the rest."""
+    text = json.dumps(schema, sort_keys=True)
+    fast = _fast_compiled(text)
+    if fast is not None and _fast_valid(fast, instance):
+        return []
     import jsonschema.exceptions
 
-    found = list(_compiled(json.dumps(schema, sort_keys=True)).iter_errors(instance))
+    found = list(_compiled(text).iter_errors(instance))
     if not found:
         return []
     best = jsonschema.exceptions.best_match(found)

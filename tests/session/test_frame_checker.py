@@ -3,6 +3,8 @@ frame once and whole (never the trace's clipped copy), and the thread ends with 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -63,3 +65,21 @@ def test_stopping_checks_what_is_queued_and_readers_see_it_all() -> None:
     assert checker.count == 200 and [v.index for v in checker.violations()] == list(range(1, 201))
     assert trace.marks[200] == ("not-json-rpc",)
     assert checker.submit(Seen(201, "invalid", None, "2025-11-25")) == [] and checker.count == 200  # ended
+
+
+def test_a_session_that_breaks_no_rule_never_imports_jsonschema():
+    # Importing jsonschema takes over a second in calls that hold the GIL, so a server ping
+    # waiting on the reading thread waited up to 100 ms (bench/kernel_pongs.py). Valid frames,
+    # tool schemas and structured content are decided by fastjsonschema's compiled code alone.
+    code = (
+        "import sys, mcp_notebook\n"
+        "from mcp_notebook import demo_server\n"
+        "c = mcp_notebook.connect(demo_server.command('stdio'), name='p', era='legacy')\n"
+        "c.list_tools(); assert c.call_tool('add', a=1, b=2).structured == {'sum': 3}\n"
+        "assert c.violations == [] and 'fastjsonschema' in sys.modules\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'jsonschema'))\n"
+        "c.close()\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[]"
