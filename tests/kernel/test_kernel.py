@@ -227,6 +227,15 @@ def json_line(stdout: str, tag: str) -> Any:
     raise AssertionError(f"no {tag!r} line in the cell output:\n{stdout}")
 
 
+def widget_states(kernel: Kernel) -> Any:
+    """The state of every widget the kernel holds, as the front end would sync it (JSON)."""
+    code = (
+        "import ipywidgets\n"
+        "print('RESULT', json.dumps([w.get_state() for w in list(ipywidgets.Widget.widgets.values())], default=str))"
+    )
+    return json_line(ok(kernel.run(code)), "RESULT")
+
+
 # --------------------------------------------------------------- processes by pid
 
 

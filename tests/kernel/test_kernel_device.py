@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_kernel import Cell, Kernel, json_line, ok
+from test_kernel import Cell, Kernel, json_line, ok, widget_states
 from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
 from test_kernel_questions import Frontend
 
@@ -46,15 +46,7 @@ def test_the_device_widget_shows_the_code_and_cancel_ends_the_wait(kernel: Kerne
         assert json_line(ok(cell.finish(90)), "RESULT") == {"sum": 3}
         saved = [m["content"]["data"].get("text/plain", "") for m in cell.messages if m["msg_type"] == "update_display_data"]
         assert saved and saved[-1].startswith("Authorized at 127.0.0.1:"), saved
-        states = json_line(
-            ok(
-                kernel.run(
-                    "import ipywidgets\n"
-                    "print('RESULT', json.dumps([w.get_state() for w in list(ipywidgets.Widget.widgets.values())], default=str))"
-                )
-            ),
-            "RESULT",
-        )
+        states = widget_states(kernel)
         ok(kernel.run("conn.close()"))
         outputs = json.dumps([m["content"] for m in cell.messages]) + json.dumps(states)
         for secret in issued.read_text().split():

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 import pytest
 from conftest import fastmcp_oauth_server, free_port
-from test_kernel import Cell, Kernel, json_line, ok
+from test_kernel import Cell, Kernel, json_line, ok, widget_states
 from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
 from test_kernel_questions import WIDGET_MIME, Frontend
 
@@ -76,15 +76,7 @@ def test_a_remote_kernel_authorizes_by_pasting_the_url_into_the_widget(kernel: K
             ),
             "RESULT",
         )
-        states = json_line(
-            ok(
-                kernel.run(
-                    "import ipywidgets\n"
-                    "print('RESULT', json.dumps([w.get_state() for w in list(ipywidgets.Widget.widgets.values())], default=str))"
-                )
-            ),
-            "RESULT",
-        )
+        states = widget_states(kernel)
         ok(kernel.run("conn.close()"))
 
         cell = Cell(
