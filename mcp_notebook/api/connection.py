@@ -7,7 +7,6 @@ connections and the registry of open ones are `api.connect`'s.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -15,14 +14,13 @@ import anyio
 
 from ..base.errors import ConnectionClosed, UsageError
 from ..base.public import public
-from ..runtime import CANCEL_GRACE, get_runtime
+from ..runtime import get_runtime
 from ..session.handlers import Handler
 from ..session.health import Health
-from ..session.pending import Pending, request_timeout
-from ..session.session import Session
+from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import apps, client_side, frame_checks, frontend, interrupts, panels, prompts, resources, tools
+from . import apps, client_side, frame_checks, frontend, panels, prompts, resources, tools
 from .diagram import DIAGRAM_ROWS, Diagram
 from .diagram import build as build_diagram
 from .feature_state import FeatureState
@@ -127,29 +125,28 @@ class Connection:
         """Ping the server; returns the round-trip time in seconds.
 
         On a modern (2026-07-28) connection, where ping was removed, this sends no ping:
-        it checks the transport and times a fresh `server/discover` instead.
+        it checks the transport and times a fresh `server/discover` instead. Ctrl-C or the
+        timeout cancels it on the server before this returns, so the session stays usable.
         """
         check_timeout(timeout)
-        if self._session.era == "modern":
-            return interrupts.call(self._session, _ping, self._session, timeout)
-        pending = self._round_trip("ping", None, timeout)
-        pending.outcome()
+        pending = self._session.liveness(timeout)
+        pending.result()
         return pending.rtt
 
     async def aping(self, *, timeout: float | None = None) -> float:
         check_timeout(timeout)
-        return await get_runtime().acall(_ping, self._session, timeout)
+        pending = self._session.liveness(timeout)
+        await pending
+        return pending.rtt
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """Send a raw JSON-RPC request and return its result; errors raise McpError.
 
-        Modern requests carry their `_meta` and may take several rounds (input_required),
-        so they run on the session loop; legacy ones take the one-hop fast path.
+        Modern requests carry their `_meta` and may take several rounds (input_required);
+        Ctrl-C or the timeout cancels the request on the server before this returns.
         """
         check_timeout(timeout)
-        if self._session.era == "modern":
-            return interrupts.call(self._session, _request, self._session, method, params, timeout)
-        return self._round_trip(method, params, timeout).outcome()
+        return self._session.call(method, params, CallOptions(timeout=timeout)).result()
 
     def listen(
         self,
@@ -182,7 +179,7 @@ class Connection:
         subscription = Subscription(session, wanted, callback)
         subscription.closer = lambda: runtime.call_sync(subscription.cancel)
         runtime.call_sync(_start_listening, session, subscription)
-        limit = session.timeout if timeout is None else timeout
+        limit = session.limit(timeout)
         if not subscription.wait_acknowledged(limit) or subscription.ended:
             subscription.close()
             raise ConnectionClosed(
@@ -198,33 +195,7 @@ class Connection:
 
     async def arequest(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         check_timeout(timeout)
-        return await get_runtime().acall(_request, self._session, method, params, timeout)
-
-    def _round_trip(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> Pending:
-        """One request from a blocking caller, written from this thread where the transport allows
-        (else one hop to the loop), woken by the response itself.
-
-        Ctrl-C or the timeout abandons the request on the loop (which tells the server)
-        before this returns, so the session stays usable.
-        """
-        session, runtime = self._session, get_runtime()
-        limit = session.timeout if timeout is None else timeout
-        waker = threading.Lock()
-        waker.acquire()
-        pending = session.new_request(method, params, waker)
-        try:
-            if not session.send_here(pending):
-                runtime.call_soon(session.launch, pending)
-            if waker.acquire(timeout=-1 if limit is None else limit):
-                return pending
-        except KeyboardInterrupt as exc:
-            cancelled = ConnectionClosed("cancelled by the user")
-            stopped = runtime.call_sync(session.abandon, pending, cancelled, "cancelled by the user", timeout=CANCEL_GRACE)
-            raise interrupts.interrupted(session, stopped=stopped) from exc
-        failure = request_timeout(method, limit or 0)
-        if runtime.call_sync(session.abandon, pending, failure, f"timed out after {limit:g} s"):
-            raise failure
-        return pending
+        return await self._session.call(method, params, CallOptions(timeout=timeout))
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a raw JSON-RPC notification."""
@@ -372,10 +343,6 @@ class Connection:
         return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.describe()!r}>"
 
 
-async def _ping(session: Session, timeout: float | None) -> float:
-    return await session.ping(timeout=timeout)
-
-
 async def _wait_closed(session: Session, timeout: float | None) -> bool:
     with anyio.move_on_after(timeout):
         await session.wait_closed()
@@ -394,7 +361,3 @@ def _start_listening(session: Session, subscription: Subscription) -> None:
 
 async def _discover(session: Session, refresh: bool) -> dict[str, Any]:
     return await session.eras.discover(refresh=refresh)
-
-
-async def _request(session: Session, method: str, params: dict[str, Any] | None, timeout: float | None) -> Any:
-    return await session.request(method, params, timeout=timeout)

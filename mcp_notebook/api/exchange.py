@@ -8,11 +8,12 @@ them in its own cell at each wake-up (a `Presenter` of the front end's). The dea
 progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
 cancellation of the awaiting task, the request is cancelled on the server first.
 
-Legacy requests from a thread take the fast path: written from the caller's thread where
-the transport allows it (stdio), else one hop to the loop, and the response itself wakes
-the caller. Modern requests (several rounds when the server asks for input),
-task-augmented ones (a task followed to its end, `tasks`) and every awaited request run
-as a `Flight` on the session loop.
+The session's one call boundary (`Session.call`) carries the request: a one-round request
+is written from the caller's thread where the transport allows it, and its response wakes
+the caller where it waits, a thread or an asyncio loop; modern requests (several rounds
+when the server asks for input) and task-augmented ones (a task followed to its end,
+`tasks.TaskRun`) run as a flow on the session loop. This module keeps only what is the
+caller's: its cell, its deadline, and what Ctrl-C or a cancelled task means.
 
 Feature methods are written once, as generators that yield the `Exchange`s they need:
 `drive` runs one in the calling thread, `adrive` in the awaiting coroutine.
@@ -22,20 +23,15 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import anyio
-
-from ..base.errors import ConnectionClosed, McpError, RequestTimeout, UsageError
-from ..runtime import CANCEL_GRACE, Runtime, get_runtime
-from ..session.pending import Pending
-from ..session.session import Session
+from ..base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeout, UsageError
+from ..runtime import get_runtime
+from ..session.session import CallOptions, Pending
 from . import frontend
 from .feature_state import FeatureState, asking_for
-from .interrupts import interrupted
 from .options import check_timeout
 from .progress import Call, Deadline, new_token
 from .server_requests import Question
@@ -119,7 +115,7 @@ def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | Non
     """The params as sent (progress token, modern log level) and the Call that collects for the caller."""
     session = fx.session
     token = None if exchange.progress is False else new_token()
-    level = (exchange.log_level or fx.log_level) if session.era == "modern" else None
+    level = (exchange.log_level or fx.log_level) if session.rules.log_level_per_request else None
     params = exchange.params
     if token is not None or level is not None:
         params = dict(params or {})
@@ -129,7 +125,7 @@ def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | Non
         if level is not None:
             meta[LOG_LEVEL_KEY] = level
         params["_meta"] = meta
-    limit = session.timeout if exchange.timeout is None else exchange.timeout
+    limit = session.limit(exchange.timeout)
     return params, Call(exchange.method, Deadline(limit, exchange.max_total, exchange.reset_on_progress), token, level)
 
 
@@ -137,182 +133,58 @@ def _timed_out(call: Call) -> RequestTimeout:
     return RequestTimeout(f"{call.method}: {call.deadline.reason()}; the request was cancelled")
 
 
-class Sent:
-    """A legacy request from a thread: sent from there (or launched in one hop), its response
-    releases the caller's lock."""
+def _options(fx: FeatureState, exchange: Exchange, call: Call, params: dict[str, Any] | None) -> CallOptions:
+    """How the session runs the request: under the caller's deadline; a task followed to its end."""
+    session = fx.session
 
-    __slots__ = ("session", "pending")
-    lingers = False  # stopped is ended
+    def follow_task(send: Any, stopped: Callable[[], bool]) -> Any:
+        return TaskRun(session, fx.task_watch, call, send, stopped).run(exchange.method, params)
 
-    def __init__(self, session: Session, pending: Pending) -> None:
-        self.session = session
-        self.pending = pending
+    def in_its_cell() -> None:
+        asking_for(call)  # a question from an input_required round goes to this call's cell
 
-    def launch_here(self) -> bool:
-        return self.session.send_here(self.pending)
-
-    def launch(self) -> None:
-        self.session.launch(self.pending)
-
-    def stop(self, failure: BaseException, reason: str) -> bool:
-        return self.session.abandon(self.pending, failure, reason)
-
-    def outcome(self) -> Any:
-        return self.pending.outcome()
-
-
-class Flight:
-    """A request run to its end on the session loop, every round of it, for a caller elsewhere.
-
-    `done()` runs on the loop when it ends. `stop()` (on the loop) cancels it: the round on
-    the wire is abandoned, which tells the server, and a wait between rounds (a question
-    the user has not answered yet) ends. A task flight then cancels its task, within
-    CANCEL_GRACE, before it is done (it `lingers`).
-    """
-
-    def __init__(
-        self,
-        session: Session,
-        fx: FeatureState,
-        call: Call,
-        params: dict[str, Any] | None,
-        done: Callable[[], Any],
-        task: bool = False,
-    ) -> None:
-        self.session = session
-        self.lingers = task
-        self.fx = fx
-        self.call = call
-        self.params = params
-        self.done = done
-        self.pending: Pending | None = None  # the round on the wire
-        self.scope: anyio.CancelScope | None = None
-        self.result: Any = None
-        self.failure: BaseException | None = None
-        self.finished = False
-
-    def launch_here(self) -> bool:
-        return False  # it runs on the loop
-
-    def launch(self) -> None:
-        try:
-            self.session.spawn(self._run)
-        except ConnectionClosed as exc:
-            self.failure = exc
-            self._finish()
-
-    async def _run(self) -> None:
-        asking_for(self.call)  # a question from an input_required round goes to this call's cell
-        completed = False
-        try:
-            with anyio.CancelScope() as scope:
-                self.scope = scope
-                if self.failure is None:  # else stopped before it started
-                    if self.lingers:
-                        run = TaskRun(self.session, self.fx.task_watch, self.call, self._round, lambda: scope.cancel_called)
-                        self.result = await run.run(self.call.method, self.params)
-                    elif self.session.era == "modern":
-                        self.result = await self.session.eras.modern_request(
-                            self.call.method, self.params, timeout=None, send=self._round
-                        )
-                    else:
-                        self.result = (await self._round(self.call.method, self.params)).outcome()
-                    completed = True
-        except Exception as exc:  # noqa: BLE001 - handed to the caller
-            self.failure = self.failure or exc
-        finally:
-            if not completed and self.failure is None:
-                self.failure = ConnectionClosed("the connection was closed")
-            self._finish()
-
-    def _finish(self) -> None:
-        self.finished = True
-        try:
-            self.done()
-        except Exception:  # noqa: BLE001 - the caller is gone (its event loop closed): nobody to wake
-            pass
-
-    async def _round(self, method: str, params: dict[str, Any] | None) -> Pending:
-        """One request on the wire; the caller's deadline governs it, a stop() abandons it."""
-        session = self.session
-        pending = session.new_request(method, params)
-        pending.event = anyio.Event()
-        self.pending = pending
-        self.fx.track(pending)
-        session.launch(pending)
-        try:
-            await pending.event.wait()
-        except anyio.get_cancelled_exc_class():
-            session.abandon(pending, ConnectionClosed("cancelled"), "cancelled by the user")  # settled already after a stop()
-            raise
-        finally:
-            self.fx.track(pending, on=False)
-            self.pending = None
-        return pending
-
-    def stop(self, failure: BaseException, reason: str) -> bool:
-        """Cancel the request, telling the server; False if it had ended."""
-        if self.finished:
-            return False
-        self.failure = self.failure or failure
-        if self.pending is not None:
-            self.session.abandon(self.pending, failure, reason)
-            self.fx.track(self.pending, on=False)  # gone from cancel()'s view before the caller leaves
-        if self.scope is not None:
-            self.scope.cancel()
-        return True
-
-    def outcome(self) -> Any:
-        if self.failure is not None:
-            raise self.failure
-        return self.result
+    return CallOptions(
+        own_deadline=True,
+        flow=follow_task if exchange.task else None,
+        lingers=exchange.task,
+        on_round=fx.track,
+        on_start=in_its_cell,
+    )
 
 
 def request(fx: FeatureState, exchange: Exchange) -> Any:
     """Send a request and wait in this thread, showing what arrives for it in the caller's cell."""
-    session, runtime = fx.session, get_runtime()
-    if runtime.in_loop_thread():
+    session = fx.session
+    if get_runtime().in_loop_thread():
         raise RuntimeError("a blocking call from the mcp-notebook event loop thread; await the a-method (acall_tool, ...) there")
     params, call = _prepare(fx, exchange)
-    waker = threading.Lock()
-    waker.acquire()
-    pending = None
-    handle: Sent | Flight
-    if session.era == "modern" or exchange.task:
-        handle = Flight(session, fx, call, params, waker.release, exchange.task)
-    else:
-        pending = session.new_request(exchange.method, params, waker)
-        handle = Sent(session, pending)
     presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
-    fx.begin(call, pending)
+    fx.begin(call)  # before the request goes out: its first progress may come at once
     failed, seen = True, 0
+    pending: Pending | None = None
     try:
-        if not handle.launch_here():
-            runtime.call_soon(handle.launch)
+        pending = session.call(exchange.method, params, _options(fx, exchange, call, params))
         while True:
             remaining = call.deadline.remaining()
-            if waker.acquire(timeout=TICK if remaining is None else max(0.0, min(TICK, remaining))):
+            if pending.wait(TICK if remaining is None else min(TICK, remaining)):
                 break
             seen = presenter.attend(call, seen)
             if remaining is not None and call.deadline.remaining() <= 0:  # type: ignore[operator]
                 failure = _timed_out(call)
-                if runtime.call_sync(handle.stop, failure, call.deadline.reason()):
-                    if handle.lingers:
-                        waker.acquire(timeout=CANCEL_GRACE + 1)  # until its task is cancelled
+                if pending.cancel(failure, call.deadline.reason()):
                     raise failure
                 break  # it ended meanwhile
-        result = handle.outcome()
+        result = pending.outcome()
         failed = False
         return result
     except KeyboardInterrupt as exc:
-        stopped = runtime.call_sync(
-            handle.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user", timeout=CANCEL_GRACE
-        )
-        if stopped and handle.lingers:
-            waker.acquire(timeout=CANCEL_GRACE + 1)  # until its task is cancelled
-        raise interrupted(session, stopped=stopped, task=handle.lingers) from exc
+        if pending is None or isinstance(exc, Interrupted):
+            raise
+        raise pending.interrupt() from exc
     finally:
-        fx.end(call, pending)
+        fx.end(call)
+        if pending is not None:
+            fx.track(pending, on=False)
         presenter.attend(call, seen)
         presenter.close(failed)
 
@@ -322,60 +194,43 @@ async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
     it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
     cancels the request on the server."""
     try:
-        loop = asyncio.get_running_loop()
+        asyncio.get_running_loop()
     except RuntimeError:
         raise UsageError(
             "the awaitable methods (acall_tool, ...) run on an asyncio event loop; "
             "use the blocking ones (call_tool, ...) elsewhere"
         ) from None
-    session, runtime = fx.session, get_runtime()
+    session = fx.session
     params, call = _prepare(fx, exchange)
-    woken: asyncio.Future[None] = loop.create_future()
-    flight = Flight(session, fx, call, params, lambda: loop.call_soon_threadsafe(_wake, woken), exchange.task)
     presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)
     failed, seen = True, 0
+    pending: Pending | None = None
     try:
-        runtime.call_soon(flight.launch)
-        while not woken.done():
+        pending = session.call(exchange.method, params, _options(fx, exchange, call, params))
+        while True:
             remaining = call.deadline.remaining()
-            await asyncio.wait((woken,), timeout=TICK if remaining is None else max(0.0, min(TICK, remaining)))
-            if woken.done():
+            if await pending.wait_async(TICK if remaining is None else min(TICK, remaining)):
                 break
             seen = presenter.attend(call, seen)
             if remaining is not None and call.deadline.remaining() <= 0:  # type: ignore[operator]
                 failure = _timed_out(call)
-                if await _on_loop(runtime, flight.stop, failure, call.deadline.reason()):
-                    if flight.lingers:
-                        await asyncio.wait((woken,), timeout=CANCEL_GRACE + 1)  # until its task is cancelled
+                if await pending.acancel(failure, call.deadline.reason()):
                     raise failure
                 break  # it ended meanwhile
-        result = flight.outcome()
+        result = pending.outcome()
         failed = False
         return result
     except (asyncio.CancelledError, KeyboardInterrupt):
-        try:
-            if (
-                await _on_loop(
-                    runtime, flight.stop, ConnectionClosed("cancelled by the user"), "cancelled by the user", timeout=CANCEL_GRACE
-                )
-                and flight.lingers
-            ):
-                await asyncio.wait((woken,), timeout=CANCEL_GRACE + 1)  # until its task is cancelled
-        except Exception:  # noqa: BLE001 - leaving with the cancellation anyway
-            pass
+        if pending is not None:
+            try:
+                await pending.acancel(ConnectionClosed("cancelled by the user"), "cancelled by the user")
+            except Exception:  # noqa: BLE001 - leaving with the cancellation anyway
+                pass
         raise
     finally:
         fx.end(call)
+        if pending is not None:
+            fx.track(pending, on=False)
         presenter.attend(call, seen)
         presenter.close(failed)
-
-
-def _wake(future: asyncio.Future[None]) -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-async def _on_loop(runtime: Runtime, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T:
-    """`runtime.call_sync` for a coroutine: run a plain function on the session loop, await its value."""
-    return await asyncio.wait_for(asyncio.wrap_future(runtime.submit(fn, *args)), timeout)

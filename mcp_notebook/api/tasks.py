@@ -29,7 +29,8 @@ from ..base.public import public
 from ..base.text import clip
 from ..runtime import CANCEL_GRACE
 from ..session.handlers import RELATED_TASK
-from ..session.pending import Pending
+from ..session.requests import Request
+from ..session.session import CallOptions, Pending
 from .progress import Call
 from .results import Listing
 
@@ -174,7 +175,7 @@ class TaskRun:
         session: Any,
         watch: TaskWatch,
         call: Call,
-        send: Callable[[str, dict[str, Any]], Awaitable[Pending]],
+        send: Callable[[str, dict[str, Any]], Awaitable[Request]],
         stopped: Callable[[], bool],
     ) -> None:
         self.session = session
@@ -188,11 +189,9 @@ class TaskRun:
 
     async def run(self, method: str, params: dict[str, Any] | None) -> Any:
         """Create the task, follow it, return its payload; stopped: cancel it on the server."""
-        creating = self.session.new_request(method, params)
-        created = creating.event = anyio.Event()
-        self.session.launch(creating)
+        creating = self.session.call(method, params, CallOptions(own_deadline=True))
         try:
-            await created.wait()
+            await creating.wait_async()
             task = created_task(creating.outcome(), method)
             task_id = task["taskId"]
             if isinstance(params, dict) and isinstance(params.get("name"), str):
@@ -208,10 +207,10 @@ class TaskRun:
                 raise
             with anyio.move_on_after(CANCEL_GRACE, shield=True):
                 if not self.task:  # no notifications/cancelled for it: its task is cancelled instead
-                    await created.wait()
+                    await creating.wait_async()
                 await self._cancel(creating, method)
             if not creating.settled:  # the grace ran out before the server answered
-                self.session.abandon(creating, ConnectionClosed("cancelled by the user"), "cancelled by the user")
+                creating.cancel(ConnectionClosed("cancelled by the user"), "cancelled by the user")
             raise
 
     async def _follow(self, task_id: str) -> Any:
@@ -271,6 +270,6 @@ class TaskRun:
         if self.task.get("status") in TERMINAL:
             return
         try:
-            self.observe((await self.session.round_trip("tasks/cancel", {"taskId": self.task["taskId"]})).outcome())
+            self.observe(await self.session.request("tasks/cancel", {"taskId": self.task["taskId"]}))
         except McpNotebookError:  # it ended meanwhile (-32602), the server refuses, or the connection is gone
             pass

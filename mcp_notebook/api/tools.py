@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..base.errors import ConnectionClosed
-from ..runtime import get_runtime
 from . import apps
 from . import feature_steps as steps
 from .arguments import merged
@@ -162,12 +161,5 @@ async def atask_result(self: Featured, task_id: str, *, timeout: float | None = 
 
 def cancel(self: Featured, request_id: int, reason: str = "cancelled by the user") -> bool:
     """Cancel one of our in-flight requests by id (the server is told); False if none."""
-    session = self.feature_state.session
-
-    def find_and_abandon() -> bool:
-        pending = self.feature_state.pendings.get(request_id) or session.requests.get(request_id)
-        if pending is None:
-            return False
-        return bool(session.abandon(pending, ConnectionClosed(reason), reason))
-
-    return get_runtime().call_sync(find_and_abandon)
+    pending = self.feature_state.pendings.get(request_id) or self.feature_state.session.requests.get(request_id)
+    return pending is not None and pending.cancel(ConnectionClosed(reason), reason)

@@ -16,7 +16,6 @@ with era="legacy" for such a server.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -33,12 +32,11 @@ from ..base.stderr import blames_the_probe, quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from .era import AUTO, LEGACY, MODERN, Era, RoundSender, era_named
 from .handlers import call_handler
-from .pending import Pending
 from .port import SessionPort
+from .requests import Request
 from .sides import ServerSide
-
-RoundSender = Callable[[str, "dict[str, Any] | None"], Awaitable[Pending]]
 
 PROBE_TIMEOUT = 2.0
 MAX_INPUT_ROUNDS = 8
@@ -57,22 +55,33 @@ class EraNegotiator:
         protocol_version: str | None,
         probe_timeout: float,
     ) -> None:
-        allowed = {"legacy": LEGACY_VERSIONS, "modern": MODERN_VERSIONS, "auto": LEGACY_VERSIONS + MODERN_VERSIONS}[era]
+        pinned = era_named(era)
+        allowed = {None: LEGACY_VERSIONS + MODERN_VERSIONS, LEGACY: LEGACY_VERSIONS, MODERN: MODERN_VERSIONS}[pinned]
         if protocol_version is not None and protocol_version not in allowed:
             raise ValueError(f"protocol version {protocol_version!r} is not a {era} version; use one of {', '.join(allowed)}")
         self.session = session
-        self.era = era
-        self.source = era_source or (None if era == "auto" else "pinned")
+        self.pinned = pinned
+        self.settled = pinned is not None
+        self.rules: Era = pinned or LEGACY  # until a probe says otherwise: the probe itself is framed as modern
+        self.source = era_source or (None if pinned is None else "pinned")
         self.probe_timeout = probe_timeout
         self.modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[0]
         self.discovered: dict[str, Any] | None = None
         self.discovered_at = 0.0
         self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
 
+    @property
+    def era(self) -> str:
+        """ "legacy", "modern", or "auto" until the probe has settled it."""
+        return self.rules.name if self.settled else AUTO
+
+    def _settle(self, rules: Era, source: str) -> None:
+        self.rules, self.source, self.settled = rules, source, True
+
     async def open(self) -> None:
-        if self.era == "legacy":
+        if self.pinned is LEGACY:
             await self.session.handshake()
-        elif self.era == "modern":
+        elif self.pinned is MODERN:
             await self._start_modern(await self._discover(note="discover"))
         else:
             await self._negotiate()
@@ -110,10 +119,9 @@ class EraNegotiator:
             raise HandshakeError(
                 f"{exc.reason} during the handshake (probing with server/discover){quoted(exc.stderr_tail)}{advice}"
             ) from None
-        self.source = "probe: server/discover answered"
-        await self._start_modern(result)
+        await self._start_modern(result, "probe: server/discover answered")
 
-    async def _handshake_answers_first(self, probe: Pending, answered: anyio.Event) -> bool:
+    async def _handshake_answers_first(self, probe: Request, answered: anyio.Event) -> bool:
         """Offer the handshake beside an unanswered probe. True once the session is legacy (initialize
         answered first, or the probe was refused); False once the probe says the server is modern."""
         session = self.session
@@ -145,17 +153,17 @@ class EraNegotiator:
             session.abandon(probe, ConnectionClosed("the legacy handshake answered first"), "the handshake answered first")
         if failures:
             raise failures[0]
-        self.era, self.source = "legacy", f"probe: {why}"
-        session.trace.event("era", note=f"legacy ({self.source})", era="legacy")
+        self._settle(LEGACY, f"probe: {why}")
+        session.trace.event("era", note=f"legacy ({self.source})", era=LEGACY.name)
         return True
 
     async def _fall_back(self, why: str) -> None:
-        self.era, self.source = "legacy", f"probe: {why}"
-        self.session.trace.event("era", note=f"legacy ({why})", era="legacy")
+        self._settle(LEGACY, f"probe: {why}")
+        self.session.trace.event("era", note=f"legacy ({why})", era=LEGACY.name)
         await self.session.handshake()
 
     async def _discover(
-        self, *, timeout: float | None = None, note: str | None = None, first: Pending | None = None
+        self, *, timeout: float | None = None, note: str | None = None, first: Request | None = None
     ) -> dict[str, Any]:
         """One server/discover round trip (or `first`, one already answered); a -32022 with a mutual
         version is retried at that version."""
@@ -182,17 +190,18 @@ class EraNegotiator:
             return result
         raise HandshakeError("the server keeps refusing our protocol version")
 
-    async def _start_modern(self, discovered: dict[str, Any]) -> None:
+    async def _start_modern(self, discovered: dict[str, Any], source: str | None = None) -> None:
         version = modern.mutual_version(discovered["supportedVersions"])
         if version is None:
             raise HandshakeError(
                 f"the server supports {', '.join(discovered['supportedVersions'])}; this client speaks "
                 f"{', '.join(MODERN_VERSIONS)} in the modern era (connect with era='legacy' for handshake versions)"
             )
-        self.era, self.session.protocol_version = "modern", version
+        self._settle(MODERN, source or self.source or "pinned")
+        self.session.protocol_version = version
         self._remember_discovery(discovered)
         self.session.transport.use_modern(version)
-        self.session.trace.event("era", note=f"modern {version} ({self.source})", era="modern")
+        self.session.trace.event("era", note=f"modern {version} ({self.source})", era=MODERN.name)
 
     def _remember_discovery(self, discovered: dict[str, Any]) -> None:
         self.discovered, self.discovered_at = discovered, time.monotonic()
@@ -212,49 +221,24 @@ class EraNegotiator:
         assert self.discovered is not None
         return self.discovered
 
-    async def liveness(self, *, timeout: float | None = None) -> float:
+    async def liveness(self, send: RoundSender) -> float:
         """Ping's modern stand-in: the transport is up, and a fresh server/discover comes back.
 
-        Returns the discover round-trip time in seconds. Probes count as our pings do (sent,
-        answered, failed, timed out): they are this era's pings.
+        Returns the discover round-trip time in seconds. The probe counts as our pings do
+        (sent, answered, failed, timed out): it is this era's ping.
         """
         if self.session.closed:
             raise self.session.closed_error()
-        counters = self.session.counters
-        counters.pings_sent += 1
-        try:
-            pending: Pending = await self.session.round_trip(
-                "server/discover", timeout=timeout, note="liveness probe (ping was removed in 2026-07-28)"
-            )
-            self._remember_discovery(pending.outcome())
-        except BaseException as exc:
-            counters.ping_failures += 1
-            counters.ping_timeouts += isinstance(exc, RequestTimeout)
-            raise
-        counters.pings_answered += 1
-        counters.last_rtt = pending.rtt
-        counters.rtts.append(pending.rtt)
-        return pending.rtt
+        probe = await send("server/discover", None, note="liveness probe (ping was removed in 2026-07-28)", probe=True)
+        self._remember_discovery(probe.outcome())
+        return probe.rtt
 
-    async def modern_request(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        *,
-        timeout: float | None,
-        send: RoundSender | None = None,
-    ) -> Any:
+    async def modern_request(self, method: str, params: dict[str, Any] | None, *, send: RoundSender) -> Any:
         """A modern request to completion: version retry, then `input_required` rounds, bounded.
 
-        Each round is one request on the wire, sent by `send(method, params)` (by default a
-        `round_trip` with `timeout`); a caller that keeps its own deadline and cancels by
-        abandoning the round it sees passes its own.
+        Each round is one request on the wire, sent by `send(method, params)`; the caller
+        keeps the deadline and cancels by abandoning the round it sees.
         """
-
-        async def round_trip(method: str, params: dict[str, Any] | None) -> Pending:
-            return await self.session.round_trip(method, params, timeout=timeout)
-
-        send = send or round_trip
         retried_version = retried_headers = False
         for _ in range(MAX_INPUT_ROUNDS):
             pending = await send(method, params)
@@ -267,7 +251,7 @@ class EraNegotiator:
                     continue
                 if exc.code == modern.HEADER_MISMATCH and method == "tools/call" and not retried_headers:
                     retried_headers = True  # the tool's x-mcp-header schema may have changed: relist, retry
-                    await self.modern_request("tools/list", None, timeout=timeout, send=send)
+                    await self.modern_request("tools/list", None, send=send)
                     continue
                 if exc.code == modern.MISSING_CLIENT_CAPABILITY:
                     wanted = (exc.data or {}).get("requiredCapabilities") if isinstance(exc.data, dict) else None
@@ -316,10 +300,6 @@ class EraNegotiator:
         return retry
 
 
-def _tool_name(params: dict[str, Any] | None) -> str:
-    return params.get("name", "") if isinstance(params, dict) and isinstance(params.get("name"), str) else ""
-
-
 async def _first_of(*events: anyio.Event) -> None:
     """Wait until any of `events` is set."""
     async with anyio.create_task_group() as waiting:
@@ -332,7 +312,7 @@ async def _first_of(*events: anyio.Event) -> None:
             waiting.start_soon(wait, event)
 
 
-def _speaks_modern(probe: Pending) -> bool:
+def _speaks_modern(probe: Request) -> bool:
     """Whether an answered probe says the server is modern: a discover result, or a modern error."""
     response = probe.response or {}
     if "result" in response:

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from ..base.text import ansi_html, esc, one_line
+from .era import ERAS, LEGACY
 
 STDERR_SHOWN = 5  # last stderr lines in a display
 
@@ -29,7 +30,7 @@ def era_phrase(h: Any) -> str:
 
 def probes_word(h: Any) -> str:
     """What our pings are on this connection: modern servers have no ping, we probe liveness."""
-    return "liveness probes" if h.era == "modern" else "pings"
+    return f"{ERAS.get(h.era, LEGACY).probe}s"
 
 
 def ended(h: Any, now: float | None = None) -> str | None:

@@ -25,8 +25,8 @@ from ..protocol.frame_rules import Seen, Violation
 from ..protocol.versions import accepts_batches
 from .handlers import Handler, call_handler, reply_from_handler
 from .health import DEGRADED, FAILURES_TO_STALE, LIVE_STATES, READY, RECONNECTING, STALE
-from .pending import Pending
 from .port import SessionPort
+from .requests import Request
 from .subscriptions import route
 from .trace import IN
 from .violations import frame_version
@@ -48,7 +48,7 @@ class Inbound:
     def __init__(self, session: SessionPort) -> None:
         self.session = session
         self.recovering = False  # a new HTTP session is being shaken hands with
-        self.lost: list[Pending] = []  # requests the server forgot, resent once it knows us again
+        self.lost: list[Request] = []  # requests the server forgot, resent once it knows us again
         self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
         self._read_at = 0.0
         # What `frame_here` decoded and left to the loop, with its text: `frame_received` comes
@@ -83,7 +83,7 @@ class Inbound:
             kind, message = frame.kind, frame.message
             if kind == rpc.RESPONSE and self._answer_here(text, message):
                 return True
-            if kind == rpc.REQUEST and message["method"] == "ping" and session.era == "legacy" and self._pong_here(text, message):
+            if kind == rpc.REQUEST and message["method"] == "ping" and session.rules.pings and self._pong_here(text, message):
                 return True
         except Exception as exc:  # noqa: BLE001 - one bad frame never ends the session
             session.trace.event("dispatch-error", note=f"{type(exc).__name__}: {exc}")
@@ -154,7 +154,7 @@ class Inbound:
         seq: int,
         kind: str,
         message: Any,
-        pending: Pending | None = None,
+        pending: Request | None = None,
         *,
         matched: bool = True,
         problem: str | None = None,
@@ -172,14 +172,14 @@ class Inbound:
                  session.server.capabilities, session.client.capabilities, session.transport.kind == "stdio")
         )  # fmt: skip
 
-    def _strict_stop(self, violation: Violation, pending: Pending | None) -> None:
+    def _strict_stop(self, violation: Violation, pending: Request | None) -> None:
         """Strict mode: the call the frame answers fails naming the rule, and the connection ends."""
         problem = f"strict mode: the server broke the rule {violation.rule!r}: {violation}"
         if pending is not None:
             self.session.requests.settle(pending, failure=ProtocolViolation(problem))
         self.session.end(ConnectionClosed(problem))
 
-    def _answered(self, frame: rpc.Frame, text: str) -> tuple[Pending | None, str | None]:
+    def _answered(self, frame: rpc.Frame, text: str) -> tuple[Request | None, str | None]:
         """The request of ours `frame` answers, if any, and what the trace should say of it: an
         invalid frame answers the request its id names, read from the text if it did not parse."""
         kind = frame.kind
@@ -191,7 +191,7 @@ class Inbound:
                 return self._match(answers, frame.problem)
         return None, frame.problem
 
-    def _match(self, request_id: Any, note: str | None) -> tuple[Pending | None, str | None]:
+    def _match(self, request_id: Any, note: str | None) -> tuple[Request | None, str | None]:
         """The request of ours a response answers, and what the trace should say of it."""
         pending = None
         if type(request_id) is int:  # our ids: never a bool, nor a string
@@ -223,7 +223,7 @@ class Inbound:
 
     def _on_request(self, request: dict[str, Any]) -> None:
         method = request["method"]
-        if self.session.era == "modern":
+        if not self.session.rules.server_requests:
             # 2026-07-28 has no server-to-client requests (input comes through input_required
             # results), so nothing here is answered, a ping included.
             self.session.trace.event(

@@ -1,162 +1,213 @@
-"""Our requests in flight: each one awaiting its response, and the table of all of them.
+"""A call of ours awaiting its outcome, as its caller holds it: the session's one call boundary.
 
-A leaf of the session layer: it knows ids, waiters and the ping counters a settled ping
-moves, and nothing of transports or eras. Everything here runs on the session thread,
-except `InFlight.new` (ids are never reused) and `InFlight.add_unless_ended`, which any thread
-may call: a request added from another thread is either failed with the rest when the session
-ends, or refused, never lost in between. A transport's reading thread may also settle the
-answer a blocked caller waits for: settling is atomic, so a request settles exactly once.
+`Session.call` returns a `Pending`. A thread waits with `wait(timeout)` (its own deadline)
+or `result()` (the call's); a coroutine on any asyncio loop awaits it (`await pending`, or
+`wait_async(timeout)`). Either may `cancel` it, which tells the server, or `interrupt` it
+on Ctrl-C, which also words what the server was told.
+
+The threading contract: a call settles once, on whichever thread learns its outcome (the
+session loop, or a transport's reading thread), and settling wakes every waiter where it
+waits: a lock released for threads, a future set through its own loop's
+`call_soon_threadsafe` for coroutines. Cancelling runs on the session loop, reached through
+the session (`SessionLoop`), and returns once it has happened. Nothing above the session
+touches its locks or loop.
 """
 
 from __future__ import annotations
 
-import itertools
+import asyncio
 import threading
-from _thread import LockType
-from collections import OrderedDict
-from typing import Any
+from _thread import allocate_lock
+from collections.abc import Callable, Generator
+from typing import Any, Protocol, TypeVar
 
-import anyio
+from ..base.errors import ConnectionClosed, Interrupted, RequestTimeout
 
-from ..base.errors import McpError, RequestTimeout
-from .health import HealthCounters
+T = TypeVar("T")
 
-REMEMBERED_CANCELLATIONS = 1000
+CANCEL_GRACE = 5.0  # seconds a cancellation may take on the loop (a task's tasks/cancel included)
+_callbacks_lock = threading.Lock()  # registering an awaiting coroutine against settling
 
 
-class Pending:
-    """A request of ours awaiting its response; settled once, by `InFlight.settle`.
+class SessionLoop(Protocol):
+    """What a pending call needs of its session: its loop, and the words for Ctrl-C."""
 
-    A waiter on the loop uses `event`; a waiter on another thread holds `waker`, a lock
-    that settling releases (the cheapest way to wake a blocked thread).
-    """
+    def on_loop(self) -> bool: ...
 
-    __slots__ = ("id", "method", "params", "event", "waker", "response", "failure", "sent_at", "received_at", "resent", "note")
+    def run_on_loop(self, fn: Callable[..., T], *args: Any) -> T: ...
 
-    def __init__(self, request_id: int, method: str, params: dict[str, Any] | None, waker: LockType | None = None) -> None:
-        self.id = request_id
-        self.method = method
-        self.params = params
-        self.event: anyio.Event | None = None
-        self.waker = waker
-        self.response: dict[str, Any] | None = None
-        self.failure: BaseException | None = None
-        self.sent_at = 0.0
-        self.received_at = 0.0
-        self.resent = False
-        self.note: str | None = None
+    async def arun_on_loop(self, fn: Callable[..., T], *args: Any) -> T: ...
 
-    @property
-    def settled(self) -> bool:
-        return self.response is not None or self.failure is not None
+    def interrupted(self, pending: Pending, stopped: bool) -> Interrupted: ...
 
-    @property
-    def rtt(self) -> float:
-        return self.received_at - self.sent_at
+    def abandon(self, request: Any, failure: BaseException, reason: str) -> bool: ...
 
-    def outcome(self) -> Any:
-        """The result; raises the failure or the JSON-RPC error."""
-        if self.failure is not None:
-            raise self.failure
-        assert self.response is not None
-        if "error" in self.response:
-            err = self.response["error"]
-            raise McpError(err["code"], str(err.get("message", "")), err.get("data"), method=self.method)
-        return self.response["result"]
+    async def outwait_user(self) -> bool:
+        """On the session loop: wait out an authorization a person is doing; False if none is."""
+        ...
 
 
 def request_timeout(method: str, limit: float) -> RequestTimeout:
     return RequestTimeout(f"{method}: no response within {limit:g} s; the request was cancelled")
 
 
-class InFlight:
-    """The requests on the wire by id, the ids we gave up on (their late answers are noted,
-    not mistaken for others), and the ping statistics a settled ping adds to."""
+class Pending:
+    """One call in flight, for its caller; subclasses say how it settles and how it stops.
 
-    def __init__(self, counters: HealthCounters) -> None:
-        self.counters = counters
-        self._ids = itertools.count(1)
-        self._pending: dict[int, Pending] = {}
-        self._cancelled: OrderedDict[int, str] = OrderedDict()
-        self._ending = threading.Lock()
-        self._ended = False
-        self._settling = threading.Lock()
+    `limit` is the call's own deadline in seconds (None: none), the session's default unless
+    the call asked for another; `lingers` calls (a task) take a moment to stop after `cancel`.
+    """
 
-    def new(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
-        """A request with a fresh id; safe to call from any thread."""
-        return Pending(next(self._ids), method, params, waker)
+    __slots__ = ("method", "limit", "lingers", "_loop", "_done", "_callbacks")
 
-    def add(self, pending: Pending) -> None:
-        self._pending[pending.id] = pending
+    def __init__(self, method: str, loop: SessionLoop | None, limit: float | None = None) -> None:
+        self.method = method
+        self.limit = limit
+        self.lingers = False
+        self._loop = loop
+        self._done = allocate_lock()
+        self._done.acquire()  # released once, when it settles
+        self._callbacks: list[Callable[[], None]] | None = []
 
-    def add_unless_ended(self, pending: Pending) -> bool:
-        """Add `pending` from any thread; False once the session has failed what was in flight."""
-        with self._ending:
-            if self._ended:
-                return False
-            self._pending[pending.id] = pending
+    # ----- what subclasses say ----------------------------------------------------
+
+    @property
+    def settled(self) -> bool:
+        raise NotImplementedError
+
+    @property
+    def rtt(self) -> float:
+        """The round-trip time of its (last) round on the wire, in seconds."""
+        raise NotImplementedError
+
+    def outcome(self) -> Any:
+        """The result; raises the failure or the JSON-RPC error (only once settled)."""
+        raise NotImplementedError
+
+    def stop(self, failure: BaseException, reason: str) -> bool:
+        """On the session loop: give up on it, telling the server; False if it had settled."""
+        raise NotImplementedError
+
+    def _woken(self) -> None:
+        """Settled: wake every waiter, once (any thread)."""
+        with _callbacks_lock:
+            callbacks, self._callbacks = self._callbacks, None
+        self._done.release()
+        for wake in callbacks or ():
+            wake()
+
+    # ----- threads ----------------------------------------------------------------
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until it settles or `timeout` seconds pass (None: no limit); True once settled.
+        A passive wait: neither a timeout nor Ctrl-C stops the call (see `cancel`, `interrupt`)."""
+        if self._loop is not None and self._loop.on_loop() and not self.settled:
+            raise RuntimeError("a blocking wait on the mcp-notebook event loop thread; await the call there")
+        if self._done.acquire(timeout=-1 if timeout is None else max(0.0, timeout)):
+            self._done.release()
             return True
+        return False
 
-    def get(self, request_id: object) -> Pending | None:
-        return self._pending.get(request_id) if isinstance(request_id, int) else None
+    def result(self) -> Any:
+        """Wait for the outcome under the call's own deadline, which cancels it when it passes;
+        Ctrl-C cancels it and raises `Interrupted`, saying what the server was told."""
+        try:
+            if not self.wait(self.limit):
+                self._timed_out()
+        except KeyboardInterrupt as exc:
+            if isinstance(exc, Interrupted):
+                raise
+            raise self.interrupt() from exc
+        return self.outcome()
 
-    def take_waited(self, request_id: object) -> Pending | None:
-        """Remove and return the request `request_id` if a blocked caller (not the loop) waits for it."""
-        if type(request_id) is not int:  # our ids: never a bool, nor a string
-            return None
-        pending = self._pending.get(request_id)
-        if pending is None or pending.waker is None:
-            return None
-        return self._pending.pop(request_id, None)
+    def cancel(self, failure: BaseException, reason: str) -> bool:
+        """Give up on it from any thread, telling the server; False if it had settled. Returns
+        once it has stopped (a lingering call: once its task is cancelled, within the grace)."""
+        if self._loop is None or self.settled:
+            return False
+        stopped = self._loop.run_on_loop(self.stop, failure, reason)
+        if stopped and self.lingers:
+            self.wait(CANCEL_GRACE + 1)
+        return stopped
 
-    def pop(self, request_id: object) -> Pending | None:
-        return self._pending.pop(request_id, None) if isinstance(request_id, int) else None
+    def interrupt(self) -> Interrupted:
+        """Ctrl-C: cancel it, and the `Interrupted` to raise, which says what the server was told."""
+        stopped = False
+        try:
+            stopped = self.cancel(ConnectionClosed("cancelled by the user"), "cancelled by the user")
+        except Exception:  # noqa: BLE001 - the loop is gone: nothing was told
+            pass
+        assert self._loop is not None
+        return self._loop.interrupted(self, stopped)
 
-    def reissue(self, pending: Pending) -> int:
-        """Give `pending` a new id (its old stream broke); returns the old one."""
-        old, pending.id = pending.id, next(self._ids)
-        self._pending[pending.id] = pending
-        return old
+    def _timed_out(self) -> None:
+        limit = self.limit or 0.0
+        failure = request_timeout(self.method, limit)
+        if self.cancel(failure, f"timed out after {limit:g} s"):
+            raise failure
 
-    def __contains__(self, request_id: object) -> bool:
-        return request_id in self._pending
+    # ----- coroutines -------------------------------------------------------------
 
-    def __len__(self) -> int:
-        return len(self._pending)
+    async def wait_async(self, timeout: float | None = None) -> bool:
+        """`wait` for a coroutine on any asyncio loop, without blocking it."""
+        loop = asyncio.get_running_loop()
+        woken: asyncio.Future[None] = loop.create_future()
 
-    def forget(self, pending: Pending, reason: str) -> None:
-        """We gave up on `pending`: drop it, and remember why, for its late answer."""
-        self._pending.pop(pending.id, None)
-        self._cancelled[pending.id] = reason
-        while len(self._cancelled) > REMEMBERED_CANCELLATIONS:
-            self._cancelled.popitem(last=False)
+        def wake() -> None:
+            try:
+                loop.call_soon_threadsafe(_set, woken)
+            except RuntimeError:  # that loop has closed: nobody waits
+                pass
 
-    def cancelled_reason(self, request_id: object) -> str | None:
-        return self._cancelled.get(request_id) if isinstance(request_id, int) else None
+        with _callbacks_lock:
+            if self._callbacks is None:
+                return True
+            self._callbacks.append(wake)
+        try:
+            if timeout is None:
+                await woken
+            else:
+                await asyncio.wait((woken,), timeout=max(0.0, timeout))
+        finally:
+            if not woken.done():
+                with _callbacks_lock:
+                    if self._callbacks is not None and wake in self._callbacks:
+                        self._callbacks.remove(wake)
+        return woken.done() and self.settled
 
-    def settle(self, pending: Pending, response: dict[str, Any] | None = None, failure: BaseException | None = None) -> None:
-        with self._settling:  # the session thread and a transport's reading thread may race here
-            if pending.settled:
-                return
-            pending.response, pending.failure = response, failure
-            if pending.method == "ping":
-                counters = self.counters
-                if response is not None and "result" in response:
-                    counters.last_rtt = rtt = pending.rtt
-                    counters.pings_answered += 1
-                    counters.rtts.append(rtt)
-                else:
-                    counters.ping_failures += 1
-                    if isinstance(failure, RequestTimeout):
-                        counters.ping_timeouts += 1
-        if pending.event is not None:
-            pending.event.set()
-        if pending.waker is not None:
-            pending.waker.release()
+    async def acancel(self, failure: BaseException, reason: str) -> bool:
+        """`cancel` for a coroutine, without blocking its loop."""
+        if self._loop is None or self.settled:
+            return False
+        stopped = await self._loop.arun_on_loop(self.stop, failure, reason)
+        if stopped and self.lingers:
+            await self.wait_async(CANCEL_GRACE + 1)
+        return stopped
 
-    def fail_all(self, error: BaseException) -> None:
-        with self._ending:
-            self._ended = True
-            pending, self._pending = list(self._pending.values()), {}
-        for request in pending:
-            self.settle(request, failure=error)
+    async def aresult(self) -> Any:
+        """`result` for a coroutine: the call's own deadline cancels it; so does cancelling the
+        awaiting task, which tells the server before the cancellation goes on."""
+        try:
+            waited = await self.wait_async(self.limit)
+            while not waited and self._loop is not None and await self._loop.outwait_user():
+                waited = await self.wait_async(self.limit)  # the time a person took to authorize does not count
+            if not waited:
+                limit = self.limit or 0.0
+                failure = request_timeout(self.method, limit)
+                if await self.acancel(failure, f"timed out after {limit:g} s"):
+                    raise failure
+        except asyncio.CancelledError:
+            try:
+                await asyncio.shield(self.acancel(ConnectionClosed("cancelled by the user"), "cancelled by the user"))
+            except BaseException:  # noqa: BLE001 - leaving with the cancellation anyway
+                pass
+            raise
+        return self.outcome()
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        return self.aresult().__await__()
+
+
+def _set(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

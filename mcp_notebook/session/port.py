@@ -9,18 +9,22 @@ part can be read without the others.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..base.errors import ConnectionClosed
 from ..transports.base import Transport
 from .handlers import Handlers
 from .health import HealthCounters
 from .outbox import Outbox
-from .pending import InFlight, Pending
+from .requests import InFlight, Request
 from .sides import ClientSide, ServerSide
 from .subscriptions import Subscription
 from .trace import Trace
 from .violations import FrameChecker
+
+if TYPE_CHECKING:
+    from .era import Era
+    from .eras import EraNegotiator
 
 
 class SessionPort(Protocol):
@@ -39,9 +43,13 @@ class SessionPort(Protocol):
     server: ServerSide
     client: ClientSide
     checker: FrameChecker
+    eras: EraNegotiator
 
     @property
     def era(self) -> str: ...
+
+    @property
+    def rules(self) -> Era: ...
 
     @property
     def closed(self) -> bool: ...
@@ -60,15 +68,15 @@ class SessionPort(Protocol):
         *,
         timeout: float | None = None,
         note: str | None = None,
-    ) -> Pending: ...
+    ) -> Request: ...
 
-    def new_request(self, method: str, params: dict[str, Any] | None = None) -> Pending: ...
+    def new_request(self, method: str, params: dict[str, Any] | None = None) -> Request: ...
 
-    def launch(self, pending: Pending) -> None: ...
+    def launch(self, pending: Request) -> None: ...
 
-    def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool: ...
+    def abandon(self, pending: Request, failure: BaseException, reason: str) -> bool: ...
 
-    def send_request(self, pending: Pending, note: str | None = None) -> None: ...
+    def send_request(self, pending: Request, note: str | None = None) -> None: ...
 
     def set_state(self, state: str, reason: str) -> None: ...
 

@@ -17,10 +17,12 @@ or is shown (`describe`, `stderr_lines`).
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
-from _thread import LockType
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import Future
+from typing import Any, TypeVar
 
 import anyio
 import anyio.abc
@@ -29,26 +31,31 @@ from ..base.about import CLIENT_NAME, __version__
 from ..base.errors import (
     ConnectionClosed,
     HandshakeError,
+    Interrupted,
     TransportClosed,
 )
 from ..base.sizes import give_back_memory
 from ..protocol import jsonrpc as rpc
-from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
 from ..transports.base import Transport
-from .eras import PROBE_TIMEOUT, EraNegotiator, _tool_name
+from .era import Era
+from .eras import PROBE_TIMEOUT, EraNegotiator
+from .flow import ONE_CALL, CallOptions, Flow
 from .handlers import Handlers
 from .health import CLOSED, CLOSING, READY, HealthCounters
 from .inbound import Inbound
 from .outbox import Outbox
-from .pending import InFlight, Pending, request_timeout
+from .pending import CANCEL_GRACE, Pending, request_timeout
+from .requests import InFlight, Request
 from .sides import ClientSide, ServerSide
 from .startup import startup_error, unwrap
 from .subscriptions import Subscription
 from .trace import Trace
 from .violations import FrameChecker
 
-__all__ = ["PROBE_TIMEOUT", "Pending", "Session", "request_timeout"]
+__all__ = ["CANCEL_GRACE", "PROBE_TIMEOUT", "CallOptions", "Pending", "Session", "request_timeout"]
+
+T = TypeVar("T")
 
 
 class Session:
@@ -101,6 +108,8 @@ class Session:
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
         self.state_listeners: list[Callable[[str, str], None]] = []  # (state, reason) after each transition
+        self._loop: asyncio.AbstractEventLoop | None = None  # the loop run() runs on, and its thread
+        self._loop_thread = -1
 
     # ----- the era, as the negotiator settled it ----------------------------------
 
@@ -114,10 +123,16 @@ class Session:
         """How the era was chosen: pinned, cached, or what the probe saw."""
         return self.eras.source
 
+    @property
+    def rules(self) -> Era:
+        """The era's rules, as the negotiator chose them (legacy until a probe says modern)."""
+        return self.eras.rules
+
     # ----- lifecycle -------------------------------------------------------------
 
     async def run(self) -> None:
         """Open the transport, shake hands, serve frames until closed. Never raises."""
+        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
@@ -204,13 +219,121 @@ class Session:
         self.transport.initialized(version)
         await self.transport.listening()
 
-    # ----- requests: the primitives (session thread, synchronous) ----------------
+    # ----- calls: the one boundary for callers on any thread or loop ------------
 
-    def new_request(self, method: str, params: dict[str, Any] | None = None, waker: LockType | None = None) -> Pending:
-        """A request with a fresh id (ids are never reused); safe to call from any thread."""
-        return self.requests.new(method, params, waker)
+    def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> Pending:
+        """Start a request from any thread or coroutine; the `Pending` to wait for or await.
 
-    def launch(self, pending: Pending) -> None:
+        A one-round request from a thread off the loop is written from that thread where the
+        transport lets any thread write (stdio), and its response settles it on the reading
+        thread: no hop through the loop either way. Otherwise it is launched on the loop (at
+        once from the loop's own thread, else in one hop). Calls of several rounds (modern
+        requests, tasks) run as a `Flow` on the loop.
+        """
+        limit = None if options.own_deadline else self.limit(options.timeout)
+        here = threading.get_ident() == self._loop_thread
+        if options.flow is None and self.rules.one_round(method):
+            request = self.requests.new(method, params, self, off_loop=not here)
+            request.limit, request.note = limit, options.note
+            if options.on_round is not None:
+                options.on_round(request, True)  # before it is sent: it may be answered at once
+            if here:
+                self.launch(request)
+            elif not self._send_here(request):
+                self._soon(request, self.launch, request)
+            return request
+        flow = Flow(self, method, params, options, limit)
+        if here:
+            flow.start()
+        else:
+            self._soon(flow, flow.start)
+        return flow
+
+    def liveness(self, timeout: float | None = None) -> Pending:
+        """A ping, or on a modern connection (where ping was removed) a liveness probe: a fresh
+        `server/discover`; either way its `rtt` is the round trip, counted as our ping."""
+        options = CallOptions(timeout=timeout)
+        if self.rules.pings:
+            return self.call("ping", None, options)
+        rules = self.rules
+        return self.call(rules.probe_method, None, CallOptions(timeout=timeout, flow=lambda send, _: rules.liveness(self, send)))
+
+    def limit(self, timeout: float | None) -> float | None:
+        """A call's deadline in seconds: `timeout`, or the connection's default."""
+        return self.timeout if timeout is None else timeout
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """Send a request and return its result, from a coroutine; a JSON-RPC error raises McpError."""
+        return await self.call(method, params, CallOptions(timeout=timeout))
+
+    async def ping(self, *, timeout: float | None = None) -> float:
+        """Ping the server (a liveness probe on modern connections); the round trip in seconds."""
+        pending = self.liveness(timeout)
+        await pending
+        return pending.rtt
+
+    def interrupted(self, pending: Pending, stopped: bool) -> Interrupted:
+        """What Ctrl-C did to the call it stopped (`stopped` False: it had already ended)."""
+        if not stopped:
+            return Interrupted("interrupted; the request had already ended, so the server was told nothing")
+        if pending.lingers:
+            return Interrupted("cancelled; the server was sent tasks/cancel")
+        if self.closed:
+            return Interrupted("cancelled; the connection is closed, so the server was told nothing")
+        return Interrupted(self.rules.cancel_words(self.transport.kind))
+
+    def new_request(self, method: str, params: dict[str, Any] | None = None) -> Request:
+        """A request with a fresh id, for the session's own parts on the loop (ids are never reused)."""
+        return self.requests.new(method, params, self)
+
+    # ----- the loop: how callers elsewhere reach it ------------------------------
+
+    def _soon(self, pending: Pending, fn: Callable[..., Any], *args: Any) -> None:
+        """Run `fn(*args)` on the loop soon; a loop that has gone fails `pending` instead."""
+        try:
+            assert self._loop is not None
+            self._loop.call_soon_threadsafe(fn, *args)
+        except (AssertionError, RuntimeError):  # no loop, or it has closed
+            if isinstance(pending, Request):
+                self.requests.settle(pending, failure=self.closed_error())
+            elif isinstance(pending, Flow):
+                pending.failure = self.closed_error()
+                pending.finished = True
+                pending._woken()
+
+    def on_loop(self) -> bool:
+        """Whether this is the session loop's thread."""
+        return threading.get_ident() == self._loop_thread
+
+    def run_on_loop(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a plain function on the loop and return what it returns (at once on the loop's thread)."""
+        if threading.get_ident() == self._loop_thread:
+            return fn(*args)
+        return self._submit(fn, *args).result(CANCEL_GRACE)
+
+    async def arun_on_loop(self, fn: Callable[..., T], *args: Any) -> T:
+        """`run_on_loop` for a coroutine on any loop, without blocking it."""
+        if threading.get_ident() == self._loop_thread:
+            return fn(*args)
+        return await asyncio.wait_for(asyncio.wrap_future(self._submit(fn, *args)), CANCEL_GRACE)
+
+    def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        done: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                done.set_result(fn(*args))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                done.set_exception(exc)
+
+        if self._loop is None or self._loop.is_closed():
+            raise self.closed_error()
+        self._loop.call_soon_threadsafe(run)
+        return done
+
+    # ----- requests on the wire (the loop, but for `_send_here`) -----------------
+
+    def launch(self, pending: Request) -> None:
         """Send a request now; a closed connection settles it with ConnectionClosed."""
         if self.closed:
             self.requests.settle(pending, failure=self.closed_error())
@@ -223,14 +346,14 @@ class Session:
             return
         self.send_request(pending)
 
-    def send_here(self, pending: Pending) -> bool:
-        """Send a legacy request from the caller's thread, sparing it the hop into the loop, where
-        the transport lets any thread write (stdio); the session thread stays the only reader.
+    def _send_here(self, pending: Request) -> bool:
+        """Send a one-round request from the caller's thread, sparing it the hop into the loop,
+        where the transport lets any thread write (stdio); the session thread stays the only reader.
 
         False when nothing was sent: the caller then hands the request to `launch` on the loop,
         which also settles it if the connection has closed meanwhile (only the loop settles).
         """
-        if not self.transport.sends_from_any_thread or self.era != "legacy" or self.closed:
+        if not self.transport.sends_from_any_thread or self.rules.stateless or self.closed:
             return False
         if not self.requests.add_unless_ended(pending):
             return False
@@ -244,17 +367,13 @@ class Session:
             return False
         return True
 
-    def _count_sent(self, pending: Pending, count: int = 1) -> None:
-        if pending.method == "ping":
+    def _count_sent(self, pending: Request, count: int = 1) -> None:
+        if pending.probe:
             with self.outbox.lock:  # callers' threads count too
                 self.counters.pings_sent += count
 
-    def send_request(self, pending: Pending, note: str | None = None) -> None:
-        params, headers = pending.params, None
-        if self.era == "modern" or pending.method == "server/discover":
-            version = self.protocol_version if self.era == "modern" and self.protocol_version else self.eras.modern_version
-            params = modern.with_meta(params, version, self.client.info, self.client.capabilities)
-            headers = modern.request_headers(pending.method, params, version, self.eras.tool_schemas.get(_tool_name(params)))
+    def send_request(self, pending: Request, note: str | None = None) -> None:
+        params, headers = self.rules.frame(self, pending)
         try:
             self.outbox.send(
                 rpc.request(pending.id, pending.method, params),
@@ -267,25 +386,14 @@ class Session:
             self.requests.pop(pending.id)
             self.requests.settle(pending, failure=self.closed_error(str(exc)))
 
-    def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool:
-        """Give up on a request: tell the server, ignore its late answer. False if it had settled."""
+    def abandon(self, pending: Request, failure: BaseException, reason: str) -> bool:
+        """Give up on a request (on the loop): tell the server, ignore its late answer. False if it had settled."""
         if pending.settled:
             return False
         self.requests.forget(pending, reason)
         self.requests.settle(pending, failure=failure)
-        if self.era == "modern" and self.transport.kind != "stdio":
-            self.transport.cancel(pending.id)  # 2026-07-28 HTTP: closing the response stream cancels
-        elif pending.method != "initialize" and not self.closed:  # the spec forbids cancelling initialize
-            try:
-                self.outbox.send(
-                    rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION
-                )
-            except TransportClosed:
-                pass
-            self.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
+        self.rules.cancel(self, pending, reason)
         return True
-
-    # ----- requests: the async API -----------------------------------------------
 
     async def round_trip(
         self,
@@ -294,12 +402,12 @@ class Session:
         *,
         timeout: float | None = None,
         note: str | None = None,
-    ) -> Pending:
-        """Send a request and wait for it to settle; timeouts and cancellation tell the server."""
-        pending = self.new_request(method, params)
+    ) -> Request:
+        """On the loop: send a request and wait for it to settle; timeouts and cancellation tell the server."""
+        pending = self.requests.new(method, params, self)
         pending.note = note
         pending.event = settled = anyio.Event()
-        limit = self.timeout if timeout is None else timeout
+        limit = self.limit(timeout)
         self.launch(pending)
         try:
             await self._settled(settled, limit)
@@ -321,26 +429,13 @@ class Session:
                     await settled.wait()
                 return
             except TimeoutError:
-                auth = getattr(self.transport, "auth", None)
-                if auth is None or not await auth.outwait_user():
+                if not await self.outwait_user():
                     raise
 
-    async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
-        """Send a request and return its result; a JSON-RPC error raises McpError."""
-        if self.era == "modern":
-            return await self.eras.modern_request(method, params, timeout=timeout)
-        return (await self.round_trip(method, params, timeout=timeout)).outcome()
-
-    async def ping(self, *, timeout: float | None = None) -> float:
-        """Ping the server; the round-trip time in seconds, measured on the session thread.
-
-        On a modern connection, where ping no longer exists, this is a liveness probe instead.
-        """
-        if self.era == "modern":
-            return await self.eras.liveness(timeout=timeout)
-        pending = await self.round_trip("ping", timeout=timeout)
-        pending.outcome()
-        return pending.rtt
+    async def outwait_user(self) -> bool:
+        """Wait out an authorization a person is doing (on the loop only); False if none is."""
+        auth = getattr(self.transport, "auth", None)
+        return auth is not None and self.on_loop() and bool(await auth.outwait_user())
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification now."""

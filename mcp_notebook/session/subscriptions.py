@@ -18,7 +18,7 @@ import anyio
 from ..base.errors import ConnectionClosed
 from ..base.public import public
 from .handlers import call_handler
-from .pending import Pending
+from .requests import Request
 from .trace import Trace
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -33,11 +33,11 @@ class Listening(Protocol):
     trace: Trace
     subscriptions: set[Subscription]
 
-    def new_request(self, method: str, params: dict[str, Any] | None = None) -> Pending: ...
+    def new_request(self, method: str, params: dict[str, Any] | None = None) -> Request: ...
 
-    def launch(self, pending: Pending) -> None: ...
+    def launch(self, pending: Request) -> None: ...
 
-    def abandon(self, pending: Pending, failure: BaseException, reason: str) -> bool: ...
+    def abandon(self, pending: Request, failure: BaseException, reason: str) -> bool: ...
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None: ...
 
@@ -56,7 +56,7 @@ class Subscription:
         self.received: deque[tuple[str, dict[str, Any]]] = deque(maxlen=KEPT)
         self.relistens = 0
         self.ended: str | None = None  # why it ended, once it has
-        self._pending: Pending | None = None
+        self._pending: Request | None = None
         self._closing = False
         self._acked = threading.Event()  # any thread may wait for the acknowledgment
         self._changed = threading.Condition()

@@ -12,6 +12,7 @@ import pytest
 from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
 from schema import spec_dir
+from mcp_notebook.session.era import MODERN
 from test_http import everything, sdk_http
 
 import mcp_notebook
@@ -176,7 +177,7 @@ def test_modern_connections_never_answer_server_requests():
         assert conn.health.pongs_sent == 1  # the legacy baseline: answered
     session = mcp_notebook.connect(sdk_server_cmd(), name="m").session
     try:
-        session.eras.era = "modern"
+        session.eras.rules = MODERN
         session.inbound.frame_received('{"jsonrpc":"2.0","id":"x","method":"ping"}')
         assert not [e for e in session.trace.frames("out") if e.id == "x"]
         assert any(e.kind == "unanswered" for e in session.trace.entries())

@@ -14,7 +14,7 @@ import mcp_notebook
 from mcp_notebook.base.errors import ConnectionClosed
 from mcp_notebook.runtime import get_runtime
 from mcp_notebook.session.health import HealthCounters
-from mcp_notebook.session.pending import InFlight
+from mcp_notebook.session.requests import InFlight
 
 
 @contextlib.contextmanager
