@@ -51,13 +51,13 @@ def set_roots(self: Featured, roots: Any) -> None:
     """Change the roots (paths, file:// URIs or root dicts) and tell a legacy server they
     changed (`notifications/roots/list_changed`); modern servers ask for roots per request."""
     _change_roots(self, roots)
-    if self.feature_state.session.era != "modern":
+    if self.feature_state.session.rules.roots_changed:
         self.notify("notifications/roots/list_changed")
 
 
 async def aset_roots(self: Featured, roots: Any) -> None:
     _change_roots(self, roots)
-    if self.feature_state.session.era != "modern":
+    if self.feature_state.session.rules.roots_changed:
         await self.anotify("notifications/roots/list_changed")
 
 

@@ -20,6 +20,7 @@ from ..base.errors import HandshakeError, McpError, McpNotebookError, UsageError
 from ..base.text import one_line
 from ..cassette import CassetteError, Exchange, Tape, load
 from ..cassette.tape import HANDSHAKE
+from ..session.era import ERAS
 from ..session.redaction import Redactor
 from .comparison import VOLATILE, Check, Comparison, Difference, Ignore, differences
 from .connect import connect
@@ -82,7 +83,7 @@ def _like_the_recording(tape: Tape) -> dict[str, Any]:
     version = tape.header.get("protocolVersion")
     if isinstance(version, str):
         options["protocol_version"] = version
-    elif tape.era in ("legacy", "modern"):
+    elif tape.era in ERAS:
         options["era"] = tape.era
     declared = _declared_capabilities(tape)
     if declared is not None:

@@ -15,6 +15,7 @@ import anyio
 from ..base.errors import ConnectionClosed, UsageError
 from ..base.public import public
 from ..runtime import get_runtime
+from ..session.era import Era
 from ..session.handlers import Handler
 from ..session.health import Health
 from ..session.session import CallOptions, Session
@@ -71,6 +72,11 @@ class Connection:
     @property
     def era(self) -> str:
         return self._session.era
+
+    @property
+    def rules(self) -> Era:
+        """What this connection's era has (pings, server requests, tasks, ...), as one object."""
+        return self._session.rules
 
     @property
     def protocol_version(self) -> str | None:
@@ -165,7 +171,7 @@ class Connection:
         `subscription.close()` ends it. On legacy connections use resources/subscribe.
         """
         check_timeout(timeout)
-        if self._session.era != "modern":
+        if not self._session.rules.listens:
             raise UsageError("subscriptions/listen belongs to the modern era (2026-07-28); this connection is legacy")
         wanted: dict[str, Any] = {}
         for key, on in (("toolsListChanged", tools), ("promptsListChanged", prompts), ("resourcesListChanged", resources)):
@@ -189,7 +195,7 @@ class Connection:
 
     def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's `server/discover` result (modern era), cached for its `ttlMs`."""
-        if self._session.era != "modern":
+        if not self._session.rules.discovers:
             raise UsageError("server/discover belongs to the modern era; this connection is legacy")
         return get_runtime().call(_discover, self._session, refresh)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..session.era import Era, era_named
 from ..session.redaction import MIN_SECRET_LENGTH, Redactor
 from ..transports.urls import is_secret_name
 from .doctor_report import Step, make_step
@@ -52,6 +53,11 @@ class Context:
 
     def skip(self, detail: str) -> Step:
         return self.step("skipped", detail)
+
+    @property
+    def asked(self) -> Era | None:
+        """The era the options pin, or None: "auto", the session probes."""
+        return era_named(self.options.era)
 
     def headers(self) -> dict[str, str]:
         """The HTTP headers the options ask for, a bearer token from its variable among them."""

@@ -19,6 +19,7 @@ import httpx2
 
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
+from ..session.era import MODERN
 from ..transports.http_errors import describe_failure, origin, redact_url
 from .doctor_context import Context
 from .doctor_report import Step
@@ -44,7 +45,7 @@ def _client(ctx: Context) -> httpx2.Client:
 
 def _modern(ctx: Context) -> bool:
     """Whether the probe is `server/discover`: asked for, or what the server turned out to speak."""
-    return ctx.options.era == "modern" or bool(ctx.facts.get("modern"))
+    return ctx.asked is MODERN or bool(ctx.facts.get("modern"))
 
 
 def _probe(ctx: Context) -> tuple[dict[str, Any], dict[str, str]]:
@@ -144,7 +145,7 @@ def initialize(ctx: Context) -> Step:
     if status == 401:
         ctx.facts["auth"] = True
         return ctx.warn(f"{head}: the server wants authorization{moved}", "the next step reads what it asks for")
-    if status == 400 and ctx.options.era == "auto" and not ctx.facts.get("modern") and _rpc_error(body):
+    if status == 400 and ctx.asked is None and not ctx.facts.get("modern") and _rpc_error(body):
         modern_step = _modern_instead(ctx, head + _rpc_error(body))
         if modern_step is not None:
             return modern_step
@@ -160,7 +161,7 @@ def initialize(ctx: Context) -> Step:
             "the server must answer with a JSON-RPC response of the same id",
         )
     ctx.facts["answer"] = message
-    if "error" in message and ctx.options.era == "auto" and not ctx.facts.get("modern"):
+    if "error" in message and ctx.asked is None and not ctx.facts.get("modern"):
         modern_step = _modern_instead(ctx, head)
         if modern_step is not None:
             return modern_step
@@ -237,7 +238,7 @@ def _rpc_error(body: str, message: Any = None) -> str:
 
 def _legacy_endpoint(ctx: Context) -> bool:
     """Whether a GET of the URL opens an HTTP+SSE stream whose first event is `endpoint`."""
-    if ctx.options.era == "modern":
+    if ctx.asked is MODERN:
         return False
     try:
         with _client(ctx).stream("GET", ctx.facts["url"], headers={"Accept": "text/event-stream", **ctx.headers()}) as response:

@@ -45,7 +45,7 @@ def handshake(ctx: Context) -> Step:
             f"the server took the request but did not answer within {ctx.timeout:g} s: is it stuck before its first answer?",
         )
     except HandshakeError as exc:
-        if ctx.options.era != "auto":
+        if ctx.asked is not None:
             return ctx.fail(
                 str(exc), f"the era is pinned to {ctx.options.era}: try era='auto', which probes what the server speaks"
             )
@@ -55,7 +55,7 @@ def handshake(ctx: Context) -> Step:
     except (TransportError, McpNotebookError) as exc:
         return ctx.fail(str(exc), "see the earlier steps")
     info = conn.server_info or {}
-    opened = "server/discover" if conn.era == "modern" else "initialize"
+    opened = conn.rules.opening
     return ctx.ok(
         f"{one_line(info.get('name', '?'))} {one_line(info.get('version', ''))} answered {opened} over {conn.health.transport}"
     )
@@ -70,14 +70,15 @@ def version(ctx: Context) -> Step:
     """The era and protocol version, and how they were chosen."""
     conn = _conn(ctx)
     how = conn.health.era_source or "as asked"
-    era = "modern era, no handshake" if conn.era == "modern" else "legacy era, initialize handshake"
+    era = conn.rules.opening_words
     return ctx.ok(f"protocol {conn.protocol_version} ({era}); how it was chosen: {one_line(how)}")
 
 
 def ping(ctx: Context) -> Step:
     """A ping answered (legacy), or a liveness probe (modern, where ping was removed)."""
     conn = _conn(ctx)
-    what = "liveness probe (server/discover)" if conn.era == "modern" else "ping"
+    rules = conn.rules
+    what = rules.probe if rules.pings else f"{rules.probe} ({rules.probe_method})"
     try:
         rtt = conn.ping(timeout=ctx.timeout)
     except McpError as exc:

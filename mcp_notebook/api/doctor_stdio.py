@@ -28,6 +28,7 @@ from typing import Any
 from ..base.text import clip, one_line
 from ..protocol import modern
 from ..protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
+from ..session.era import LEGACY, MODERN
 from .doctor_context import Context
 from .doctor_report import Step
 from .targets import SCRIPT_SUFFIXES
@@ -107,7 +108,7 @@ class Watched:
 
 
 def _probe(ctx: Context) -> str:
-    if ctx.options.era == "modern":
+    if ctx.asked is MODERN:
         version = ctx.options.protocol_version or MODERN_VERSIONS[0]
         params = modern.with_meta(None, version, CLIENT_INFO, {})
         return json.dumps({"jsonrpc": "2.0", "id": PROBE_ID, "method": "server/discover", "params": params})
@@ -274,7 +275,7 @@ def process(ctx: Context) -> Step:
 def stdout(ctx: Context) -> Step:
     """What the process writes on stdout is JSON-RPC, and an answer comes."""
     seen = watch(ctx)
-    request = "server/discover" if ctx.options.era == "modern" else "initialize"
+    request = (ctx.asked or LEGACY).opening
     if seen.not_rpc:
         first = one_line(seen.not_rpc[0])
         more = f" (and {seen.not_rpc_count - 1} more)" if seen.not_rpc_count > 1 else ""

@@ -186,7 +186,7 @@ def install(session: Session, name: str, *, roots: Any = None, sampling: Any = N
     Handlers the caller registered already (connect's `handlers=`) are kept.
     """
     requests = ServerRequests(roots=roots, sampling=sampling, elicitation=elicitation)
-    if session.era != "modern":  # 2026-07-28 has no server requests (nor a client tasks capability)
+    if session.rules.server_requests:  # 2026-07-28 has no server requests (nor a client tasks capability)
         requests.receive_tasks(session, taken=lambda method: session.request_handlers.get(method) is not None)
     state = FeatureState(session, name, requests)
     capabilities = dict(session.client.capabilities or {})

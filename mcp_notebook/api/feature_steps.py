@@ -29,7 +29,7 @@ def _request_log_level(fx: FeatureState, level: str | None) -> str | None:
         return None
     if level not in LOG_LEVELS:
         raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
-    if fx.session.era != "modern":
+    if not fx.session.rules.log_level_per_request:
         raise UsageError(
             f"{fx.name}: a log level per request needs a modern (2026-07-28) connection; this one is legacy: use set_log_level()"
         )
@@ -146,7 +146,7 @@ def call_tool(
 def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, Any] | None = None) -> Steps[bool]:
     """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
     `task` asks where the tool allows. Servers without tool tasks get plain calls."""
-    if fx.session.era == "modern":
+    if not fx.session.rules.tasks:
         if task:
             raise UsageError(f"{fx.name}: {MODERN}")
         return False
@@ -169,7 +169,7 @@ def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, An
 
 
 def _tasks_offered(fx: FeatureState, operation: str | None = None) -> None:
-    if fx.session.era == "modern":
+    if not fx.session.rules.tasks:
         raise UsageError(f"{fx.name}: {MODERN}")
     tasks = fx.session.server.capabilities.get("tasks")
     if not isinstance(tasks, dict):
@@ -315,7 +315,7 @@ def set_log_level(fx: FeatureState, level: str) -> Steps[None]:
         raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
     if "logging" not in fx.session.server.capabilities:
         raise UsageError(f"{fx.name}: the server does not offer logging")
-    if fx.session.era != "modern":
+    if fx.session.rules.set_log_level:
         yield Exchange("logging/setLevel", {"level": level})
     fx.log_level = level
 

@@ -142,7 +142,7 @@ class Monitor:
                 self._wake = wake = anyio.Event()
                 # Modern servers are stateless and may sit behind load balancers: spread the
                 # probes (jitter) so many clients do not arrive in step.
-                interval = ka.interval * random.uniform(0.9, 1.1) if self.session.era == "modern" else ka.interval
+                interval = ka.interval * random.uniform(0.9, 1.1) if self.session.rules.keepalive_jitter else ka.interval
                 with anyio.move_on_after(interval if ka.enabled else None):
                     await wake.wait()
                 if wake.is_set() or self.session.closed:

@@ -19,6 +19,7 @@ from ..cassette import MATCH_MODES, CassetteError, load
 from ..demo_server import DemoServerProcess
 from ..demo_server._launch import LISTENING
 from ..runtime import get_runtime
+from ..session.era import AUTO, ERAS
 from .connect import connect
 from .connection import Connection
 from .demo import _load_magics
@@ -58,7 +59,7 @@ def replay(
         tape = load(path)
     except CassetteError as exc:
         raise UsageError(str(exc)) from None
-    connect_options.setdefault("era", tape.era if tape.era in ("legacy", "modern") else "auto")
+    connect_options.setdefault("era", tape.era if tape.era in ERAS else AUTO)
     if load_magics:
         _load_magics()
     if transport == "stdio":

@@ -79,28 +79,28 @@ async def aread_template(self: Featured, name: str, **values: Any) -> ResourceRe
 def subscribe(self: Featured, uri: str, callback: Any = None) -> None:
     """Subscribe to a resource's updates; `callback(uri)` runs in a worker thread on each one.
     Legacy: `resources/subscribe`; modern: a `subscriptions/listen` stream for that resource."""
-    if self.feature_state.session.era == "modern":
+    if self.feature_state.session.rules.listens:
         _listen_to(self, uri, callback)
     else:
         drive(self.feature_state, steps.subscribe(self.feature_state, uri, callback))
 
 
 async def asubscribe(self: Featured, uri: str, callback: Any = None) -> None:
-    if self.feature_state.session.era == "modern":
+    if self.feature_state.session.rules.listens:
         await anyio.to_thread.run_sync(_listen_to, self, uri, callback)
     else:
         await adrive(self.feature_state, steps.subscribe(self.feature_state, uri, callback))
 
 
 def unsubscribe(self: Featured, uri: str) -> None:
-    if self.feature_state.session.era == "modern":
+    if self.feature_state.session.rules.listens:
         _stop_listening_to(self, uri)
     else:
         drive(self.feature_state, steps.unsubscribe(self.feature_state, uri))
 
 
 async def aunsubscribe(self: Featured, uri: str) -> None:
-    if self.feature_state.session.era == "modern":
+    if self.feature_state.session.rules.listens:
         await anyio.to_thread.run_sync(_stop_listening_to, self, uri)
     else:
         await adrive(self.feature_state, steps.unsubscribe(self.feature_state, uri))

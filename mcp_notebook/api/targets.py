@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from ..base.errors import HandshakeError, UsageError
-from ..protocol.versions import ERAS, LEGACY_VERSIONS, MODERN_VERSIONS
+from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from ..session.era import AUTO, LEGACY, era_named, era_of_version
 from ..session.session import Session
 from ..session.trace import Trace
 from ..transports.base import Transport
@@ -94,24 +95,26 @@ def _era_key(target: str | Sequence[str]) -> str:
 
 def _choose_era(target: str | Sequence[str], era: str, protocol_version: str | None, transport: str) -> tuple[str, str | None]:
     """The era to open in and why: as asked, implied by a pinned version or transport, or cached."""
-    if era not in ERAS:
-        raise UsageError(f"unknown era {era!r}; use one of: {', '.join(ERAS)}")
+    try:
+        asked = era_named(era)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
     if protocol_version is not None:
-        implied = "legacy" if protocol_version in LEGACY_VERSIONS else "modern" if protocol_version in MODERN_VERSIONS else None
+        implied = era_of_version(protocol_version)
         if implied is None:
             known = ", ".join(LEGACY_VERSIONS + MODERN_VERSIONS)
             raise UsageError(f"unknown protocol version {protocol_version!r}; use one of: {known}")
-        if era not in ("auto", implied):
+        if asked not in (None, implied):
             raise UsageError(f"protocol version {protocol_version} is a {implied}-era version, not {era}")
-        return implied, f"pinned: protocol version {protocol_version}"
-    if era != "auto":
-        return era, "pinned"
+        return implied.name, f"pinned: protocol version {protocol_version}"
+    if asked is not None:
+        return asked.name, "pinned"
     if transport == "sse":
-        return "legacy", "pinned: the HTTP+SSE transport is handshake-era only"
+        return LEGACY.name, "pinned: the HTTP+SSE transport is handshake-era only"
     cached = _era_cache.get(_era_key(target))
     if cached is not None:
         return cached, "cache: an earlier probe of the same server"
-    return "auto", None
+    return AUTO, None
 
 
 def is_url(target: str | Sequence[str]) -> bool:

@@ -18,7 +18,7 @@ elicitation) are `task_receiver`'s. 2026-07-28 moved tasks into an extension
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -28,8 +28,8 @@ from ..base.errors import ConnectionClosed, McpError, McpNotebookError, Protocol
 from ..base.public import public
 from ..base.text import clip
 from ..runtime import CANCEL_GRACE
+from ..session.era import RoundSender
 from ..session.handlers import RELATED_TASK
-from ..session.requests import Request
 from ..session.session import CallOptions, Pending
 from .progress import Call
 from .results import Listing
@@ -175,7 +175,7 @@ class TaskRun:
         session: Any,
         watch: TaskWatch,
         call: Call,
-        send: Callable[[str, dict[str, Any]], Awaitable[Request]],
+        send: RoundSender,
         stopped: Callable[[], bool],
     ) -> None:
         self.session = session

@@ -161,5 +161,5 @@ async def atask_result(self: Featured, task_id: str, *, timeout: float | None = 
 
 def cancel(self: Featured, request_id: int, reason: str = "cancelled by the user") -> bool:
     """Cancel one of our in-flight requests by id (the server is told); False if none."""
-    pending = self.feature_state.pendings.get(request_id) or self.feature_state.session.requests.get(request_id)
+    pending = self.feature_state.pendings.get(request_id) or self.feature_state.session.in_flight(request_id)
     return pending is not None and pending.cancel(ConnectionClosed(reason), reason)

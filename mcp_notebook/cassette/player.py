@@ -24,6 +24,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..protocol import jsonrpc as rpc
+from ..protocol.versions import MODERN_ERA
 from .matching import Matcher, Miss
 from .tape import ServerFrame, Tape
 
@@ -48,7 +49,7 @@ class Player:
     def __init__(self, tape: Tape, match: str = "params") -> None:
         self.tape = tape
         self.matcher = Matcher(tape, match)
-        self.modern = tape.era == "modern"
+        self.modern = tape.era == MODERN_ERA
         self._ids = itertools.count()
         self._waiting: dict[str, anyio.Event] = {}
 

@@ -251,7 +251,7 @@ def _roots(ns: Namespace) -> None:
 def _loglevel(ns: Namespace) -> None:
     conn = connection_of(ns)
     conn.set_log_level(ns.level)
-    if conn.era == "modern":
+    if conn.rules.log_level_per_request:
         print(
             f"{conn.name}: server log level {ns.level}, sent with each request as _meta "
             "io.modelcontextprotocol/logLevel (2026-07-28 has no logging/setLevel)"

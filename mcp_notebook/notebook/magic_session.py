@@ -247,7 +247,7 @@ def _auth_option(ns: Namespace) -> Any:
 )
 def _ping(ns: Namespace) -> list[float]:
     conn = connection_of(ns)
-    if conn.era == "modern" and conn not in _told_no_ping:
+    if not conn.rules.pings and conn not in _told_no_ping:
         _told_no_ping.add(conn)
         print(
             f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
@@ -265,7 +265,7 @@ def _ping(ns: Namespace) -> list[float]:
             print(f"ping {conn.name}: {exc}")
             continue
         rtts.append(rtt)
-        what = "liveness probe" if conn.era == "modern" else "ping"
+        what = conn.rules.probe
         print(f"{what} {conn.name}: {rtt * 1000:.3f} ms")
     if ns.count > 1 or failures:
         print(_summary(conn.name, ns.count, rtts))

@@ -6,7 +6,7 @@ MODERN_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 LEGACY_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 LATEST_LEGACY = LEGACY_VERSIONS[0]
 
-ERAS = ("legacy", "modern", "auto")
+LEGACY_ERA, MODERN_ERA = "legacy", "modern"  # the eras' names (the session's `era.Era` strategies carry them)
 
 
 def accepts_batches(version: str | None) -> bool:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..base.errors import TransportClosed
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
+from ..protocol.versions import LEGACY_ERA, LEGACY_VERSIONS, MODERN_ERA, MODERN_VERSIONS
 
 if TYPE_CHECKING:
     from .port import SessionPort
@@ -32,7 +33,7 @@ class RoundSender(Protocol):
 
 
 AUTO = "auto"
-ERA_CHOICES = (AUTO, "legacy", "modern")  # what users may ask for
+ERA_CHOICES = (AUTO, LEGACY_ERA, MODERN_ERA)  # what users may ask for
 
 
 class Era:
@@ -95,11 +96,11 @@ class Era:
 
 
 class Legacy(Era):
-    name = "legacy"
+    name = LEGACY_ERA
 
 
 class Modern(Era):
-    name = "modern"
+    name = MODERN_ERA
     stateless = True
     pings = False
     server_requests = False
@@ -156,6 +157,11 @@ def era_named(name: str | None) -> Era | None:
         return ERAS[name]
     except KeyError:
         raise ValueError(f"unknown era {name!r}; use one of: {', '.join(ERA_CHOICES)}") from None
+
+
+def era_of_version(version: str) -> Era | None:
+    """The era a protocol version belongs to; None for a version we do not know."""
+    return LEGACY if version in LEGACY_VERSIONS else MODERN if version in MODERN_VERSIONS else None
 
 
 def tool_name(params: dict[str, Any] | None) -> str:

@@ -258,6 +258,10 @@ class Session:
         rules = self.rules
         return self.call(rules.probe_method, None, CallOptions(timeout=timeout, flow=lambda send, _: rules.liveness(self, send)))
 
+    def in_flight(self, request_id: object) -> Pending | None:
+        """Our request on the wire with this id, if there is one (any thread)."""
+        return self.requests.get(request_id)
+
     def limit(self, timeout: float | None) -> float | None:
         """A call's deadline in seconds: `timeout`, or the connection's default."""
         return self.timeout if timeout is None else timeout

@@ -39,16 +39,13 @@ def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
         session = conn.session
         conn.ping()  # what the server sends after the handshake is dispatched before this answer
         with loop_held():
-            waker = threading.Lock()
-            waker.acquire()
-            pending = session.new_request("ping", None, waker)
-            assert session.send_here(pending)  # written here: the loop could not have done it
-            sent = conn.trace.frames("out")[-1]
-            assert (sent.method, sent.id) == ("ping", pending.id)
+            pending = session.call("ping")
+            sent = conn.trace.frames("out")[-1]  # written here: the loop could not have done it
+            assert (sent.method, sent.id) == ("ping", pending.id)  # type: ignore[attr-defined]
             # settled by the transport's reading thread: the session thread is still held
-            assert waker.acquire(timeout=30) and pending.outcome() == {}
+            assert pending.wait(30) and pending.outcome() == {}
             answer = conn.trace.frames("in")[-1]
-            assert (answer.kind, answer.id, answer.method) == ("response", pending.id, "ping")
+            assert (answer.kind, answer.id, answer.method) == ("response", pending.id, "ping")  # type: ignore[attr-defined]
         assert conn.health.pings_sent == 2 and conn.health.pings_answered == 2
         reader = f"mcp-notebook stdio reader (pid {session.transport.pid})"
         assert reader in [thread.name for thread in threading.enumerate()]
