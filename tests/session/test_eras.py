@@ -12,12 +12,12 @@ import pytest
 from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
 from schema import spec_dir
-from mcp_notebook.session.era import MODERN
 from test_http import everything, sdk_http
 
 import mcp_notebook
 from mcp_notebook.api import targets as _targets
 from mcp_notebook.protocol import modern as _modern
+from mcp_notebook.session.era import MODERN
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 ROOTS = {"roots": [{"uri": "file:///tmp/a", "name": "a"}, {"uri": "file:///tmp/b"}]}
