@@ -111,7 +111,34 @@ def connect(
     system's roots (or `SSL_CERT_FILE` / `SSL_CERT_DIR`); a CA bundle's path; an
     `ssl.SSLContext`; or False, any certificate.
     """
-    options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
+    options = ConnectOptions(
+        name=name,
+        era=era,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
+        headers=headers,
+        transport=transport,
+        bearer_token_env=bearer_token_env,
+        secrets=secrets,
+        protocol_version=protocol_version,
+        probe_timeout=probe_timeout,
+        capabilities=capabilities,
+        handlers=handlers,
+        trace_capacity=trace_capacity,
+        roots=roots,
+        sampling=sampling,
+        elicitation=elicitation,
+        config=config,
+        config_file=config_file,
+        consent=consent,
+        apps=apps,
+        auth=auth,
+        check_frames=check_frames,
+        strict=strict,
+        proxy=proxy,
+        verify=verify,
+    )
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
@@ -162,7 +189,34 @@ async def aconnect(
     verify: Any = D.verify,
 ) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
-    options = ConnectOptions(**{key: value for key, value in locals().items() if key != "target"})
+    options = ConnectOptions(
+        name=name,
+        era=era,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
+        headers=headers,
+        transport=transport,
+        bearer_token_env=bearer_token_env,
+        secrets=secrets,
+        protocol_version=protocol_version,
+        probe_timeout=probe_timeout,
+        capabilities=capabilities,
+        handlers=handlers,
+        trace_capacity=trace_capacity,
+        roots=roots,
+        sampling=sampling,
+        elicitation=elicitation,
+        config=config,
+        config_file=config_file,
+        consent=consent,
+        apps=apps,
+        auth=auth,
+        check_frames=check_frames,
+        strict=strict,
+        proxy=proxy,
+        verify=verify,
+    )
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
