@@ -17,7 +17,6 @@ from types import MappingProxyType
 
 from ..api.diagram import flavour
 from ..base.text import ansi_html, clip, esc, one_line, table_text
-from ..session.era import ERAS, LEGACY
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 from .diagram_svg import histogram_svg, spark_svg
@@ -74,7 +73,7 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
         ("server", server_label(h)),
         ("round trip", f"last {ms(h.last_rtt)}, min {ms(h.rtt_min)}, median {ms(h.rtt_median)}, p95 {ms(h.rtt_p95)}"),
         (
-            "our pings" if ERAS.get(h.era, LEGACY).pings else "our probes",  # modern servers have no ping: we probe liveness
+            f"our {'pings' if h.probe == 'ping' else 'probes'}",  # modern servers have no ping: we probe liveness
             f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)",
         ),
         ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {h.pong_failures} pongs lost"),

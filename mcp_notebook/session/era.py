@@ -19,8 +19,9 @@ from ..protocol import modern
 from ..protocol.versions import LEGACY_ERA, LEGACY_VERSIONS, MODERN_ERA, MODERN_VERSIONS
 
 if TYPE_CHECKING:
-    from .port import SessionPort
+    from ..transports.base import Transport
     from .requests import Request
+    from .sides import ClientSide
 
 
 class RoundSender(Protocol):
@@ -30,6 +31,45 @@ class RoundSender(Protocol):
     async def __call__(
         self, method: str, params: dict[str, Any] | None = None, *, note: str | None = None, probe: bool = False
     ) -> Request: ...
+
+
+class Sends(Protocol):
+    """The session's outbox, as far as cancelling needs it."""
+
+    def send(self, message: dict[str, Any], kind: str, note: str | None = None) -> None: ...
+
+
+class ModernFlow(Protocol):
+    """What the negotiator keeps for the modern era: the version it settled on, the tools'
+    schemas for the Mcp-Param headers, and the modern request flow."""
+
+    modern_version: str
+    tool_schemas: dict[str, dict[str, Any]]
+
+    async def modern_request(self, method: str, params: dict[str, Any] | None, *, send: RoundSender) -> Any: ...
+
+    async def liveness(self, send: RoundSender) -> float: ...
+
+
+class EraSession(Protocol):
+    """The session as its era's rules see it."""
+
+    transport: Transport
+
+    @property
+    def outbox(self) -> Sends: ...
+
+    client: ClientSide
+    protocol_version: str | None
+
+    @property
+    def eras(self) -> ModernFlow: ...
+
+    @property
+    def rules(self) -> Era: ...
+
+    @property
+    def closed(self) -> bool: ...
 
 
 AUTO = "auto"
@@ -61,7 +101,7 @@ class Era:
     def __str__(self) -> str:
         return self.name
 
-    def frame(self, session: SessionPort, pending: Request) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
+    def frame(self, session: EraSession, pending: Request) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
         """The params and extra HTTP headers `pending` goes out with (the probe is modern by definition)."""
         if pending.method == "server/discover":
             return MODERN.frame(session, pending)
@@ -71,15 +111,15 @@ class Era:
         """Whether a request is one round on the wire (else it runs as a flow on the loop)."""
         return True
 
-    async def run(self, session: SessionPort, method: str, params: dict[str, Any] | None, send: RoundSender) -> Any:
+    async def run(self, session: EraSession, method: str, params: dict[str, Any] | None, send: RoundSender) -> Any:
         """A request to its end, each round put on the wire by `send`; its result."""
         return (await send(method, params)).outcome()
 
-    async def liveness(self, session: SessionPort, send: RoundSender) -> Any:
+    async def liveness(self, session: EraSession, send: RoundSender) -> Any:
         """One liveness check; its round is on the wire through `send`."""
         return (await send("ping", None)).outcome()
 
-    def cancel(self, session: SessionPort, pending: Request, reason: str) -> None:
+    def cancel(self, session: EraSession, pending: Request, reason: str) -> None:
         """Tell the server we gave up on `pending` (never `initialize`, which the spec forbids)."""
         if pending.method != "initialize" and not session.closed:
             try:
@@ -116,7 +156,7 @@ class Modern(Era):
     probe_method = "server/discover"
     opening_words = "modern era, no handshake"
 
-    def frame(self, session: SessionPort, pending: Request) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
+    def frame(self, session: EraSession, pending: Request) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
         eras = session.eras
         version = session.protocol_version if session.rules is self and session.protocol_version else eras.modern_version
         params = modern.with_meta(pending.params, version, session.client.info, session.client.capabilities)
@@ -126,13 +166,13 @@ class Modern(Era):
     def one_round(self, method: str) -> bool:
         return False  # input_required rounds, a version retry
 
-    async def run(self, session: SessionPort, method: str, params: dict[str, Any] | None, send: RoundSender) -> Any:
+    async def run(self, session: EraSession, method: str, params: dict[str, Any] | None, send: RoundSender) -> Any:
         return await session.eras.modern_request(method, params, send=send)
 
-    async def liveness(self, session: SessionPort, send: RoundSender) -> Any:
+    async def liveness(self, session: EraSession, send: RoundSender) -> Any:
         return await session.eras.liveness(send)
 
-    def cancel(self, session: SessionPort, pending: Request, reason: str) -> None:
+    def cancel(self, session: EraSession, pending: Request, reason: str) -> None:
         if session.transport.kind == "stdio":
             super().cancel(session, pending, reason)
         else:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..base.errors import ConnectionClosed
-from .pending import Pending
+from .pending import Pending, SessionLoop
 from .requests import Request
 
 if TYPE_CHECKING:
-    from .session import Session
+    from .port import SessionPort
 
 FlowRunner = Callable[["Rounds", Callable[[], bool]], Awaitable[Any]]
 
@@ -68,8 +68,16 @@ class Flow(Pending):
 
     __slots__ = ("session", "params", "options", "current", "last", "scope", "value", "failure", "finished")
 
-    def __init__(self, session: Session, method: str, params: dict[str, Any] | None, options: CallOptions, limit: float | None):
-        super().__init__(method, session, limit)
+    def __init__(
+        self,
+        session: SessionPort,
+        loop: SessionLoop,
+        method: str,
+        params: dict[str, Any] | None,
+        options: CallOptions,
+        limit: float | None,
+    ) -> None:
+        super().__init__(method, loop, limit)
         self.session = session
         self.params = params
         self.options = options
@@ -123,6 +131,11 @@ class Flow(Pending):
                 self.failure = ConnectionClosed("the connection was closed")
             self._finish()
 
+    def fail(self, failure: BaseException) -> None:
+        """It never started (the loop has gone): settle it with `failure`."""
+        self.failure = failure
+        self._finish()
+
     def _finish(self) -> None:
         self.finished = True
         self._woken()
@@ -130,7 +143,7 @@ class Flow(Pending):
     async def round(self, method: str, params: dict[str, Any] | None, *, note: str | None = None, probe: bool = False) -> Request:
         """One request on the wire; the caller's deadline governs it, a stop() abandons it."""
         session, on_round = self.session, self.options.on_round
-        request = session.requests.new(method, params, session, probe=probe)
+        request = session.requests.new(method, params, self._loop, probe=probe)
         request.note = note or self.options.note
         request.event = answered = anyio.Event()
         self.current = self.last = request

@@ -52,6 +52,7 @@ class Health:
     state: str
     era: str
     era_source: str | None
+    probe: str  # what our liveness checks are: "ping", or "liveness probe" where ping was removed
     protocol_version: str | None
     transport: str
     endpoint: str
@@ -177,6 +178,7 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         state=c.state,
         era=session.era,
         era_source=session.era_source,
+        probe=session.rules.probe,
         protocol_version=session.protocol_version,
         transport=transport.kind,
         endpoint=session.describe(),

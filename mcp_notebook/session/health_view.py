@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 from ..base.text import ansi_html, esc, one_line
-from .era import ERAS, LEGACY
 
 STDERR_SHOWN = 5  # last stderr lines in a display
 
@@ -30,7 +29,7 @@ def era_phrase(h: Any) -> str:
 
 def probes_word(h: Any) -> str:
     """What our pings are on this connection: modern servers have no ping, we probe liveness."""
-    return f"{ERAS.get(h.era, LEGACY).probe}s"
+    return f"{h.probe}s"
 
 
 def ended(h: Any, now: float | None = None) -> str | None:

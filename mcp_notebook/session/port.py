@@ -23,8 +23,7 @@ from .trace import Trace
 from .violations import FrameChecker
 
 if TYPE_CHECKING:
-    from .era import Era
-    from .eras import EraNegotiator
+    from .era import Era, ModernFlow
 
 
 class SessionPort(Protocol):
@@ -43,7 +42,9 @@ class SessionPort(Protocol):
     server: ServerSide
     client: ClientSide
     checker: FrameChecker
-    eras: EraNegotiator
+
+    @property
+    def eras(self) -> ModernFlow: ...
 
     @property
     def era(self) -> str: ...
@@ -79,6 +80,12 @@ class SessionPort(Protocol):
     def send_request(self, pending: Request, note: str | None = None) -> None: ...
 
     def set_state(self, state: str, reason: str) -> None: ...
+
+    def limit(self, timeout: float | None) -> float | None: ...
+
+    def count_sent(self, pending: Request, count: int = 1) -> None: ...
+
+    async def outwait_user(self) -> bool: ...
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None: ...
 

@@ -17,11 +17,8 @@ or is shown (`describe`, `stderr_lines`).
 
 from __future__ import annotations
 
-import asyncio
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any, TypeVar
 
 import anyio
@@ -31,16 +28,16 @@ from ..base.about import CLIENT_NAME, __version__
 from ..base.errors import (
     ConnectionClosed,
     HandshakeError,
-    Interrupted,
     TransportClosed,
 )
 from ..base.sizes import give_back_memory
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
 from ..transports.base import Transport
+from .calls import Calls
 from .era import Era
 from .eras import PROBE_TIMEOUT, EraNegotiator
-from .flow import ONE_CALL, CallOptions, Flow
+from .flow import ONE_CALL, CallOptions
 from .handlers import Handlers
 from .health import CLOSED, CLOSING, READY, HealthCounters
 from .inbound import Inbound
@@ -108,8 +105,7 @@ class Session:
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
         self.state_listeners: list[Callable[[str, str], None]] = []  # (state, reason) after each transition
-        self._loop: asyncio.AbstractEventLoop | None = None  # the loop run() runs on, and its thread
-        self._loop_thread = -1
+        self.calls = Calls(self)  # the one boundary for callers elsewhere
 
     # ----- the era, as the negotiator settled it ----------------------------------
 
@@ -132,7 +128,7 @@ class Session:
 
     async def run(self) -> None:
         """Open the transport, shake hands, serve frames until closed. Never raises."""
-        self._loop, self._loop_thread = asyncio.get_running_loop(), threading.get_ident()
+        self.calls.bind()
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
@@ -219,44 +215,16 @@ class Session:
         self.transport.initialized(version)
         await self.transport.listening()
 
-    # ----- calls: the one boundary for callers on any thread or loop ------------
+    # ----- calls: the one boundary (`calls.Calls`) ----------------------------
 
     def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> Pending:
-        """Start a request from any thread or coroutine; the `Pending` to wait for or await.
-
-        A one-round request from a thread off the loop is written from that thread where the
-        transport lets any thread write (stdio), and its response settles it on the reading
-        thread: no hop through the loop either way. Otherwise it is launched on the loop (at
-        once from the loop's own thread, else in one hop). Calls of several rounds (modern
-        requests, tasks) run as a `Flow` on the loop.
-        """
-        limit = None if options.own_deadline else self.limit(options.timeout)
-        here = threading.get_ident() == self._loop_thread
-        if options.flow is None and self.rules.one_round(method):
-            request = self.requests.new(method, params, self, off_loop=not here)
-            request.limit, request.note = limit, options.note
-            if options.on_round is not None:
-                options.on_round(request, True)  # before it is sent: it may be answered at once
-            if here:
-                self.launch(request)
-            elif not self._send_here(request):
-                self._soon(request, self.launch, request)
-            return request
-        flow = Flow(self, method, params, options, limit)
-        if here:
-            flow.start()
-        else:
-            self._soon(flow, flow.start)
-        return flow
+        """Start a request from any thread or coroutine; the `Pending` to wait for or await (`Calls.call`)."""
+        return self.calls.call(method, params, options)
 
     def liveness(self, timeout: float | None = None) -> Pending:
         """A ping, or on a modern connection (where ping was removed) a liveness probe: a fresh
         `server/discover`; either way its `rtt` is the round trip, counted as our ping."""
-        options = CallOptions(timeout=timeout)
-        if self.rules.pings:
-            return self.call("ping", None, options)
-        rules = self.rules
-        return self.call(rules.probe_method, None, CallOptions(timeout=timeout, flow=lambda send, _: rules.liveness(self, send)))
+        return self.calls.liveness(timeout)
 
     def in_flight(self, request_id: object) -> Pending | None:
         """Our request on the wire with this id, if there is one (any thread)."""
@@ -276,66 +244,15 @@ class Session:
         await pending
         return pending.rtt
 
-    def interrupted(self, pending: Pending, stopped: bool) -> Interrupted:
-        """What Ctrl-C did to the call it stopped (`stopped` False: it had already ended)."""
-        if not stopped:
-            return Interrupted("interrupted; the request had already ended, so the server was told nothing")
-        if pending.lingers:
-            return Interrupted("cancelled; the server was sent tasks/cancel")
-        if self.closed:
-            return Interrupted("cancelled; the connection is closed, so the server was told nothing")
-        return Interrupted(self.rules.cancel_words(self.transport.kind))
-
     def new_request(self, method: str, params: dict[str, Any] | None = None) -> Request:
         """A request with a fresh id, for the session's own parts on the loop (ids are never reused)."""
-        return self.requests.new(method, params, self)
-
-    # ----- the loop: how callers elsewhere reach it ------------------------------
-
-    def _soon(self, pending: Pending, fn: Callable[..., Any], *args: Any) -> None:
-        """Run `fn(*args)` on the loop soon; a loop that has gone fails `pending` instead."""
-        try:
-            assert self._loop is not None
-            self._loop.call_soon_threadsafe(fn, *args)
-        except (AssertionError, RuntimeError):  # no loop, or it has closed
-            if isinstance(pending, Request):
-                self.requests.settle(pending, failure=self.closed_error())
-            elif isinstance(pending, Flow):
-                pending.failure = self.closed_error()
-                pending.finished = True
-                pending._woken()
+        return self.requests.new(method, params, self.calls)
 
     def on_loop(self) -> bool:
         """Whether this is the session loop's thread."""
-        return threading.get_ident() == self._loop_thread
+        return self.calls.on_loop()
 
-    def run_on_loop(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run a plain function on the loop and return what it returns (at once on the loop's thread)."""
-        if threading.get_ident() == self._loop_thread:
-            return fn(*args)
-        return self._submit(fn, *args).result(CANCEL_GRACE)
-
-    async def arun_on_loop(self, fn: Callable[..., T], *args: Any) -> T:
-        """`run_on_loop` for a coroutine on any loop, without blocking it."""
-        if threading.get_ident() == self._loop_thread:
-            return fn(*args)
-        return await asyncio.wait_for(asyncio.wrap_future(self._submit(fn, *args)), CANCEL_GRACE)
-
-    def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        done: Future[T] = Future()
-
-        def run() -> None:
-            try:
-                done.set_result(fn(*args))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                done.set_exception(exc)
-
-        if self._loop is None or self._loop.is_closed():
-            raise self.closed_error()
-        self._loop.call_soon_threadsafe(run)
-        return done
-
-    # ----- requests on the wire (the loop, but for `_send_here`) -----------------
+    # ----- requests on the wire (the loop, but for `Calls` writing from a caller's thread) ----
 
     def launch(self, pending: Request) -> None:
         """Send a request now; a closed connection settles it with ConnectionClosed."""
@@ -343,35 +260,14 @@ class Session:
             self.requests.settle(pending, failure=self.closed_error())
             return
         self.requests.add(pending)
-        self._count_sent(pending)
+        self.count_sent(pending)
         pending.sent_at = time.perf_counter()
         if self.inbound.recovering and pending.method != "initialize":
             self.inbound.lost.append(pending)  # sent once the new session is up
             return
         self.send_request(pending)
 
-    def _send_here(self, pending: Request) -> bool:
-        """Send a one-round request from the caller's thread, sparing it the hop into the loop,
-        where the transport lets any thread write (stdio); the session thread stays the only reader.
-
-        False when nothing was sent: the caller then hands the request to `launch` on the loop,
-        which also settles it if the connection has closed meanwhile (only the loop settles).
-        """
-        if not self.transport.sends_from_any_thread or self.rules.stateless or self.closed:
-            return False
-        if not self.requests.add_unless_ended(pending):
-            return False
-        self._count_sent(pending)  # before the write: its answer may be counted at once
-        pending.sent_at = time.perf_counter()
-        try:
-            self.outbox.send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, pending.note)
-        except TransportClosed:
-            self.requests.pop(pending.id)
-            self._count_sent(pending, -1)
-            return False
-        return True
-
-    def _count_sent(self, pending: Request, count: int = 1) -> None:
+    def count_sent(self, pending: Request, count: int = 1) -> None:
         if pending.probe:
             with self.outbox.lock:  # callers' threads count too
                 self.counters.pings_sent += count
@@ -408,7 +304,7 @@ class Session:
         note: str | None = None,
     ) -> Request:
         """On the loop: send a request and wait for it to settle; timeouts and cancellation tell the server."""
-        pending = self.requests.new(method, params, self)
+        pending = self.requests.new(method, params, self.calls)
         pending.note = note
         pending.event = settled = anyio.Event()
         limit = self.limit(timeout)
