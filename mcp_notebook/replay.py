@@ -14,6 +14,6 @@ if __name__ == "__main__":
 
     raise SystemExit(main())
 else:
-    from .api.replay import replay
+    from .api.cassettes.replay import replay
 
     sys.modules[__name__] = replay  # type: ignore[assignment]  # what `import mcp_notebook.replay` binds

@@ -22,12 +22,19 @@ from ..session.pending import Pending, request_timeout
 from ..session.session import Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import apps, client_side, frame_checks, frontend, interrupts, panels, prompts, resources, tools
-from .diagram import DIAGRAM_ROWS, Diagram
-from .diagram import build as build_diagram
-from .feature_state import FeatureState
-from .monitor import Monitor
-from .options import check_timeout
+from .apps import methods as apps
+from .calls import interrupts
+from .calls.feature_state import FeatureState
+from .client_side import methods as client_side
+from .connecting.options import check_timeout
+from .display import frontend, panels
+from .display.diagram import DIAGRAM_ROWS, Diagram
+from .display.diagram import build as build_diagram
+from .health import violations as frame_checks
+from .health.monitor import Monitor
+from .prompts import methods as prompts
+from .resources import methods as resources
+from .tools import methods as tools
 
 
 @public

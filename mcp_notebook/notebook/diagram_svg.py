@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..api.diagram import CLIENT, Bin, Diagram, Step, histogram
+from ..api.display.diagram import CLIENT, Bin, Diagram, Step, histogram
 from ..base.text import clip, esc
 
 ROW = 20  # pixels a row of the diagram takes

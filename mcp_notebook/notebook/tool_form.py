@@ -17,9 +17,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..api.connection import Connection
-from ..api.form_fields import ToolField, ToolFields
-from ..api.results import ToolResult
-from ..api.validate import ToolArgumentError
+from ..api.results.objects import ToolResult
+from ..api.tools.form_fields import ToolField, ToolFields
+from ..api.tools.validate import ToolArgumentError
 from ..base.errors import McpNotebookError
 from ..base.text import esc
 from .interaction_widgets import input_widget
