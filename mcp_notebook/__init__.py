@@ -16,8 +16,10 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 - `runtime`: the one background thread and its event loop, bridging callers to it.
 - `configs`: other clients' server configurations, read-only, and what we remember about
   them in the user data directory: consent to run a configured command, pinned tool definitions.
-- `api`: `connect()`, `Connection` and the client features, the health monitor, settings,
-  result objects. It shows things to people only through an `api.frontend.FrontEnd`.
+- `api`: `connect()`, `Connection` and the client features, grouped by feature into
+  subpackages (`api.tools`, `api.resources`, `api.prompts`, `api.tasks`, `api.apps`, ...), the
+  health monitor, settings, result objects. It shows things to people only through an
+  `api.display.frontend.FrontEnd`.
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 

@@ -58,7 +58,7 @@ class ProgressBar:
 
 
 def input_widget(field: FieldInput) -> widgets.Widget:
-    """The widget for an input the API describes (`api.form_fields`), holding what it starts with."""
+    """The widget for an input the API describes (`api.tools.form_fields`), holding what it starts with."""
     options = list(field.options)
     if field.input == "choices":
         return widgets.SelectMultiple(options=options, value=field.start, rows=min(6, max(2, len(options))))

@@ -1,4 +1,4 @@
-"""The fields a tool's form shows and the arguments their values make (`api.form_fields`),
+"""The fields a tool's form shows and the arguments their values make (`api.tools.form_fields`),
 as plain Python: no widgets, no server. The widget form over them is tested against real
 peers in tests/notebook/test_tool_view.py."""
 

@@ -3,7 +3,7 @@ resources fetched (each kept until the server says the resource or the resource 
 changed), the views open on it (torn down when the connection closes), and which tools
 were already reported for naming their view with the deprecated flat key.
 
-Plain bookkeeping, safe from any thread; fetching and rendering are `api.apps`'s.
+Plain bookkeeping, safe from any thread; fetching and rendering are `apps.methods`'s.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ widget: iframe, postMessage, comm); this module knows nothing of how.
 
 What the app may do: `ui/initialize` (host info, capabilities, the page's context), `ping`,
 `tools/call` of tools whose visibility includes "app" on this same connection only (followed
-as a cell's call is: its progress and log lines kept in `call_lines`, see `app_calls`),
+as a cell's call is: its progress and log lines kept in `call_lines`, see `apps.calls`),
 `resources/read`, `notifications/message`, `ui/message` and `ui/update-model-context` (kept
 in `messages` and `model_context` and shown in the cell: there is no model here),
 `ui/open-link` (answered only once the user clicks the link the cell shows) and

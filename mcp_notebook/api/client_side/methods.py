@@ -1,6 +1,7 @@
 """What the client tells the server about itself: the log level it wants (`logging/setLevel`,
-or per request on modern connections) and the roots it offers. Plain functions that
-`Connection` lists in its class body; each takes the connection as `self`.
+or per request on modern connections) and the roots it offers. `set_log_level` is written once,
+as steps, and given both faces (`calls.twins`); the rest are plain functions of the connection
+that `Connection` lists by name.
 """
 
 from __future__ import annotations
@@ -8,24 +9,30 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
-from ..calls import feature_steps as steps
-from ..calls.exchange import adrive, drive
+from ..calls.exchange import Exchange, Steps
 from ..calls.feature_state import Featured
-from ..calls.progress import LogRecord
+from ..calls.progress import LOG_LEVELS, LogRecord
+from ..calls.twins import twin
 from .answers import roots_of
 
 # ----- logging -----
 
 
-def set_log_level(self: Featured, level: str) -> None:
+def set_log_level(conn: Featured, level: str) -> Steps[None]:
     """The least severe level of the server's log messages to receive. Legacy connections send
     `logging/setLevel`; modern ones (2026-07-28 has no such request) remember it and send it
     with each later request as `_meta` `io.modelcontextprotocol/logLevel`."""
-    drive(self.feature_state, steps.set_log_level(self.feature_state, level))
+    fx = conn.feature_state
+    if level not in LOG_LEVELS:
+        raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
+    if "logging" not in fx.session.server.capabilities:
+        raise UsageError(f"{fx.name}: the server does not offer logging")
+    if fx.session.era != "modern":
+        yield Exchange("logging/setLevel", {"level": level})
+    fx.log_level = level
 
 
-async def aset_log_level(self: Featured, level: str) -> None:
-    await adrive(self.feature_state, steps.set_log_level(self.feature_state, level))
+SET_LOG_LEVEL = twin(set_log_level)  # the table: its blocking face and awaitable twin, taken by `Connection`
 
 
 def log_level(self: Featured) -> str | None:

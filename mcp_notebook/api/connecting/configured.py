@@ -5,7 +5,7 @@ the name is in several files) into a target and options: the entry is found (`co
 its `${...}` filled in (inputs asked through the front end), and a command it names runs only
 with consent: remembered from an earlier Run of the same entry, given as `consent=True`, or asked
 for now through the front end. Options given to `connect` win over the entry's. The connection it
-opens has its tools checked against their pin (`tool_pins`).
+opens has its tools checked against their pin (`tools.pins`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `build` turns trace entries into one `Step` per frame (an arrow between the client's and
 the server's lane) or transport event (a note at the side), with each reply joined to the
 request it answers and the latency between them, and pings and pongs told apart. `Diagram`
-holds the steps and renders itself as text; pictures are the front end's (`api.frontend`
+holds the steps and renders itself as text; pictures are the front end's (`display.frontend`
 asks it through `draw_diagram`), so this module neither escapes nor draws: every label is
 the server's plain text, one line each. `histogram` bins round trips the same way.
 """

@@ -166,7 +166,7 @@ class FrontEnd:
         logging.getLogger(WARN).warning("%s", text)
 
     def draw_diagram(self, diagram: Any) -> dict[str, str]:
-        """A display bundle of a sequence diagram (`api.diagram.Diagram`); here, its text."""
+        """A display bundle of a sequence diagram (`display.diagram.Diagram`); here, its text."""
         return {"text/plain": diagram.text()}
 
     def checklist(self) -> Checklist:

@@ -1,6 +1,6 @@
 """The doctor's HTTP steps: what an `initialize` POST gets back (status and content type, an
 HTML page, a 404 path or a 405 named as such), the `Mcp-Session-Id`, the GET listening
-stream, and the HTTP+SSE (2024-11-05) fallback (a 401's challenge is `doctor_auth`'s).
+stream, and the HTTP+SSE (2024-11-05) fallback (a 401's challenge is `doctor.auth`'s).
 
 One synchronous httpx2 client in the caller's thread, each request bounded by the step's
 time limit; redirects are followed only on the same origin (our headers stay with the host

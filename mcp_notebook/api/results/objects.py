@@ -75,7 +75,7 @@ class ToolResult(_Rich):
     def __init__(self, name: str, raw: dict[str, Any]) -> None:
         self.name = name
         self.raw = raw
-        self.app: Any = None  # an api.apps.AppLink when the tool has a view (MCP Apps) to show
+        self.app: Any = None  # an api.apps.methods.AppLink when the tool has a view (MCP Apps) to show
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         bundle = super()._repr_mimebundle_(**kwargs)

@@ -11,7 +11,7 @@ usual handlers answer them. Stopped (Ctrl-C, a timeout, a cancelled await), the 
 the wire is cancelled (`notifications/cancelled`) and the task too (`tasks/cancel`).
 
 This is the requestor side; the tasks we run for servers (task-augmented sampling and
-elicitation) are `task_receiver`'s. 2026-07-28 moved tasks into an extension
+elicitation) are `client_side.task_receiver`'s. 2026-07-28 moved tasks into an extension
 (io.modelcontextprotocol/tasks) with other methods, which this client does not implement.
 """
 
