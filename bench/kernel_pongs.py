@@ -32,7 +32,7 @@ from kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
 CELL = r"""
 import json, re, time
 import mcp_notebook
-from mcp_notebook.api import demo as _demo
+from mcp_notebook.api.connecting import demo as _demo
 
 def _server_lines(conn, transport):
     if transport == "stdio":

@@ -16,8 +16,10 @@ module imports itself back through others (`tests/test_architecture.py` holds it
 - `runtime`: the one background thread and its event loop, bridging callers to it.
 - `configs`: other clients' server configurations, read-only, and what we remember about
   them in the user data directory: consent to run a configured command, pinned tool definitions.
-- `api`: `connect()`, `Connection` and the client features, the health monitor, settings,
-  result objects. It shows things to people only through an `api.frontend.FrontEnd`.
+- `api`: `connect()`, `Connection` and the client features, grouped by feature into
+  subpackages (`api.tools`, `api.resources`, `api.prompts`, `api.tasks`, `api.apps`, ...), the
+  health monitor, settings, result objects. It shows things to people only through an
+  `api.display.frontend.FrontEnd`.
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 
@@ -32,29 +34,29 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .api import frontend as _frontend
+from .api.display import frontend as _frontend
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`__all__` exports them)
-    from .api.arguments import ExtraArgumentWarning
-    from .api.compare import compare
-    from .api.comparison import Comparison
-    from .api.connect import aconnect, close_all, connect, connections, get_connection
+    from .api.calls.progress import LogRecord
+    from .api.cassettes.compare import compare
+    from .api.cassettes.comparison import Comparison
+    from .api.cassettes.replay import replay
+    from .api.client_side.url_required import UrlElicitationRequired
+    from .api.connecting.connect import aconnect, close_all, connect, connections, get_connection
+    from .api.connecting.demo import demo
+    from .api.connecting.options import ConnectOptions
+    from .api.connecting.server_listing import configured_servers, connect_all
     from .api.connection import Connection
-    from .api.demo import demo
-    from .api.diagram import Diagram
-    from .api.doctor import doctor
-    from .api.doctor_report import Diagnosis
-    from .api.options import ConnectOptions
-    from .api.progress import LogRecord
-    from .api.replay import replay
-    from .api.results import Listing, PromptResult, ResourceResult, ToolResult
-    from .api.server_listing import configured_servers, connect_all
-    from .api.tasks import TaskCancelled, TaskList
-    from .api.tool_pins import accept as accept_tools
-    from .api.tool_pins import tool_changes
-    from .api.tool_view import ToolView
-    from .api.url_required import UrlElicitationRequired
-    from .api.validate import OutputSchemaError, ToolArgumentError
+    from .api.display.diagram import Diagram
+    from .api.doctor.report import Diagnosis
+    from .api.doctor.run import doctor
+    from .api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
+    from .api.tasks.follow import TaskCancelled, TaskList
+    from .api.tools.arguments import ExtraArgumentWarning
+    from .api.tools.pins import accept as accept_tools
+    from .api.tools.pins import tool_changes
+    from .api.tools.validate import OutputSchemaError, ToolArgumentError
+    from .api.tools.view import ToolView
     from .auth.config import CrossAppAccess, OAuth
     from .base.about import __version__
     from .base.errors import (
@@ -82,56 +84,56 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`
 # `mcp_notebook.X` all the same (`base.public`).
 _HOMES = {
     "AuthorizationError": "base.errors",
-    "Comparison": "api.comparison",
-    "ConnectOptions": "api.options",
+    "Comparison": "api.cassettes.comparison",
+    "ConnectOptions": "api.connecting.options",
     "Connection": "api.connection",
     "ConnectionClosed": "base.errors",
     "CrossAppAccess": "auth.config",
-    "Diagnosis": "api.doctor_report",
-    "Diagram": "api.diagram",
-    "ExtraArgumentWarning": "api.arguments",
+    "Diagnosis": "api.doctor.report",
+    "Diagram": "api.display.diagram",
+    "ExtraArgumentWarning": "api.tools.arguments",
     "HandshakeError": "base.errors",
     "Health": "session.health",
     "Interrupted": "base.errors",
-    "Listing": "api.results",
-    "LogRecord": "api.progress",
+    "Listing": "api.results.objects",
+    "LogRecord": "api.calls.progress",
     "McpError": "base.errors",
     "McpNotebookError": "base.errors",
     "OAuth": "auth.config",
-    "OutputSchemaError": "api.validate",
-    "PromptResult": "api.results",
+    "OutputSchemaError": "api.tools.validate",
+    "PromptResult": "api.results.objects",
     "ProtocolViolation": "base.errors",
     "RequestTimeout": "base.errors",
-    "ResourceResult": "api.results",
+    "ResourceResult": "api.results.objects",
     "StreamBroken": "base.errors",
     "Subscription": "session.subscriptions",
-    "TaskCancelled": "api.tasks",
-    "TaskList": "api.tasks",
-    "ToolArgumentError": "api.validate",
-    "ToolResult": "api.results",
-    "ToolView": "api.tool_view",
+    "TaskCancelled": "api.tasks.follow",
+    "TaskList": "api.tasks.follow",
+    "ToolArgumentError": "api.tools.validate",
+    "ToolResult": "api.results.objects",
+    "ToolView": "api.tools.view",
     "Trace": "session.trace",
     "TraceEntry": "session.trace",
     "TransportClosed": "base.errors",
     "TransportError": "base.errors",
-    "UrlElicitationRequired": "api.url_required",
+    "UrlElicitationRequired": "api.client_side.url_required",
     "UsageError": "base.errors",
     "Violation": "protocol.frame_rules",
     "__version__": "base.about",
-    "accept_tools": "api.tool_pins:accept",
-    "aconnect": "api.connect",
-    "close_all": "api.connect",
-    "compare": "api.compare",
-    "configured_servers": "api.server_listing",
-    "connect": "api.connect",
-    "connect_all": "api.server_listing",
-    "connections": "api.connect",
-    "demo": "api.demo",
-    "doctor": "api.doctor",
-    "get_connection": "api.connect",
+    "accept_tools": "api.tools.pins:accept",
+    "aconnect": "api.connecting.connect",
+    "close_all": "api.connecting.connect",
+    "compare": "api.cassettes.compare",
+    "configured_servers": "api.connecting.server_listing",
+    "connect": "api.connecting.connect",
+    "connect_all": "api.connecting.server_listing",
+    "connections": "api.connecting.connect",
+    "demo": "api.connecting.demo",
+    "doctor": "api.doctor.run",
+    "get_connection": "api.connecting.connect",
     "load_trace": "session.trace",
-    "replay": "api.replay",
-    "tool_changes": "api.tool_pins",
+    "replay": "api.cassettes.replay",
+    "tool_changes": "api.tools.pins",
 }
 
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from .api.compare import compare
-from .api.connect import connect
+from .api.cassettes.compare import compare
+from .api.connecting.connect import connect
 from .auth.config import DEFAULT_REDIRECT_URI, CrossAppAccess, OAuth
 from .base.errors import AuthorizationError, McpNotebookError
 from .transports.http_client import HttpSettings, sync_client
@@ -152,8 +152,8 @@ def compare_main(argv: list[str]) -> int:
 
 def doctor_main(argv: list[str]) -> int:
     """`python -m mcp_notebook doctor TARGET`: the connection doctor's checklist; 0 when it is ok."""
-    from .api.doctor import doctor
-    from .api.doctor_context import DEFAULT_STEP_TIMEOUT
+    from .api.doctor.context import DEFAULT_STEP_TIMEOUT
+    from .api.doctor.run import doctor
 
     parser = argparse.ArgumentParser(
         prog="python -m mcp_notebook doctor",

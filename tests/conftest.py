@@ -136,7 +136,7 @@ def shown_as() -> Iterator[Callable[..., Any]]:
     """`shown_as("ipython")`: calls show what they show in that environment ("kernel",
     "ipython", "script"), through the front end given (the notebook's by default); the
     front end in use before comes back after the test."""
-    from mcp_notebook.api import frontend
+    from mcp_notebook.api.display import frontend
     from mcp_notebook.notebook.display import NotebookFrontEnd
 
     previous = frontend.current()
@@ -152,7 +152,7 @@ def shown_as() -> Iterator[Callable[..., Any]]:
 def fresh_era_cache() -> Iterator[None]:
     """Each test probes from scratch, as a new kernel does: the era verdicts an earlier test
     cached (a connect, a doctor run) would make it depend on the order tests run in."""
-    from mcp_notebook.api import targets
+    from mcp_notebook.api.connecting import targets
 
     targets._era_cache.clear()
     yield
@@ -317,7 +317,7 @@ def client_frames_follow_the_schema(monkeypatch):
     """
     from schema import validate_client_frame
 
-    import mcp_notebook.api.connect as api
+    import mcp_notebook.api.connecting.connect as api
 
     made: list = []
     remember = api.remember

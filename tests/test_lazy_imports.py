@@ -33,7 +33,7 @@ LAZY = (
     "logging",
     "platformdirs",
     "traitlets",
-    "mcp_notebook.api.connect",
+    "mcp_notebook.api.connecting.connect",
     "mcp_notebook.demo_server",
     "mcp_notebook.notebook.display",
     "mcp_notebook.runtime",
@@ -75,7 +75,7 @@ def test_a_public_name_brings_its_module_and_prints_as_the_packages() -> None:
     code = "import mcp_notebook\nassert repr(mcp_notebook.Trace) == \"<class 'mcp_notebook.Trace'>\""
     loaded = loaded_after(code)
     assert "mcp_notebook.session" in loaded
-    assert not {"httpx2", "IPython", "mcp_notebook.api.connect", "mcp_notebook.runtime"} & loaded
+    assert not {"httpx2", "IPython", "mcp_notebook.api.connecting.connect", "mcp_notebook.runtime"} & loaded
 
 
 def test_a_class_reached_from_its_own_module_prints_as_the_packages() -> None:
@@ -92,7 +92,7 @@ def test_a_class_reached_from_its_own_module_prints_as_the_packages() -> None:
 def test_the_notebook_front_end_comes_with_the_first_thing_shown() -> None:
     code = (
         "import mcp_notebook\n"
-        "from mcp_notebook.api import frontend\n"
+        "from mcp_notebook.api.display import frontend\n"
         "assert type(frontend.current()).__name__ == 'NotebookFrontEnd'"
     )
     assert "mcp_notebook.notebook.display" in loaded_after(code)
@@ -113,8 +113,8 @@ def test_loading_the_extension_imports_the_magics_without_a_connection() -> None
 def test_the_http_stack_comes_with_the_first_url() -> None:
     code = (
         "import mcp_notebook\n"
-        "from mcp_notebook.api.options import ConnectOptions\n"
-        "from mcp_notebook.api.targets import prepare_session\n"
+        "from mcp_notebook.api.connecting.options import ConnectOptions\n"
+        "from mcp_notebook.api.connecting.targets import prepare_session\n"
         "prepare_session('http://127.0.0.1:9/mcp', ConnectOptions())"
     )
     assert {"httpx2", "mcp_notebook.transports.http"} <= loaded_after(code)

@@ -2,7 +2,7 @@
 
 Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-level
 `await` in a notebook; both run the work on the runtime's event-loop thread. Opening
-connections and the registry of open ones are `api.connect`'s.
+connections and the registry of open ones are `api.connecting.connect`'s.
 """
 
 from __future__ import annotations
@@ -21,12 +21,19 @@ from ..session.health import Health
 from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from . import apps, client_side, frame_checks, frontend, panels, prompts, resources, tools
-from .diagram import DIAGRAM_ROWS, Diagram
-from .diagram import build as build_diagram
-from .feature_state import FeatureState
-from .monitor import Monitor
-from .options import check_timeout
+from .apps import methods as apps
+from .calls.feature_state import FeatureState
+from .client_side import methods as client_side
+from .connecting.options import check_timeout
+from .display import frontend, panels
+from .display.diagram import DIAGRAM_ROWS, Diagram
+from .display.diagram import build as build_diagram
+from .health import violations as health_violations
+from .health.monitor import Monitor
+from .prompts import methods as prompts
+from .resources import methods as resources
+from .tasks import methods as tasks
+from .tools import methods as tools
 
 
 @public
@@ -34,9 +41,10 @@ class Connection:
     """A live connection to one MCP server, usable from any cell or thread.
 
     Composed of its session (on the runtime's loop), its feature state (caches, calls in
-    progress, logs, subscriptions) and its health monitor. The feature methods below are
-    plain functions over the feature state (`api.tools`, `api.resources`, `api.prompts`,
-    `api.client_side`), listed here by name.
+    progress, logs, subscriptions) and its health monitor. The feature methods come from each
+    feature's table (`api.tools.methods`, `api.tasks.methods`, `api.resources.methods`,
+    `api.prompts.methods`, `api.client_side.methods`): one steps function per name, given its
+    blocking face and its awaitable twin (`api.calls.twins`).
     """
 
     def __init__(
@@ -234,59 +242,37 @@ class Connection:
         """Call `handler(params)` for every server notification `method` (None removes it)."""
         self._session.notification_handlers.set(method, handler)
 
-    # ----- the client features (plain functions over the feature state) -----
+    # ----- the client features: each name's blocking face and awaitable twin, from its feature's table -----
 
-    list_tools = tools.list_tools
-    alist_tools = tools.alist_tools
-    tool = tools.tool
-    atool = tools.atool
-    describe_tool = tools.describe_tool
-    adescribe_tool = tools.adescribe_tool
-    check_arguments = tools.check_arguments
-    acheck_arguments = tools.acheck_arguments
-    call_tool = tools.call_tool
-    acall_tool = tools.acall_tool
-    list_tasks = tools.list_tasks
-    alist_tasks = tools.alist_tasks
-    get_task = tools.get_task
-    aget_task = tools.aget_task
-    cancel_task = tools.cancel_task
-    acancel_task = tools.acancel_task
-    task_result = tools.task_result
-    atask_result = tools.atask_result
-    list_resources = resources.list_resources
-    alist_resources = resources.alist_resources
-    list_resource_templates = resources.list_resource_templates
-    alist_resource_templates = resources.alist_resource_templates
-    read_resource = resources.read_resource
-    aread_resource = resources.aread_resource
-    template = resources.template
-    atemplate = resources.atemplate
-    fill_template = resources.fill_template
-    afill_template = resources.afill_template
-    read_template = resources.read_template
-    aread_template = resources.aread_template
-    subscribe = resources.subscribe
-    asubscribe = resources.asubscribe
-    unsubscribe = resources.unsubscribe
-    aunsubscribe = resources.aunsubscribe
+    list_tools, alist_tools = tools.LIST_TOOLS
+    tool, atool = tools.TOOL
+    describe_tool, adescribe_tool = tools.DESCRIBE_TOOL
+    check_arguments, acheck_arguments = tools.CHECK_ARGUMENTS
+    call_tool, acall_tool = tools.CALL_TOOL
+    cancel = tools.cancel
+    list_tasks, alist_tasks = tasks.LIST_TASKS
+    get_task, aget_task = tasks.GET_TASK
+    cancel_task, acancel_task = tasks.CANCEL_TASK
+    task_result, atask_result = tasks.TASK_RESULT
+    list_resources, alist_resources = resources.LIST_RESOURCES
+    list_resource_templates, alist_resource_templates = resources.LIST_RESOURCE_TEMPLATES
+    read_resource, aread_resource = resources.READ_RESOURCE
+    template, atemplate = resources.TEMPLATE
+    fill_template, afill_template = resources.FILL_TEMPLATE
+    read_template, aread_template = resources.READ_TEMPLATE
+    subscribe, asubscribe = resources.subscribe, resources.asubscribe
+    unsubscribe, aunsubscribe = resources.unsubscribe, resources.aunsubscribe
     resource_updates = resources.resource_updates
-    list_prompts = prompts.list_prompts
-    alist_prompts = prompts.alist_prompts
-    get_prompt = prompts.get_prompt
-    aget_prompt = prompts.aget_prompt
-    complete = prompts.complete
-    acomplete = prompts.acomplete
-    set_log_level = client_side.set_log_level
-    aset_log_level = client_side.aset_log_level
+    list_prompts, alist_prompts = prompts.LIST_PROMPTS
+    get_prompt, aget_prompt = prompts.GET_PROMPT
+    complete, acomplete = prompts.COMPLETE
+    set_log_level, aset_log_level = client_side.SET_LOG_LEVEL
     log_level = property(client_side.log_level)
     logs = property(client_side.logs)
     roots = property(client_side.roots)
-    set_roots = client_side.set_roots
-    aset_roots = client_side.aset_roots
-    cancel = tools.cancel
+    set_roots, aset_roots = client_side.set_roots, client_side.aset_roots
     app = apps.app
-    violations = property(frame_checks.violations)
+    violations = property(health_violations.violations)
 
     # ----- the server's log and subscriptions: records, and live panels -----
 

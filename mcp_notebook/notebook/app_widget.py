@@ -1,6 +1,6 @@
 """An MCP App view in a cell: an anywidget (`app_widget.js`, an ES module: no front-end build
 step, and the same widget in JupyterLab 4, Notebook 7 and VS Code) carrying the app's
-JSON-RPC between its sandboxed iframe and the kernel's `api.app_view.AppView`, with the
+JSON-RPC between its sandboxed iframe and the kernel's `api.apps.view.AppView`, with the
 app's messages and the tool's text result shown under it.
 
 anywidget rather than a JupyterLab extension of our own: it is a `DOMWidget` whose front
@@ -19,8 +19,8 @@ import anywidget
 import ipywidgets as widgets
 import traitlets
 
-from ..api.app_meta import with_csp
-from ..api.app_view import AppView, message_text
+from ..api.apps.meta import with_csp
+from ..api.apps.view import AppView, message_text
 from ..base.text import esc
 from .interaction_widgets import take_clicks_while_busy
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, NoReturn
 
-from ..api import connect as api
+from ..api.connecting import connect as api
 from ..api.connection import Connection
 from ..base.errors import McpNotebookError, UsageError
 from . import words

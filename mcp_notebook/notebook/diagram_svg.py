@@ -1,6 +1,6 @@
 """Pictures drawn as SVG from plain data: sequence diagrams, round-trip histograms, sparklines.
 
-The data comes from the API (`api.diagram`); this module only draws. Every label that came
+The data comes from the API (`api.display.diagram`); this module only draws. Every label that came
 from a server goes through `esc` (`base.text`) before it lands in the markup, and only our
 own numbers and colours reach an attribute. The SVG is inline and self-contained (no
 script, no external font or stylesheet), so it renders the same in a live notebook, a saved
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..api.diagram import CLIENT, Bin, Diagram, Step, histogram
+from ..api.display.diagram import CLIENT, Bin, Diagram, Step, histogram
 from ..base.text import clip, esc
 
 ROW = 20  # pixels a row of the diagram takes

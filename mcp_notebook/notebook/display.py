@@ -16,12 +16,12 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..api import frontend
-from ..api.auth_progress import AuthProgress
-from ..api.doctor_report import Checklist
-from ..api.progress import Call, LogRecord, TextProgress
-from ..api.server_requests import Question, with_defaults
-from ..api.validate import ToolArgumentError, parse_value, problems
+from ..api.calls.progress import Call, LogRecord, TextProgress
+from ..api.client_side.answers import Question, with_defaults
+from ..api.connecting.auth_progress import AuthProgress
+from ..api.display import frontend
+from ..api.doctor.report import Checklist
+from ..api.tools.validate import ToolArgumentError, parse_value, problems
 from ..base.errors import McpNotebookError
 from ..base.text import clip, esc, one_line, plain
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..api.doctor_report import Checklist, Diagnosis, Step
+from ..api.doctor.report import Checklist, Diagnosis, Step
 
 
 class ChecklistWidget(Checklist):

@@ -22,10 +22,10 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..api.form_fields import FieldInput, field_input
-from ..api.progress import ProgressState
-from ..api.server_requests import Question, UrlCheck, with_defaults
-from ..api.validate import problems
+from ..api.calls.progress import ProgressState
+from ..api.client_side.answers import Question, UrlCheck, with_defaults
+from ..api.tools.form_fields import FieldInput, field_input
+from ..api.tools.validate import problems
 from ..base.text import esc
 
 
@@ -58,7 +58,7 @@ class ProgressBar:
 
 
 def input_widget(field: FieldInput) -> widgets.Widget:
-    """The widget for an input the API describes (`api.form_fields`), holding what it starts with."""
+    """The widget for an input the API describes (`api.tools.form_fields`), holding what it starts with."""
     options = list(field.options)
     if field.input == "choices":
         return widgets.SelectMultiple(options=options, value=field.start, rows=min(6, max(2, len(options))))

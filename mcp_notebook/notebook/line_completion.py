@@ -24,9 +24,9 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from ..api import connect as api
+from ..api.connecting import connect as api
 from ..api.connection import Connection
-from ..api.tool_view import CALL_PARAMETERS
+from ..api.tools.view import CALL_PARAMETERS
 from . import commands, words
 from .completion_sources import (
     WAIT,

@@ -15,7 +15,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..api.panels import (
+from ..api.calls.progress import LOG_LEVELS
+from ..api.display.panels import (
     LOG_ROWS,
     LogRow,
     SubscriptionRow,
@@ -28,8 +29,7 @@ from ..api.panels import (
     subscriptions_html,
     subscriptions_text,
 )
-from ..api.progress import LOG_LEVELS
-from ..api.results import ResourceResult
+from ..api.results.objects import ResourceResult
 from ..base.errors import ConnectionClosed
 from ..base.text import esc
 from ..runtime import get_runtime

@@ -10,7 +10,7 @@ import time
 from argparse import Namespace
 from typing import Any
 
-from ..api.authorization import AuthStatus, auth_status, auth_steps, logout
+from ..api.connecting.authorization import AuthStatus, auth_status, auth_steps, logout
 from ..base.text import one_line
 from .commands import connection, connections_of, flag, subcommand
 

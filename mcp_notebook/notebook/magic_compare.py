@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
-from ..api.compare import compare
+from ..api.cassettes.compare import compare
 from .commands import CommandError, after_dashes, arg, subcommand, timeout
 
 

@@ -11,8 +11,9 @@ import json
 from argparse import Namespace
 from typing import Any
 
-from ..api import configured, tool_pins
-from ..api.server_listing import ServerListing, configured_servers
+from ..api.connecting import configured
+from ..api.connecting.server_listing import ServerListing, configured_servers
+from ..api.tools import pins as tool_pins
 from ..base.text import clip, esc, plain
 from ..configs.formats import LABELS
 from ..configs.pins import ToolsDiff

@@ -13,11 +13,11 @@ import json
 from argparse import Namespace
 from typing import Any
 
-from ..api import tool_pins
-from ..api.apps import model_tools
-from ..api.progress import LOG_LEVELS
-from ..api.results import Listing, PromptResult, ResourceResult, ToolResult
-from ..api.validate import parse_pairs
+from ..api.apps.methods import model_tools
+from ..api.calls.progress import LOG_LEVELS
+from ..api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
+from ..api.tools import pins as tool_pins
+from ..api.tools.validate import parse_pairs
 from .commands import (
     LIVE,
     REFRESH,
@@ -191,7 +191,7 @@ def _subscribe(ns: Namespace) -> None:
             + (" (live content needs a Jupyter widget frontend)" if ns.read else "")
         )
     else:
-        from ..api.panels import subscriptions_snapshot
+        from ..api.display.panels import subscriptions_snapshot
 
         print(subscriptions_snapshot(conn.feature_state)[0])
 
@@ -272,7 +272,7 @@ def _loglevel(ns: Namespace) -> None:
     save("log messages"),
 )
 def _logs(ns: Namespace) -> None:
-    from ..api.panels import LOG_ROWS, logs_snapshot, write_jsonl
+    from ..api.display.panels import LOG_ROWS, logs_snapshot, write_jsonl
 
     conn = connection_of(ns)
     if ns.save:

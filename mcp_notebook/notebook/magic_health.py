@@ -11,7 +11,7 @@ from __future__ import annotations
 from argparse import Namespace
 from typing import Any
 
-from ..api import connect as api
+from ..api.connecting import connect as api
 from ..session.trace import select
 from . import render
 from .commands import (

@@ -15,11 +15,11 @@ from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
-from ..api import connect as api
+from ..api.connecting import connect as api
+from ..api.connecting.options import DEFAULT_TIMEOUT, DEFAULTS
+from ..api.connecting.server_listing import connect_all
+from ..api.connecting.targets import is_url
 from ..api.connection import Connection
-from ..api.options import DEFAULT_TIMEOUT, DEFAULTS
-from ..api.server_listing import connect_all
-from ..api.targets import is_url
 from ..auth.config import OAuth
 from ..base.errors import RequestTimeout, UsageError
 from ..base.text import one_line

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
-from ..api import connect as api
+from ..api.connecting import connect as api
 from ..api.connection import Connection
 from ..base.errors import McpNotebookError
 from .commands import arg, connection, connection_of, flag, pick, subcommand

@@ -1,6 +1,6 @@
 """`%mcp violations`: the rules the server's frames broke, on one connection.
 
-A thin front end over `conn.violations` (`api.frame_checks`): an HTML table in Jupyter
+A thin front end over `conn.violations` (`api.health.violations`): an HTML table in Jupyter
 (the trace entry's seq, the method, the rule, a JSON pointer, the spec section), text
 elsewhere.
 """

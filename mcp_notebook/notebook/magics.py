@@ -11,8 +11,8 @@ from typing import Any
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from ..api import connect as api
-from ..api import settings as _settings
+from ..api.connecting import connect as api
+from ..api.connecting import settings as _settings
 from ..runtime import get_runtime
 from . import commands as _commands
 from . import completion as _completion

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from ..api.diagram import flavour
+from ..api.display.diagram import flavour
 from ..base.text import ansi_html, clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair

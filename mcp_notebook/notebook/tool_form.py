@@ -1,6 +1,6 @@
 """A form built from a tool's input schema that calls the tool (`%mcp tool NAME` in Jupyter).
 
-Widgets only: the fields, their kinds and starting values come from `api.form_fields.ToolFields`
+Widgets only: the fields, their kinds and starting values come from `api.tools.form_fields.ToolFields`
 (a dropdown for an enum, a checkbox, number boxes, as the elicitation form has; JSON text for
 arrays and objects no such widget fits), and so do the arguments the fields' values make.
 "Call" asks for those arguments (one red line if they cannot be right), calls the tool and
@@ -17,9 +17,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from ..api.connection import Connection
-from ..api.form_fields import ToolField, ToolFields
-from ..api.results import ToolResult
-from ..api.validate import ToolArgumentError
+from ..api.results.objects import ToolResult
+from ..api.tools.form_fields import ToolField, ToolFields
+from ..api.tools.validate import ToolArgumentError
 from ..base.errors import McpNotebookError
 from ..base.text import esc
 from .interaction_widgets import input_widget

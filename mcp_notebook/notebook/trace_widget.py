@@ -14,8 +14,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..api.diagram import Diagram as DiagramData
-from ..api.diagram import steps_of
+from ..api.display.diagram import Diagram as DiagramData
+from ..api.display.diagram import steps_of
 from ..base.text import esc
 from ..runtime import get_runtime
 from ..session.trace import TraceEntry, select

@@ -23,8 +23,8 @@ from typing import Any
 import anyio
 import ipywidgets as widgets
 
-from ..api import tool_pins
-from ..api.settings import defaults
+from ..api.connecting.settings import defaults
+from ..api.tools import pins as tool_pins
 from ..base.text import one_line
 from ..runtime import get_runtime
 from ..session.health import CLOSED, Health

@@ -21,9 +21,9 @@ from test_http import serving
 from test_live_panels import wait_until
 
 import mcp_notebook
-from mcp_notebook.api import app_meta
-from mcp_notebook.api.app_view import AppView
-from mcp_notebook.api.apps import model_tools
+from mcp_notebook.api.apps import meta as app_meta
+from mcp_notebook.api.apps.methods import model_tools
+from mcp_notebook.api.apps.view import AppView
 from mcp_notebook.notebook import magic_features  # noqa: F401 - registers %mcp tools
 from mcp_notebook.notebook.commands import dispatch
 

@@ -15,8 +15,8 @@ from conftest import sdk_server_cmd
 from test_http import sdk_http, text_of
 
 import mcp_notebook
-from mcp_notebook.api.feature_state import LOG_BYTES, LOG_DATA_CLIP
-from mcp_notebook.api.progress import CELL_LOG_LINES
+from mcp_notebook.api.calls.feature_state import LOG_BYTES, LOG_DATA_CLIP
+from mcp_notebook.api.calls.progress import CELL_LOG_LINES
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 

@@ -26,8 +26,8 @@ from conftest import SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook import OAuth, demo_server
-from mcp_notebook.api import frontend
-from mcp_notebook.api.authorization import auth_status, auth_steps
+from mcp_notebook.api.connecting.authorization import auth_status, auth_steps
+from mcp_notebook.api.display import frontend
 from mcp_notebook.auth.device import DEVICE_GRANT, DeviceCode
 from mcp_notebook.auth.discovery import Discovered
 from mcp_notebook.auth.flow import OAuthFlow

@@ -26,7 +26,7 @@ from cryptography.x509.oid import NameOID
 from test_http import RAW_HTTP, everything, serving
 
 import mcp_notebook
-from mcp_notebook.api.doctor_report import Step
+from mcp_notebook.api.doctor.report import Step
 
 STEPS = [
     "URL",

@@ -12,8 +12,8 @@ import pytest
 from conftest import fastmcp_server_cmd, server_everything_cmd
 
 import mcp_notebook
-from mcp_notebook.api.feature_steps import expand_template
-from mcp_notebook.api.validate import OutputSchemaError, ToolArgumentError, parse_pairs
+from mcp_notebook.api.resources.methods import expand_template
+from mcp_notebook.api.tools.validate import OutputSchemaError, ToolArgumentError, parse_pairs
 from mcp_notebook.runtime import get_runtime
 
 

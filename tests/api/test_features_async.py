@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import threading
 import time
@@ -56,6 +57,20 @@ def test_every_feature_method_that_sends_a_request_has_a_twin():
         "set_log_level",
     ):
         assert asyncio.iscoroutinefunction(getattr(Connection, "a" + name)), name
+
+
+def test_each_twin_shows_the_parameters_of_its_blocking_face():
+    """Both faces are made from one steps function: help(), IPython's `?` and inspect see the
+    real parameters (not *args, **kwargs), the name, and a docstring on each."""
+    for name in ("call_tool", "read_resource", "get_prompt", "complete", "fill_template", "task_result", "set_log_level"):
+        blocking, awaiting = getattr(Connection, name), getattr(Connection, "a" + name)
+        assert inspect.signature(blocking) == inspect.signature(awaiting), name
+        assert "args" not in inspect.signature(blocking).parameters, name
+        assert (blocking.__qualname__, awaiting.__qualname__) == (f"Connection.{name}", f"Connection.a{name}")
+        assert blocking.__doc__ and awaiting.__doc__ and f"`{name}`, awaited" in awaiting.__doc__
+    parameters = inspect.signature(Connection.call_tool).parameters
+    assert list(parameters)[:3] == ["self", "name", "arguments"] and parameters["timeout"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert str(inspect.signature(Connection.call_tool).return_annotation) == "ToolResult"
 
 
 def test_resources_prompts_completion_and_logging_against_server_everything():

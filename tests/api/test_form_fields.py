@@ -1,4 +1,4 @@
-"""The fields a tool's form shows and the arguments their values make (`api.form_fields`),
+"""The fields a tool's form shows and the arguments their values make (`api.tools.form_fields`),
 as plain Python: no widgets, no server. The widget form over them is tested against real
 peers in tests/notebook/test_tool_view.py."""
 
@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from mcp_notebook.api.form_fields import FieldInput, ToolFields, field_input
-from mcp_notebook.api.validate import ToolArgumentError
+from mcp_notebook.api.tools.form_fields import FieldInput, ToolFields, field_input
+from mcp_notebook.api.tools.validate import ToolArgumentError
 
 SCHEMA = {
     "type": "object",
@@ -148,7 +148,7 @@ def test_bad_values_are_one_line_errors():
 
 def test_the_fields_need_no_widgets():
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, mcp_notebook.api.form_fields; print('ipywidgets' in sys.modules)"],
+        [sys.executable, "-c", "import sys, mcp_notebook.api.tools.form_fields; print('ipywidgets' in sys.modules)"],
         capture_output=True,
         text=True,
         check=True,

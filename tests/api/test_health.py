@@ -11,7 +11,7 @@ from conftest import fastmcp_server_cmd, sdk_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook.api.settings import defaults
+from mcp_notebook.api.connecting.settings import defaults
 from mcp_notebook.runtime import get_runtime
 from mcp_notebook.session.health import SPARK_POINTS
 

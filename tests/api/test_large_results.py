@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook
-from mcp_notebook.api.blocks import SHOWN_BLOCKS, SHOWN_CHARS
+from mcp_notebook.api.results.blocks import SHOWN_BLOCKS, SHOWN_CHARS
 from mcp_notebook.base.sizes import GIVE_BACK_AFTER
 from mcp_notebook.session.trace import FRAME_CLIP
 

@@ -24,7 +24,7 @@ from test_features import sent
 from test_http import everything
 
 import mcp_notebook
-from mcp_notebook.api import server_requests as _server_requests
+from mcp_notebook.api.client_side import answers as _server_requests
 
 RELATED = "io.modelcontextprotocol/related-task"
 WAIT = 20.0  # how long an awaited event may take before the test fails: a hang guard, not a timing claim

@@ -7,9 +7,9 @@ import pytest
 from conftest import server_everything_cmd
 
 import mcp_notebook
-from mcp_notebook.api.results import Listing
-from mcp_notebook.api.tool_checks import CompiledTool, ToolChecks, passes
-from mcp_notebook.api.validate import ToolArgumentError, problems
+from mcp_notebook.api.results.objects import Listing
+from mcp_notebook.api.tools.checks import CompiledTool, ToolChecks, passes
+from mcp_notebook.api.tools.validate import ToolArgumentError, problems
 from mcp_notebook.runtime import get_runtime
 
 OBJECT = {

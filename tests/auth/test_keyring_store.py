@@ -20,8 +20,8 @@ from keyrings.alt.file import PlaintextKeyring
 
 import mcp_notebook
 from mcp_notebook import OAuth, demo_server
-from mcp_notebook.api import frontend
-from mcp_notebook.api.authorization import logout
+from mcp_notebook.api.connecting.authorization import logout
+from mcp_notebook.api.display import frontend
 from mcp_notebook.auth.device import DeviceCode
 from mcp_notebook.auth.discovery import Discovered
 from mcp_notebook.auth.grants import Token

@@ -207,7 +207,7 @@ def test_importing_the_program_never_hides_the_function():
     does), it stands aside for the function `mcp_notebook.replay`."""
     import importlib
 
-    from mcp_notebook.api.replay import replay
+    from mcp_notebook.api.cassettes.replay import replay
 
     assert importlib.import_module("mcp_notebook.replay") is replay
     assert mcp_notebook.replay is replay

@@ -16,8 +16,9 @@ import pytest
 from conftest import SERVERS_DIR, descendants
 
 import mcp_notebook
-from mcp_notebook.api import frontend, tool_pins
-from mcp_notebook.api.configured import ConsentRefused
+from mcp_notebook.api.connecting.configured import ConsentRefused
+from mcp_notebook.api.display import frontend
+from mcp_notebook.api.tools import pins as tool_pins
 from mcp_notebook.base.errors import UsageError
 from mcp_notebook.configs import store
 from mcp_notebook.configs.discovery import discover
@@ -202,8 +203,8 @@ def test_changed_tools_warn_and_show_in_the_trace_and_the_diff(config_home, user
 def test_env_cwd_headers_type_and_url_are_honoured(config_home, port, monkeypatch):
     from test_http import sdk_http
 
-    from mcp_notebook.api import configured
-    from mcp_notebook.api.options import ConnectOptions
+    from mcp_notebook.api.connecting import configured
+    from mcp_notebook.api.connecting.options import ConnectOptions
 
     _, project = config_home
     monkeypatch.setenv("TEAM_TOKEN", "tkn-31337")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_notebook.api.server_listing import configured_servers
+from mcp_notebook.api.connecting.server_listing import configured_servers
 from mcp_notebook.base.errors import UsageError
 from mcp_notebook.configs.discovery import discover
 
@@ -200,7 +200,7 @@ def test_a_broken_file_is_one_line_and_the_others_still_load(everywhere):
 
 
 def test_our_own_files_come_from_config_files(config_home, monkeypatch):
-    from mcp_notebook.api.settings import defaults
+    from mcp_notebook.api.connecting.settings import defaults
 
     home, _ = config_home
     ours = write(home / "team-servers.json", {"mcpServers": {"team": {"command": "python", "args": ["-m", "team"]}}})

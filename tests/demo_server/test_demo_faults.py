@@ -147,11 +147,11 @@ def test_expire_session_on_stdio_has_nothing_to_expire(opened):
 
 def test_http_demo_server_stops_with_its_connection(opened):
     conn = mcp_notebook.demo("web2", transport="http", load_magics=False, keepalive=None)
-    process = mcp_notebook.api.demo.http_server("web2")
+    process = mcp_notebook.api.connecting.demo.http_server("web2")
     assert process is not None and process.poll() is None
     conn.close()
     assert process.wait(timeout=10) == 0
-    assert mcp_notebook.api.demo.http_server("web2") is None
+    assert mcp_notebook.api.connecting.demo.http_server("web2") is None
 
 
 def test_both_eras_on_one_server(opened):

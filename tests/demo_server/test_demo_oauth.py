@@ -20,8 +20,8 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import demo_server
-from mcp_notebook.api.authorization import auth_status, auth_steps
-from mcp_notebook.api.demo import follow_redirect, http_server
+from mcp_notebook.api.connecting.authorization import auth_status, auth_steps
+from mcp_notebook.api.connecting.demo import follow_redirect, http_server
 from mcp_notebook.demo_server import OAuthSettings
 from mcp_notebook.notebook.magic_auth import format_status, format_steps
 

@@ -10,7 +10,7 @@ import pytest
 from test_kernel import SDK_SERVER, Cell, Kernel
 from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
 
-from mcp_notebook.api.progress import CELL_LOG_LINES
+from mcp_notebook.api.calls.progress import CELL_LOG_LINES
 
 pytestmark = [pytest.mark.kernel]
 

@@ -16,7 +16,7 @@ from conftest import SERVERS_DIR, sdk_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook.api.results import Listing
+from mcp_notebook.api.results.objects import Listing
 from mcp_notebook.configs import pins
 from mcp_notebook.configs.consent import ConsentRequest
 from mcp_notebook.configs.discovery import discover

@@ -12,7 +12,7 @@ import pytest
 from test_live_panels import wait_until
 
 import mcp_notebook
-from mcp_notebook.api.diagram import CLIENT, SERVER, histogram
+from mcp_notebook.api.display.diagram import CLIENT, SERVER, histogram
 from mcp_notebook.notebook.diagram_svg import diagram_bundle, histogram_svg, spark_svg
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]

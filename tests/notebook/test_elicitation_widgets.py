@@ -10,8 +10,8 @@ import pytest
 from conftest import sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
-from mcp_notebook.api.progress import ProgressState
-from mcp_notebook.api.server_requests import Question
+from mcp_notebook.api.calls.progress import ProgressState
+from mcp_notebook.api.client_side.answers import Question
 from mcp_notebook.notebook import interaction_widgets as iw
 
 XSS = "<script>alert(1)</script>"
@@ -187,14 +187,14 @@ def test_a_javascript_url_is_not_a_link():
     ],
 )
 def test_which_urls_may_be_opened(url, host, refused):
-    from mcp_notebook.api.server_requests import check_url
+    from mcp_notebook.api.client_side.answers import check_url
 
     check = check_url(url)
     assert (check.host, check.refused) == (host, refused)
 
 
 def test_punycode_and_user_names_before_the_host_are_flagged():
-    from mcp_notebook.api.server_requests import check_url
+    from mcp_notebook.api.client_side.answers import check_url
 
     check = check_url("https://xn--80ak6aa92e.com/login")  # Cyrillic letters that look like apple.com
     assert check.refused is None and check.host == "xn--80ak6aa92e.com"

@@ -11,7 +11,7 @@ from test_features_http import notice
 from test_http import everything
 
 import mcp_notebook
-from mcp_notebook.api.results import Listing, PromptResult, ResourceResult, ToolResult
+from mcp_notebook.api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
 from mcp_notebook.notebook import commands as _commands
 from mcp_notebook.notebook import line_completion as _line_completion
 

@@ -40,8 +40,8 @@ from test_live_panels import wait_until
 
 import mcp_notebook
 from mcp_notebook import TaskList
-from mcp_notebook.api.panels import subscriptions_snapshot
-from mcp_notebook.api.server_requests import Question
+from mcp_notebook.api.client_side.answers import Question
+from mcp_notebook.api.display.panels import subscriptions_snapshot
 from mcp_notebook.notebook import interaction_widgets as iw
 from mcp_notebook.notebook import magic_health as _magic_health
 from mcp_notebook.notebook import magic_violations as _magic_violations
@@ -180,7 +180,7 @@ def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
 
 # An MCP App's own document: the server's HTML, meant to run, in the iframe sandboxed with
 # allow-scripts only (tests/browser/test_browser_apps.py shows it cannot reach the page).
-SANDBOXED = {"mcp_notebook.api.app_meta.with_csp"}
+SANDBOXED = {"mcp_notebook.api.apps.meta.with_csp"}
 
 
 def markup_in(value: Any) -> list[str]:
@@ -361,7 +361,7 @@ def apps(conn: mcp_notebook.Connection) -> dict[str, str]:
     view.receive({"jsonrpc": "2.0", "id": 1, "method": "ui/message", "params": {"role": "user", "content": said}})
     view.receive({"jsonrpc": "2.0", "id": 2, "method": "ui/update-model-context", "params": {"content": [said]}})
     panel = view.on_change.__self__  # type: ignore[attr-defined]
-    from mcp_notebook.api.apps import model_tools
+    from mcp_notebook.api.apps.methods import model_tools
 
     views_off = model_tools(conn.list_tools(), views=False)._repr_mimebundle_()["text/html"]  # as where Apps are off
     return {"app view": bundle["text/html"], "app records": panel.records.value, "tools, views off": views_off}
@@ -428,8 +428,8 @@ def configured(conn: mcp_notebook.Connection, tmp: Path, monkeypatch: pytest.Mon
     """A configuration file is text from anyone who can write to a project: its names, command and
     input descriptions in the servers listing, the consent and inputs forms; and the server's tool
     names and descriptions in the changed-tools warning and diff."""
-    from mcp_notebook.api import tool_pins
-    from mcp_notebook.api.server_listing import configured_servers
+    from mcp_notebook.api.connecting.server_listing import configured_servers
+    from mcp_notebook.api.tools import pins as tool_pins
     from mcp_notebook.configs import pins
     from mcp_notebook.configs.consent import ConsentRequest
     from mcp_notebook.configs.discovery import discover as discover_configs

@@ -19,7 +19,7 @@ from IPython.lib.pretty import pretty
 from test_widgets import XSS, assert_inert
 
 import mcp_notebook
-from mcp_notebook.api.panels import clock, logs_snapshot
+from mcp_notebook.api.display.panels import clock, logs_snapshot
 from mcp_notebook.notebook import magic_health as _magic_health
 from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.notebook.live_widgets import LivePanel

@@ -15,7 +15,7 @@ import pytest
 from conftest import fastmcp_server_cmd, magics_shell, sdk_server_cmd
 
 import mcp_notebook
-from mcp_notebook.api.settings import defaults
+from mcp_notebook.api.connecting.settings import defaults
 from mcp_notebook.notebook import magic_health as _magic_health
 from mcp_notebook.notebook import render as _render
 from mcp_notebook.notebook import trace_widget as _trace_widget

@@ -15,7 +15,7 @@ from schema import spec_dir
 from test_http import everything, sdk_http
 
 import mcp_notebook
-from mcp_notebook.api import targets as _targets
+from mcp_notebook.api.connecting import targets as _targets
 from mcp_notebook.protocol import modern as _modern
 from mcp_notebook.session.era import MODERN
 

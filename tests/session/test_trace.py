@@ -153,9 +153,9 @@ def test_a_disabled_trace_records_no_frames_and_the_session_still_counts(sdk):
 
 
 def test_capacity_defaults_to_the_setting_and_never_grows():
-    from mcp_notebook.api.options import ConnectOptions
-    from mcp_notebook.api.settings import defaults
-    from mcp_notebook.api.targets import prepare_session
+    from mcp_notebook.api.connecting.options import ConnectOptions
+    from mcp_notebook.api.connecting.settings import defaults
+    from mcp_notebook.api.connecting.targets import prepare_session
 
     old = defaults.trace_capacity
     defaults.trace_capacity = 3
@@ -192,7 +192,7 @@ def test_the_redactor_redacts_an_exception_in_place_with_its_causes():
 
 
 def test_huge_frames_are_kept_clipped_with_their_size_and_the_trace_stays_within_its_bytes(monkeypatch):
-    from mcp_notebook.api.settings import defaults
+    from mcp_notebook.api.connecting.settings import defaults
 
     monkeypatch.setattr(defaults, "trace_max_bytes", 4 << 20, raising=False)
     with mcp_notebook.connect(RAW, era="legacy", name="big") as conn:

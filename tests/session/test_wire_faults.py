@@ -134,7 +134,7 @@ def test_request_timeout_sends_cancelled_and_ignores_the_late_response(raw):
 
 
 def test_a_line_over_the_message_limit_is_dropped_whole_and_the_session_goes_on(monkeypatch):
-    from mcp_notebook.api.settings import defaults
+    from mcp_notebook.api.connecting.settings import defaults
 
     monkeypatch.setattr(defaults, "max_frame_bytes", 1 << 20, raising=False)  # the one limit, HTTP's too
     with mcp_notebook.connect(RAW, era="legacy", name="long") as conn:

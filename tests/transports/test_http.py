@@ -338,7 +338,7 @@ def test_connection_refused_says_what_to_do():
 @pytest.fixture
 def one_mb_messages() -> Iterator[int]:
     """The message limit at 1 MB for the test (the setting every new connection reads)."""
-    from mcp_notebook.api.settings import defaults
+    from mcp_notebook.api.connecting.settings import defaults
 
     old = getattr(defaults, "max_frame_bytes", None)
     defaults.max_frame_bytes = 1 << 20

@@ -23,7 +23,7 @@ from conftest import free_port, sdk_server_cmd, wait_for_port
 
 import mcp_notebook
 from mcp_notebook import demo_server
-from mcp_notebook.api.demo import follow_redirect
+from mcp_notebook.api.connecting.demo import follow_redirect
 from mcp_notebook.demo_server import OAuthSettings
 
 SERVERS = Path(__file__).parents[1] / "servers"

@@ -1,0 +1,236 @@
+"""The request core of the feature API: one request for a caller that waits on it, in
+either era, from a thread or from a coroutine.
+
+A request goes out with a progress token (unless its caller wants none) and, on modern
+connections, the log level it asks for. A `Call` registered with the session's feature
+state collects its progress, its log lines and the server's questions; the caller shows
+them in its own cell at each wake-up (a `Presenter` of the front end's). The deadline (an idle timeout that
+progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
+cancellation of the awaiting task, the request is cancelled on the server first.
+
+The session's one call boundary (`Session.call`) carries the request: a one-round request
+is written from the caller's thread where the transport allows it, and its response wakes
+the caller where it waits, a thread or an asyncio loop; modern requests (several rounds
+when the server asks for input) and task-augmented ones (a task followed to its end,
+`tasks.TaskRun`) run as a flow on the session loop. This module keeps only what is the
+caller's: its cell, its deadline, and what Ctrl-C or a cancelled task means.
+
+Feature methods are written once, as generators that yield the `Exchange`s they need:
+`drive` runs one in the calling thread, `adrive` in the awaiting coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ...base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeout, UsageError
+from ...runtime import get_runtime
+from ...session.session import CallOptions, Pending
+from ..client_side.answers import Question
+from ..client_side.url_required import URL_ELICITATION_REQUIRED, aretry, retry
+from ..connecting.options import check_timeout
+from ..display import frontend
+from ..tasks.follow import TaskRun
+from .feature_state import FeatureState, asking_for
+from .progress import Call, Deadline, new_token
+
+T = TypeVar("T")
+
+TICK = 0.05  # seconds between the caller's looks at progress, logs and questions
+LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+
+
+@dataclass(slots=True)  # not frozen: frozen fields are set through object.__setattr__, ~3 µs a request
+class Exchange:
+    """One request a feature method needs, and how its caller waits for it (never changed once made)."""
+
+    method: str
+    params: dict[str, Any] | None = None
+    timeout: float | None = None  # None: the connection's
+    max_total: float | None = None
+    reset_on_progress: bool = True
+    progress: Any = False  # None: a bar if the server reports progress; a callable; False: no token
+    log_level: str | None = None  # modern: this request's log level (None: the connection's)
+    task: bool = False  # task-augmented (params carry `task`): the result is the task's payload
+
+    def __post_init__(self) -> None:
+        check_timeout(self.timeout)
+        check_timeout(self.max_total, "max_total")
+
+
+Steps = Generator[Exchange, Any, T]
+
+
+def drive(fx: FeatureState, steps: Steps[T]) -> T:
+    """Run a feature method's steps, each request waited for in this thread."""
+    try:
+        exchange = next(steps)
+        while True:
+            try:
+                try:
+                    result = request(fx, exchange)
+                except McpError as error:  # the retry wrapper only when the server asks for URLs
+                    if error.code != URL_ELICITATION_REQUIRED:
+                        raise
+                    result = retry(error, functools.partial(request, fx, exchange), fx.requests, fx.name, _shower(fx))
+            except BaseException as exc:  # noqa: BLE001 - raised where the step asked
+                exchange = steps.throw(exc)
+            else:
+                exchange = steps.send(result)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
+    """Run a feature method's steps, each request awaited in this coroutine."""
+    try:
+        exchange = next(steps)
+        while True:
+            try:
+                try:
+                    result = await arequest(fx, exchange)
+                except McpError as error:
+                    if error.code != URL_ELICITATION_REQUIRED:
+                        raise
+                    send = functools.partial(arequest, fx, exchange)
+                    result = await aretry(error, send, fx.requests, fx.name, _shower(fx))
+            except BaseException as exc:  # noqa: BLE001 - raised where the step asked
+                exchange = steps.throw(exc)
+            else:
+                exchange = steps.send(result)
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+
+
+def _shower(fx: FeatureState) -> Callable[[Question], None]:
+    """Shows a question outside any waiting request (URLs a -32042 error asks for) in the caller's cell."""
+    return lambda question: frontend.current().presenter(fx.name, None, fx.name).ask(question)
+
+
+def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | None, Call]:
+    """The params as sent (progress token, modern log level) and the Call that collects for the caller."""
+    session = fx.session
+    token = None if exchange.progress is False else new_token()
+    level = (exchange.log_level or fx.log_level) if session.rules.log_level_per_request else None
+    params = exchange.params
+    if token is not None or level is not None:
+        params = dict(params or {})
+        meta = dict(params.get("_meta") or {})
+        if token is not None:
+            meta["progressToken"] = token
+        if level is not None:
+            meta[LOG_LEVEL_KEY] = level
+        params["_meta"] = meta
+    limit = session.limit(exchange.timeout)
+    return params, Call(exchange.method, Deadline(limit, exchange.max_total, exchange.reset_on_progress), token, level)
+
+
+def _timed_out(call: Call) -> RequestTimeout:
+    return RequestTimeout(f"{call.method}: {call.deadline.reason()}; the request was cancelled")
+
+
+def _options(fx: FeatureState, exchange: Exchange, call: Call, params: dict[str, Any] | None) -> CallOptions:
+    """How the session runs the request: under the caller's deadline; a task followed to its end."""
+    session = fx.session
+
+    def follow_task(send: Any, stopped: Callable[[], bool]) -> Any:
+        return TaskRun(session, fx.task_watch, call, send, stopped).run(exchange.method, params)
+
+    def in_its_cell() -> None:
+        asking_for(call)  # a question from an input_required round goes to this call's cell
+
+    return CallOptions(
+        own_deadline=True,
+        flow=follow_task if exchange.task else None,
+        lingers=exchange.task,
+        on_round=fx.track,
+        on_start=in_its_cell,
+    )
+
+
+def request(fx: FeatureState, exchange: Exchange) -> Any:
+    """Send a request and wait in this thread, showing what arrives for it in the caller's cell."""
+    session = fx.session
+    if get_runtime().in_loop_thread():
+        raise RuntimeError("a blocking call from the mcp-notebook event loop thread; await the a-method (acall_tool, ...) there")
+    params, call = _prepare(fx, exchange)
+    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    fx.begin(call)  # before the request goes out: its first progress may come at once
+    failed, seen = True, 0
+    pending: Pending | None = None
+    try:
+        pending = session.call(exchange.method, params, _options(fx, exchange, call, params))
+        while True:
+            remaining = call.deadline.remaining()
+            if pending.wait(TICK if remaining is None else min(TICK, remaining)):
+                break
+            seen = presenter.attend(call, seen)
+            if remaining is not None and call.deadline.remaining() <= 0:  # type: ignore[operator]
+                failure = _timed_out(call)
+                if pending.cancel(failure, call.deadline.reason()):
+                    raise failure
+                break  # it ended meanwhile
+        result = pending.outcome()
+        failed = False
+        return result
+    except KeyboardInterrupt as exc:
+        if pending is None or isinstance(exc, Interrupted):
+            raise
+        raise pending.interrupt() from exc
+    finally:
+        fx.end(call)
+        if pending is not None:
+            fx.track(pending, on=False)
+        presenter.attend(call, seen)
+        presenter.close(failed)
+
+
+async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
+    """Send a request and await it without blocking the caller's event loop; what arrives for
+    it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
+    cancels the request on the server."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        raise UsageError(
+            "the awaitable methods (acall_tool, ...) run on an asyncio event loop; "
+            "use the blocking ones (call_tool, ...) elsewhere"
+        ) from None
+    session = fx.session
+    params, call = _prepare(fx, exchange)
+    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    fx.begin(call)
+    failed, seen = True, 0
+    pending: Pending | None = None
+    try:
+        pending = session.call(exchange.method, params, _options(fx, exchange, call, params))
+        while True:
+            remaining = call.deadline.remaining()
+            if await pending.wait_async(TICK if remaining is None else min(TICK, remaining)):
+                break
+            seen = presenter.attend(call, seen)
+            if remaining is not None and call.deadline.remaining() <= 0:  # type: ignore[operator]
+                failure = _timed_out(call)
+                if await pending.acancel(failure, call.deadline.reason()):
+                    raise failure
+                break  # it ended meanwhile
+        result = pending.outcome()
+        failed = False
+        return result
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        if pending is not None:
+            try:
+                await pending.acancel(ConnectionClosed("cancelled by the user"), "cancelled by the user")
+            except Exception:  # noqa: BLE001 - leaving with the cancellation anyway
+                pass
+        raise
+    finally:
+        fx.end(call)
+        if pending is not None:
+            fx.track(pending, on=False)
+        presenter.attend(call, seen)
+        presenter.close(failed)

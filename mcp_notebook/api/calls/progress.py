@@ -1,0 +1,202 @@
+"""Requests a caller waits on: deadlines that progress can extend, progress state, and the
+inbox through which the session routes logs and questions to the waiting cell.
+
+The session thread only records (progress, log records, questions) and never prints;
+the caller (the cell's thread, or its awaiting coroutine) displays what it finds at its
+next wake-up.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...base.public import public
+from ...base.text import clip, one_line, plain
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+CELL_LOG_LINES = 20  # log lines a waiting call shows one by one; the rest are only counted there
+
+_tokens = itertools.count(1)
+
+
+def new_token() -> str:
+    """A fresh progress token (unique in this process)."""
+    return f"mcp-notebook-{next(_tokens)}"
+
+
+class Deadline:
+    """An idle timeout that progress may reset, under a maximum total time that always holds."""
+
+    def __init__(self, timeout: float | None, max_total: float | None = None, reset_on_progress: bool = True) -> None:
+        self.started = self.touched = time.monotonic()
+        self.timeout = timeout
+        self.max_total = max_total
+        self.reset_on_progress = reset_on_progress
+
+    def touch(self) -> None:
+        """Progress arrived: the idle timeout starts again (if it resets)."""
+        if self.reset_on_progress:
+            self.touched = time.monotonic()
+
+    def remaining(self, now: float | None = None) -> float | None:
+        """Seconds left (may be <= 0), or None for no limit."""
+        now = time.monotonic() if now is None else now
+        limits = []
+        if self.timeout is not None:
+            limits.append(self.touched + self.timeout - now)
+        if self.max_total is not None:
+            limits.append(self.started + self.max_total - now)
+        return min(limits) if limits else None
+
+    def reason(self) -> str:
+        now = time.monotonic()
+        if self.max_total is not None and now >= self.started + self.max_total:
+            return f"exceeded the maximum total time of {self.max_total:g} s"
+        return (
+            f"no response or progress within {self.timeout:g} s"
+            if self.reset_on_progress
+            else f"timed out after {self.timeout:g} s"
+        )
+
+
+@dataclass
+class ProgressState:
+    """The latest `notifications/progress` for one request (written on the session thread)."""
+
+    progress: float = 0.0
+    total: float | None = None
+    message: str | None = None
+    updates: int = 0
+
+    def fraction(self) -> float | None:
+        return min(1.0, max(0.0, self.progress / self.total)) if self.total else None
+
+    def line(self, width: int = 30) -> str:
+        """`[#######.......] 3/5 message` as one text line."""
+        frac = self.fraction()
+        if frac is None and not self.progress and self.message:
+            return clip(one_line(self.message), 90)  # status words only (a task's status), no count to show
+        if frac is None:
+            bar = f"{self.progress:g} done"
+        else:
+            filled = int(frac * width)
+            bar = "[" + "#" * filled + "." * (width - filled) + f"] {self.progress:g}/{self.total:g}"
+        return bar + (f" {clip(one_line(self.message), 60)}" if self.message else "")
+
+
+@public
+@dataclass
+class LogRecord:
+    """One `notifications/message` from the server."""
+
+    level: str
+    data: Any
+    logger: str | None = None
+    wall: float = field(default_factory=time.time)
+
+    def line(self, connection: str = "") -> str:
+        where = f"{connection} " if connection else ""
+        source = f" {one_line(self.logger)}" if self.logger else ""
+        text = self.data if isinstance(self.data, str) else repr(self.data)
+        return f"[{where}{one_line(self.level)}{source}] {clip(plain(text), 500)}"
+
+
+class Call:
+    """A request whose caller (a thread, or a coroutine) is waiting: it gets progress, logs and questions.
+
+    `log_level` is the level the request itself asked for (modern: request-scoped logs). It
+    takes the first CELL_LOG_LINES log records for its cell and counts the rest in
+    `logs_not_shown` (they stay in the connection's log store, never in the inbox).
+    """
+
+    takes_questions = True  # a server's question (elicitation, sampling) may be shown where it waits
+
+    def __init__(self, method: str, deadline: Deadline, token: str | None, log_level: str | None = None) -> None:
+        self.method = method
+        self.deadline = deadline
+        self.token = token
+        self.log_level = log_level
+        self.progress = ProgressState()
+        self.thread = threading.current_thread()
+        self.inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+        self.logs_shown = 0
+        self.logs_not_shown = 0
+
+    def on_progress(self, params: dict[str, Any]) -> None:
+        """Session thread: record a progress notification and reset the idle timeout."""
+        state = self.progress
+        value = params.get("progress")
+        if isinstance(value, (int, float)):
+            state.progress = float(value)
+        total = params.get("total")
+        state.total = float(total) if isinstance(total, (int, float)) else None
+        message = params.get("message")
+        state.message = message if isinstance(message, str) else None
+        state.updates += 1
+        self.deadline.touch()
+        self.inbox.put(("progress", (state.progress, state.total, state.message)))  # for callbacks: every one
+
+    def take_log(self, record: LogRecord) -> bool:
+        """Session thread: post a log record for the cell while it has room for one more line;
+        else count it, and False (the record was not shown in the cell)."""
+        if self.logs_shown >= CELL_LOG_LINES:
+            self.logs_not_shown += 1
+            return False
+        self.logs_shown += 1
+        self.post("log", record)
+        return True
+
+    def post(self, kind: str, payload: Any) -> None:
+        """Session thread: hand a log record ("log"), a question ("question") or a progress report
+        ("progress") to the caller."""
+        self.inbox.put((kind, payload))
+
+    def drain(self) -> list[tuple[str, Any]]:
+        """Caller's thread (the only one that takes from the inbox)."""
+        inbox, items = self.inbox, []
+        while not inbox.empty():
+            items.append(inbox.get_nowait())
+        return items
+
+
+class TextProgress:
+    """The terminal fallback: one line on stderr, rewritten in place."""
+
+    def __init__(self, label: str, stream: Any = None) -> None:
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.shown = False
+
+    def update(self, state: ProgressState) -> None:
+        self.stream.write(f"\r{self.label}: {state.line()}\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self, failed: bool = False) -> None:
+        if self.shown:
+            self.stream.write(" (failed)\n" if failed else "\n")
+            self.stream.flush()
+
+
+class CallbackProgress:
+    """A user callback `fn(progress, total, message)`, called from the caller's thread."""
+
+    def __init__(self, fn: Callable[[float, float | None, str | None], Any]) -> None:
+        self.fn = fn
+
+    def report(self, progress: float, total: float | None, message: str | None) -> None:
+        """One progress notification, in the order they arrived."""
+        self.fn(progress, total, message)
+
+    def update(self, state: ProgressState) -> None:
+        self.report(state.progress, state.total, state.message)
+
+    def close(self, failed: bool = False) -> None:
+        pass

@@ -1,0 +1,81 @@
+"""What the client tells the server about itself: the log level it wants (`logging/setLevel`,
+or per request on modern connections) and the roots it offers. `set_log_level` is written once,
+as steps, and given both faces (`calls.twins`); the rest are plain functions of the connection
+that `Connection` lists by name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...base.errors import UsageError
+from ..calls.exchange import Exchange, Steps
+from ..calls.feature_state import Featured
+from ..calls.progress import LOG_LEVELS, LogRecord
+from ..calls.twins import twin
+from .answers import roots_of
+
+# ----- logging -----
+
+
+def set_log_level(conn: Featured, level: str) -> Steps[None]:
+    """The least severe level of the server's log messages to receive. Legacy connections send
+    `logging/setLevel`; modern ones (2026-07-28 has no such request) remember it and send it
+    with each later request as `_meta` `io.modelcontextprotocol/logLevel`."""
+    fx = conn.feature_state
+    if level not in LOG_LEVELS:
+        raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
+    if "logging" not in fx.session.server.capabilities:
+        raise UsageError(f"{fx.name}: the server does not offer logging")
+    if fx.session.rules.set_log_level:
+        yield Exchange("logging/setLevel", {"level": level})
+    fx.log_level = level
+
+
+SET_LOG_LEVEL = twin(set_log_level)  # the table: its blocking face and awaitable twin, taken by `Connection`
+
+
+def log_level(self: Featured) -> str | None:
+    """The log level set with `set_log_level`, if any."""
+    return self.feature_state.log_level
+
+
+def logs(self: Featured) -> list[LogRecord]:
+    """The server's recent log messages (`notifications/message`), oldest first."""
+    return list(self.feature_state.logs)
+
+
+# ----- roots -----
+
+
+def roots(self: Featured) -> list[dict[str, Any]] | None:
+    """The roots this client offers (`roots/list`), or None when it declared none."""
+    roots = self.feature_state.requests.roots
+    return None if roots is None else [dict(root) for root in roots]
+
+
+def set_roots(self: Featured, roots: Any) -> None:
+    """Change the roots (paths, file:// URIs or root dicts) and tell a legacy server they
+    changed (`notifications/roots/list_changed`); modern servers ask for roots per request."""
+    _change_roots(self, roots)
+    if self.feature_state.session.rules.roots_changed:
+        self.notify("notifications/roots/list_changed")
+
+
+async def aset_roots(self: Featured, roots: Any) -> None:
+    _change_roots(self, roots)
+    if self.feature_state.session.rules.roots_changed:
+        await self.anotify("notifications/roots/list_changed")
+
+
+def _change_roots(self: Featured, roots: Any) -> None:
+    requests = self.feature_state.requests
+    if requests.roots is None:
+        raise UsageError(
+            f"{self.name}: this connection declared no roots capability; "
+            "connect with roots=[path, ...] (or roots=True for the working directory)"
+        )
+    listed = roots_of(roots)
+    if listed is None:
+        raise UsageError("set_roots() takes paths, file:// URIs or root dicts (an empty list for none)")
+    requests.roots = listed

@@ -1,0 +1,1 @@
+"""A connection's prompts and argument completion."""

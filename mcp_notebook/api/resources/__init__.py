@@ -1,0 +1,1 @@
+"""A connection's resources: listing, reading, templates and subscriptions."""
