@@ -34,113 +34,117 @@ from typing import TYPE_CHECKING, Any
 
 from .api import frontend as _frontend
 
-if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`__all__` exports them)
-    from .api.arguments import ExtraArgumentWarning
-    from .api.compare import compare
-    from .api.comparison import Comparison
-    from .api.connect import aconnect, close_all, connect, connections, get_connection
-    from .api.connection import Connection
-    from .api.demo import demo
-    from .api.diagram import Diagram
-    from .api.doctor import doctor
-    from .api.doctor_report import Diagnosis
-    from .api.options import ConnectOptions
-    from .api.progress import LogRecord
-    from .api.replay import replay
-    from .api.results import Listing, PromptResult, ResourceResult, ToolResult
-    from .api.server_listing import configured_servers, connect_all
-    from .api.tasks import TaskCancelled, TaskList
-    from .api.tool_pins import accept as accept_tools
-    from .api.tool_pins import tool_changes
-    from .api.tool_view import ToolView
-    from .api.url_required import UrlElicitationRequired
-    from .api.validate import OutputSchemaError, ToolArgumentError
-    from .auth.config import CrossAppAccess, OAuth
-    from .base.about import __version__
-    from .base.errors import (
-        AuthorizationError,
-        ConnectionClosed,
-        HandshakeError,
-        Interrupted,
-        McpError,
-        McpNotebookError,
-        ProtocolViolation,
-        RequestTimeout,
-        StreamBroken,
-        TransportClosed,
-        TransportError,
-        UsageError,
-    )
-    from .protocol.frame_rules import Violation
-    from .session.health import Health
-    from .session.subscriptions import Subscription
-    from .session.trace import Trace, TraceEntry, load_trace
-
-# Where each public name lives. `import mcp_notebook` imports none of it: a name's module is
-# imported when the name is first used (PEP 562), so a notebook's first cell stays light and
-# the HTTP stack, widgets and the rest come with what needs them. The classes print as
-# `mcp_notebook.X` all the same (`base.public`).
-_HOMES = {
-    "AuthorizationError": "base.errors",
-    "Comparison": "api.comparison",
-    "ConnectOptions": "api.options",
-    "Connection": "api.connection",
-    "ConnectionClosed": "base.errors",
-    "CrossAppAccess": "auth.config",
-    "Diagnosis": "api.doctor_report",
-    "Diagram": "api.diagram",
-    "ExtraArgumentWarning": "api.arguments",
-    "HandshakeError": "base.errors",
-    "Health": "session.health",
-    "Interrupted": "base.errors",
-    "Listing": "api.results",
-    "LogRecord": "api.progress",
-    "McpError": "base.errors",
-    "McpNotebookError": "base.errors",
-    "OAuth": "auth.config",
-    "OutputSchemaError": "api.validate",
-    "PromptResult": "api.results",
-    "ProtocolViolation": "base.errors",
-    "RequestTimeout": "base.errors",
-    "ResourceResult": "api.results",
-    "StreamBroken": "base.errors",
-    "Subscription": "session.subscriptions",
-    "TaskCancelled": "api.tasks",
-    "TaskList": "api.tasks",
-    "ToolArgumentError": "api.validate",
-    "ToolResult": "api.results",
-    "ToolView": "api.tool_view",
-    "Trace": "session.trace",
-    "TraceEntry": "session.trace",
-    "TransportClosed": "base.errors",
-    "TransportError": "base.errors",
-    "UrlElicitationRequired": "api.url_required",
-    "UsageError": "base.errors",
-    "Violation": "protocol.frame_rules",
-    "__version__": "base.about",
-    "accept_tools": "api.tool_pins:accept",
-    "aconnect": "api.connect",
-    "close_all": "api.connect",
-    "compare": "api.compare",
-    "configured_servers": "api.server_listing",
-    "connect": "api.connect",
-    "connect_all": "api.server_listing",
-    "connections": "api.connect",
-    "demo": "api.demo",
-    "doctor": "api.doctor",
-    "get_connection": "api.connect",
-    "load_trace": "session.trace",
-    "replay": "api.replay",
-    "tool_changes": "api.tool_pins",
+# The public names, by the module that defines each: the one list. `__all__`, the lazy loader
+# below and the exported-names test (tests/test_public_api.py) read it, and that test holds the
+# TYPE_CHECKING imports to it. A module that moves is its one line here, and its imports below
+# (the test names any that differ).
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "api.arguments": ("ExtraArgumentWarning",),
+    "api.compare": ("compare",),
+    "api.comparison": ("Comparison",),
+    "api.connect": ("aconnect", "close_all", "connect", "connections", "get_connection"),
+    "api.connection": ("Connection",),
+    "api.demo": ("demo",),
+    "api.diagram": ("Diagram",),
+    "api.doctor": ("doctor",),
+    "api.doctor_report": ("Diagnosis",),
+    "api.options": ("ConnectOptions",),
+    "api.progress": ("LogRecord",),
+    "api.replay": ("replay",),
+    "api.results": ("Listing", "PromptResult", "ResourceResult", "ToolResult"),
+    "api.server_listing": ("configured_servers", "connect_all"),
+    "api.tasks": ("TaskCancelled", "TaskList"),
+    "api.tool_pins": ("accept_tools", "tool_changes"),
+    "api.tool_view": ("ToolView",),
+    "api.url_required": ("UrlElicitationRequired",),
+    "api.validate": ("OutputSchemaError", "ToolArgumentError"),
+    "auth.config": ("CrossAppAccess", "OAuth"),
+    "base.about": ("__version__",),
+    "base.errors": (
+        "AuthorizationError",
+        "ConnectionClosed",
+        "HandshakeError",
+        "Interrupted",
+        "McpError",
+        "McpNotebookError",
+        "ProtocolViolation",
+        "RequestTimeout",
+        "StreamBroken",
+        "TransportClosed",
+        "TransportError",
+        "UsageError",
+    ),
+    "protocol.frame_rules": ("Violation",),
+    "session.health": ("Health",),
+    "session.subscriptions": ("Subscription",),
+    "session.trace": ("Trace", "TraceEntry", "load_trace"),
 }
+
+if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
+    from .api.arguments import ExtraArgumentWarning as ExtraArgumentWarning
+    from .api.compare import compare as compare
+    from .api.comparison import Comparison as Comparison
+    from .api.connect import aconnect as aconnect
+    from .api.connect import close_all as close_all
+    from .api.connect import connect as connect
+    from .api.connect import connections as connections
+    from .api.connect import get_connection as get_connection
+    from .api.connection import Connection as Connection
+    from .api.demo import demo as demo
+    from .api.diagram import Diagram as Diagram
+    from .api.doctor import doctor as doctor
+    from .api.doctor_report import Diagnosis as Diagnosis
+    from .api.options import ConnectOptions as ConnectOptions
+    from .api.progress import LogRecord as LogRecord
+    from .api.replay import replay as replay
+    from .api.results import Listing as Listing
+    from .api.results import PromptResult as PromptResult
+    from .api.results import ResourceResult as ResourceResult
+    from .api.results import ToolResult as ToolResult
+    from .api.server_listing import configured_servers as configured_servers
+    from .api.server_listing import connect_all as connect_all
+    from .api.tasks import TaskCancelled as TaskCancelled
+    from .api.tasks import TaskList as TaskList
+    from .api.tool_pins import accept_tools as accept_tools
+    from .api.tool_pins import tool_changes as tool_changes
+    from .api.tool_view import ToolView as ToolView
+    from .api.url_required import UrlElicitationRequired as UrlElicitationRequired
+    from .api.validate import OutputSchemaError as OutputSchemaError
+    from .api.validate import ToolArgumentError as ToolArgumentError
+    from .auth.config import CrossAppAccess as CrossAppAccess
+    from .auth.config import OAuth as OAuth
+    from .base.about import __version__ as __version__
+    from .base.errors import AuthorizationError as AuthorizationError
+    from .base.errors import ConnectionClosed as ConnectionClosed
+    from .base.errors import HandshakeError as HandshakeError
+    from .base.errors import Interrupted as Interrupted
+    from .base.errors import McpError as McpError
+    from .base.errors import McpNotebookError as McpNotebookError
+    from .base.errors import ProtocolViolation as ProtocolViolation
+    from .base.errors import RequestTimeout as RequestTimeout
+    from .base.errors import StreamBroken as StreamBroken
+    from .base.errors import TransportClosed as TransportClosed
+    from .base.errors import TransportError as TransportError
+    from .base.errors import UsageError as UsageError
+    from .protocol.frame_rules import Violation as Violation
+    from .session.health import Health as Health
+    from .session.subscriptions import Subscription as Subscription
+    from .session.trace import Trace as Trace
+    from .session.trace import TraceEntry as TraceEntry
+    from .session.trace import load_trace as load_trace
+
+# `import mcp_notebook` imports none of it: a name's module is imported when the name is first
+# used (PEP 562), so a notebook's first cell stays light and the HTTP stack, widgets and the rest
+# come with what needs them. The classes print as `mcp_notebook.X` all the same (`base.public`).
+_HOMES = {name: module for module, names in _PUBLIC.items() for name in names}
+__all__ = sorted(_HOMES)
 
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, _, attribute = home.partition(":")
-    value = getattr(importlib.import_module(f".{module}", __name__), attribute or name)
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
     globals()[name] = value  # looked up once
     return value
 
@@ -170,58 +174,3 @@ def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
     from .notebook.magics import unload
 
     unload(ipython)
-
-
-__all__ = [
-    "AuthorizationError",
-    "Comparison",
-    "ConnectOptions",
-    "Connection",
-    "ConnectionClosed",
-    "CrossAppAccess",
-    "Diagnosis",
-    "Diagram",
-    "ExtraArgumentWarning",
-    "HandshakeError",
-    "Health",
-    "Interrupted",
-    "Listing",
-    "LogRecord",
-    "McpError",
-    "McpNotebookError",
-    "OAuth",
-    "OutputSchemaError",
-    "PromptResult",
-    "ProtocolViolation",
-    "RequestTimeout",
-    "ResourceResult",
-    "StreamBroken",
-    "Subscription",
-    "TaskCancelled",
-    "TaskList",
-    "ToolArgumentError",
-    "ToolResult",
-    "ToolView",
-    "Trace",
-    "TraceEntry",
-    "TransportClosed",
-    "TransportError",
-    "UrlElicitationRequired",
-    "UsageError",
-    "Violation",
-    "__version__",
-    "accept_tools",
-    "aconnect",
-    "close_all",
-    "compare",
-    "configured_servers",
-    "connect",
-    "connect_all",
-    "connections",
-    "demo",
-    "doctor",
-    "get_connection",
-    "load_trace",
-    "replay",
-    "tool_changes",
-]

@@ -26,11 +26,7 @@ import anyio
 import anyio.abc
 
 from ..base.about import CLIENT_NAME, __version__
-from ..base.errors import (
-    ConnectionClosed,
-    HandshakeError,
-    TransportClosed,
-)
+from ..base.errors import ConnectionClosed, HandshakeError
 from ..base.sizes import give_back_memory
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
@@ -238,7 +234,7 @@ class Session:
         pending.sent_at = time.perf_counter()
         try:
             self.outbox.send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, pending.note)
-        except TransportClosed:
+        except ConnectionClosed:
             self.requests.pop(pending.id)
             self._count_sent(pending, -1)
             return False
@@ -263,7 +259,7 @@ class Session:
                 headers=headers,
                 opens=pending.method == "initialize",
             )
-        except TransportClosed as exc:
+        except ConnectionClosed as exc:
             self.requests.pop(pending.id)
             self.requests.settle(pending, failure=self.closed_error(str(exc)))
 
@@ -280,7 +276,7 @@ class Session:
                 self.outbox.send(
                     rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION
                 )
-            except TransportClosed:
+            except ConnectionClosed:
                 pass
             self.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
         return True
@@ -348,7 +344,7 @@ class Session:
             raise self.closed_error()
         try:
             self.outbox.send(rpc.notification(method, params), rpc.NOTIFICATION)
-        except TransportClosed as exc:
+        except ConnectionClosed as exc:
             raise self.closed_error(str(exc)) from None
 
     # ----- helpers ---------------------------------------------------------------
