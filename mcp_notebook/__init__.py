@@ -137,7 +137,9 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
 # used (PEP 562), so a notebook's first cell stays light and the HTTP stack, widgets and the rest
 # come with what needs them. The classes print as `mcp_notebook.X` all the same (`base.public`).
 _HOMES = {name: module for module, names in _PUBLIC.items() for name in names}
-__all__ = sorted(_HOMES)
+# pyright cannot read an `__all__` it is not given literally; what it exports it takes from the
+# TYPE_CHECKING re-exports above, which the test holds to this same table.
+__all__ = sorted(_HOMES)  # pyright: ignore[reportUnsupportedDunderAll]
 
 
 def __getattr__(name: str) -> Any:
