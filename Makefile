@@ -26,7 +26,7 @@ $(VENV_STAMP): pyproject.toml
 	$(VENV_PY) -m pip install -e '.[test]'
 	touch $@
 
-# Node test peers (@modelcontextprotocol/server-everything), exactly as locked.
+# Node test peers (@modelcontextprotocol/server-everything) and pyright (tests/test_style.py), exactly as locked.
 peers: $(PEERS_STAMP)
 
 $(PEERS_STAMP): $(PEERS)/package-lock.json $(PEERS)/package.json

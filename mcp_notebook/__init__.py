@@ -36,113 +36,119 @@ from typing import TYPE_CHECKING, Any
 
 from .api.display import frontend as _frontend
 
-if TYPE_CHECKING:  # what type checkers and editors see: the names themselves (`__all__` exports them)
-    from .api.calls.progress import LogRecord
-    from .api.cassettes.compare import compare
-    from .api.cassettes.comparison import Comparison
-    from .api.cassettes.replay import replay
-    from .api.client_side.url_required import UrlElicitationRequired
-    from .api.connecting.connect import aconnect, close_all, connect, connections, get_connection
-    from .api.connecting.demo import demo
-    from .api.connecting.options import ConnectOptions
-    from .api.connecting.server_listing import configured_servers, connect_all
-    from .api.connection import Connection
-    from .api.display.diagram import Diagram
-    from .api.doctor.report import Diagnosis
-    from .api.doctor.run import doctor
-    from .api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
-    from .api.tasks.follow import TaskCancelled, TaskList
-    from .api.tools.arguments import ExtraArgumentWarning
-    from .api.tools.pins import accept as accept_tools
-    from .api.tools.pins import tool_changes
-    from .api.tools.validate import OutputSchemaError, ToolArgumentError
-    from .api.tools.view import ToolView
-    from .auth.config import CrossAppAccess, OAuth
-    from .base.about import __version__
-    from .base.errors import (
-        AuthorizationError,
-        ConnectionClosed,
-        HandshakeError,
-        Interrupted,
-        McpError,
-        McpNotebookError,
-        ProtocolViolation,
-        RequestTimeout,
-        StreamBroken,
-        TransportClosed,
-        TransportError,
-        UsageError,
-    )
-    from .protocol.frame_rules import Violation
-    from .session.health import Health
-    from .session.subscriptions import Subscription
-    from .session.trace import Trace, TraceEntry, load_trace
-
-# Where each public name lives. `import mcp_notebook` imports none of it: a name's module is
-# imported when the name is first used (PEP 562), so a notebook's first cell stays light and
-# the HTTP stack, widgets and the rest come with what needs them. The classes print as
-# `mcp_notebook.X` all the same (`base.public`).
-_HOMES = {
-    "AuthorizationError": "base.errors",
-    "Comparison": "api.cassettes.comparison",
-    "ConnectOptions": "api.connecting.options",
-    "Connection": "api.connection",
-    "ConnectionClosed": "base.errors",
-    "CrossAppAccess": "auth.config",
-    "Diagnosis": "api.doctor.report",
-    "Diagram": "api.display.diagram",
-    "ExtraArgumentWarning": "api.tools.arguments",
-    "HandshakeError": "base.errors",
-    "Health": "session.health",
-    "Interrupted": "base.errors",
-    "Listing": "api.results.objects",
-    "LogRecord": "api.calls.progress",
-    "McpError": "base.errors",
-    "McpNotebookError": "base.errors",
-    "OAuth": "auth.config",
-    "OutputSchemaError": "api.tools.validate",
-    "PromptResult": "api.results.objects",
-    "ProtocolViolation": "base.errors",
-    "RequestTimeout": "base.errors",
-    "ResourceResult": "api.results.objects",
-    "StreamBroken": "base.errors",
-    "Subscription": "session.subscriptions",
-    "TaskCancelled": "api.tasks.follow",
-    "TaskList": "api.tasks.follow",
-    "ToolArgumentError": "api.tools.validate",
-    "ToolResult": "api.results.objects",
-    "ToolView": "api.tools.view",
-    "Trace": "session.trace",
-    "TraceEntry": "session.trace",
-    "TransportClosed": "base.errors",
-    "TransportError": "base.errors",
-    "UrlElicitationRequired": "api.client_side.url_required",
-    "UsageError": "base.errors",
-    "Violation": "protocol.frame_rules",
-    "__version__": "base.about",
-    "accept_tools": "api.tools.pins:accept",
-    "aconnect": "api.connecting.connect",
-    "close_all": "api.connecting.connect",
-    "compare": "api.cassettes.compare",
-    "configured_servers": "api.connecting.server_listing",
-    "connect": "api.connecting.connect",
-    "connect_all": "api.connecting.server_listing",
-    "connections": "api.connecting.connect",
-    "demo": "api.connecting.demo",
-    "doctor": "api.doctor.run",
-    "get_connection": "api.connecting.connect",
-    "load_trace": "session.trace",
-    "replay": "api.cassettes.replay",
-    "tool_changes": "api.tools.pins",
+# The public names, by the module that defines each: the one list. `__all__`, the lazy loader
+# below and the exported-names test (tests/test_public_api.py) read it, and that test holds the
+# TYPE_CHECKING imports to it. A module that moves is its one line here, and its imports below
+# (the test names any that differ).
+_PUBLIC: dict[str, tuple[str, ...]] = {
+    "api.tools.arguments": ("ExtraArgumentWarning",),
+    "api.cassettes.compare": ("compare",),
+    "api.cassettes.comparison": ("Comparison",),
+    "api.connecting.connect": ("aconnect", "close_all", "connect", "connections", "get_connection"),
+    "api.connection": ("Connection",),
+    "api.connecting.demo": ("demo",),
+    "api.display.diagram": ("Diagram",),
+    "api.doctor.run": ("doctor",),
+    "api.doctor.report": ("Diagnosis",),
+    "api.connecting.options": ("ConnectOptions",),
+    "api.calls.progress": ("LogRecord",),
+    "api.cassettes.replay": ("replay",),
+    "api.results.objects": ("Listing", "PromptResult", "ResourceResult", "ToolResult"),
+    "api.connecting.server_listing": ("configured_servers", "connect_all"),
+    "api.tasks.follow": ("TaskCancelled", "TaskList"),
+    "api.tools.pins": ("accept_tools", "tool_changes"),
+    "api.tools.view": ("ToolView",),
+    "api.client_side.url_required": ("UrlElicitationRequired",),
+    "api.tools.validate": ("OutputSchemaError", "ToolArgumentError"),
+    "auth.config": ("CrossAppAccess", "OAuth"),
+    "base.about": ("__version__",),
+    "base.errors": (
+        "AuthorizationError",
+        "ConnectionClosed",
+        "HandshakeError",
+        "Interrupted",
+        "McpError",
+        "McpNotebookError",
+        "ProtocolViolation",
+        "RequestTimeout",
+        "StreamBroken",
+        "TransportClosed",
+        "TransportError",
+        "UsageError",
+    ),
+    "protocol.frame_rules": ("Violation",),
+    "session.health": ("Health",),
+    "session.subscriptions": ("Subscription",),
+    "session.trace": ("Trace", "TraceEntry", "load_trace"),
 }
+
+if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
+    from .api.calls.progress import LogRecord as LogRecord
+    from .api.cassettes.compare import compare as compare
+    from .api.cassettes.comparison import Comparison as Comparison
+    from .api.cassettes.replay import replay as replay
+    from .api.client_side.url_required import UrlElicitationRequired as UrlElicitationRequired
+    from .api.connecting.connect import aconnect as aconnect
+    from .api.connecting.connect import close_all as close_all
+    from .api.connecting.connect import connect as connect
+    from .api.connecting.connect import connections as connections
+    from .api.connecting.connect import get_connection as get_connection
+    from .api.connecting.demo import demo as demo
+    from .api.connecting.options import ConnectOptions as ConnectOptions
+    from .api.connecting.server_listing import configured_servers as configured_servers
+    from .api.connecting.server_listing import connect_all as connect_all
+    from .api.connection import Connection as Connection
+    from .api.display.diagram import Diagram as Diagram
+    from .api.doctor.report import Diagnosis as Diagnosis
+    from .api.doctor.run import doctor as doctor
+    from .api.results.objects import Listing as Listing
+    from .api.results.objects import PromptResult as PromptResult
+    from .api.results.objects import ResourceResult as ResourceResult
+    from .api.results.objects import ToolResult as ToolResult
+    from .api.tasks.follow import TaskCancelled as TaskCancelled
+    from .api.tasks.follow import TaskList as TaskList
+    from .api.tools.arguments import ExtraArgumentWarning as ExtraArgumentWarning
+    from .api.tools.pins import accept_tools as accept_tools
+    from .api.tools.pins import tool_changes as tool_changes
+    from .api.tools.validate import OutputSchemaError as OutputSchemaError
+    from .api.tools.validate import ToolArgumentError as ToolArgumentError
+    from .api.tools.view import ToolView as ToolView
+    from .auth.config import CrossAppAccess as CrossAppAccess
+    from .auth.config import OAuth as OAuth
+    from .base.about import __version__ as __version__
+    from .base.errors import AuthorizationError as AuthorizationError
+    from .base.errors import ConnectionClosed as ConnectionClosed
+    from .base.errors import HandshakeError as HandshakeError
+    from .base.errors import Interrupted as Interrupted
+    from .base.errors import McpError as McpError
+    from .base.errors import McpNotebookError as McpNotebookError
+    from .base.errors import ProtocolViolation as ProtocolViolation
+    from .base.errors import RequestTimeout as RequestTimeout
+    from .base.errors import StreamBroken as StreamBroken
+    from .base.errors import TransportClosed as TransportClosed
+    from .base.errors import TransportError as TransportError
+    from .base.errors import UsageError as UsageError
+    from .protocol.frame_rules import Violation as Violation
+    from .session.health import Health as Health
+    from .session.subscriptions import Subscription as Subscription
+    from .session.trace import Trace as Trace
+    from .session.trace import TraceEntry as TraceEntry
+    from .session.trace import load_trace as load_trace
+
+# `import mcp_notebook` imports none of it: a name's module is imported when the name is first
+# used (PEP 562), so a notebook's first cell stays light and the HTTP stack, widgets and the rest
+# come with what needs them. The classes print as `mcp_notebook.X` all the same (`base.public`).
+_HOMES = {name: module for module, names in _PUBLIC.items() for name in names}
+# pyright cannot read an `__all__` it is not given literally; what it exports it takes from the
+# TYPE_CHECKING re-exports above, which the test holds to this same table.
+__all__ = sorted(_HOMES)  # pyright: ignore[reportUnsupportedDunderAll]
 
 
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, _, attribute = home.partition(":")
-    value = getattr(importlib.import_module(f".{module}", __name__), attribute or name)
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
     globals()[name] = value  # looked up once
     return value
 
@@ -172,58 +178,3 @@ def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
     from .notebook.magics import unload
 
     unload(ipython)
-
-
-__all__ = [
-    "AuthorizationError",
-    "Comparison",
-    "ConnectOptions",
-    "Connection",
-    "ConnectionClosed",
-    "CrossAppAccess",
-    "Diagnosis",
-    "Diagram",
-    "ExtraArgumentWarning",
-    "HandshakeError",
-    "Health",
-    "Interrupted",
-    "Listing",
-    "LogRecord",
-    "McpError",
-    "McpNotebookError",
-    "OAuth",
-    "OutputSchemaError",
-    "PromptResult",
-    "ProtocolViolation",
-    "RequestTimeout",
-    "ResourceResult",
-    "StreamBroken",
-    "Subscription",
-    "TaskCancelled",
-    "TaskList",
-    "ToolArgumentError",
-    "ToolResult",
-    "ToolView",
-    "Trace",
-    "TraceEntry",
-    "TransportClosed",
-    "TransportError",
-    "UrlElicitationRequired",
-    "UsageError",
-    "Violation",
-    "__version__",
-    "accept_tools",
-    "aconnect",
-    "close_all",
-    "compare",
-    "configured_servers",
-    "connect",
-    "connect_all",
-    "connections",
-    "demo",
-    "doctor",
-    "get_connection",
-    "load_trace",
-    "replay",
-    "tool_changes",
-]

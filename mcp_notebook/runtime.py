@@ -24,12 +24,13 @@ T = TypeVar("T")
 CANCEL_GRACE = 5.0
 
 
-class Interrupted(Exception):
-    """The coroutine was cancelled at the caller's request."""
-
-
 class _Call(Generic[T]):
-    """A coroutine on the loop that another thread may cancel, even before it starts."""
+    """A coroutine on the loop that another thread may cancel, even before it starts.
+
+    Cancelled, it ends as cancelled (its future too), never with an exception of its own: the
+    caller is already leaving with the KeyboardInterrupt or CancelledError that cancelled it,
+    which the API words as `base.errors.Interrupted`, the one interrupt exception.
+    """
 
     def __init__(self, fn: Callable[..., Awaitable[T]], args: tuple[Any, ...]) -> None:
         self.fn = fn
@@ -43,7 +44,7 @@ class _Call(Generic[T]):
             if self.cancelled:
                 scope.cancel()
             return await self.fn(*self.args)
-        raise Interrupted
+        raise anyio.get_cancelled_exc_class()  # the portal's future is cancelled in turn
 
     async def cancel(self) -> None:
         self.cancelled = True

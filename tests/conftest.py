@@ -167,7 +167,7 @@ def port() -> int:
 @contextlib.contextmanager
 def magics_shell() -> Iterator[Any]:
     """IPython's InteractiveShell with the %mcp magics loaded; unloaded and the shell cleared
-    after. Test modules make it their `shell` fixture, each with the scope it needs."""
+    after. The `shell` and `module_shell` fixtures below, for a test or a whole module."""
     from IPython.core.interactiveshell import InteractiveShell
 
     ip = InteractiveShell.instance()
@@ -175,6 +175,50 @@ def magics_shell() -> Iterator[Any]:
     yield ip
     ip.run_line_magic("unload_ext", "mcp_notebook")
     InteractiveShell.clear_instance()
+
+
+@pytest.fixture
+def shell() -> Iterator[Any]:
+    """`magics_shell()` for one test."""
+    with magics_shell() as ip:
+        yield ip
+
+
+@pytest.fixture(scope="module")
+def module_shell() -> Iterator[Any]:
+    """`magics_shell()` shared by a module's tests."""
+    with magics_shell() as ip:
+        yield ip
+
+
+# ------------------------------------------------------ connections to the peers
+
+
+@pytest.fixture
+def sdk() -> Iterator[Any]:
+    """A legacy connection named `sdk` to the official-SDK test server."""
+    import mcp_notebook
+
+    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
+        yield conn
+
+
+@pytest.fixture
+def conn() -> Iterator[Any]:
+    """A legacy connection named `everything` to server-everything over stdio."""
+    import mcp_notebook
+
+    with mcp_notebook.connect(server_everything_cmd(), name="everything", era="legacy") as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    """server-everything in streamableHttp mode on 127.0.0.1, shared by the module: its MCP URL."""
+    from test_http import everything  # tests/transports: the peer's HTTP modes, started and stopped
+
+    with everything(free_port(), "streamableHttp") as base:
+        yield base + "/mcp"
 
 
 # ------------------------------------------------------ the user's own files

@@ -1,9 +1,11 @@
-"""The package's public surface: exactly these names, sorted, printed as `mcp_notebook.X`; and
-every third-party package the code imports is one it declares."""
+"""The package's public surface: the names of its one table (`mcp_notebook._PUBLIC`), sorted,
+seen by type checkers, printed as `mcp_notebook.X`; and every third-party package the code
+imports is one it declares."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 import inspect
 import sys
 from importlib.metadata import packages_distributions
@@ -14,59 +16,12 @@ import tomllib
 import mcp_notebook
 
 REPO = Path(__file__).resolve().parents[1]
-PUBLIC = [
-    "AuthorizationError",
-    "Comparison",
-    "ConnectOptions",
-    "Connection",
-    "ConnectionClosed",
-    "CrossAppAccess",
-    "Diagnosis",
-    "Diagram",
-    "ExtraArgumentWarning",
-    "HandshakeError",
-    "Health",
-    "Interrupted",
-    "Listing",
-    "LogRecord",
-    "McpError",
-    "McpNotebookError",
-    "OAuth",
-    "OutputSchemaError",
-    "PromptResult",
-    "ProtocolViolation",
-    "RequestTimeout",
-    "ResourceResult",
-    "StreamBroken",
-    "Subscription",
-    "TaskCancelled",
-    "TaskList",
-    "ToolArgumentError",
-    "ToolResult",
-    "ToolView",
-    "Trace",
-    "TraceEntry",
-    "TransportClosed",
-    "TransportError",
-    "UrlElicitationRequired",
-    "UsageError",
-    "Violation",
-    "__version__",
-    "accept_tools",
-    "aconnect",
-    "close_all",
-    "compare",
-    "configured_servers",
-    "connect",
-    "connect_all",
-    "connections",
-    "demo",
-    "doctor",
-    "get_connection",
-    "load_trace",
-    "replay",
-    "tool_changes",
-]
+PACKAGE_INIT = REPO / "mcp_notebook" / "__init__.py"
+# The one table of public names, by defining module (`mcp_notebook/__init__.py`); read, not copied.
+PUBLIC_BY_MODULE: dict[str, tuple[str, ...]] = mcp_notebook._PUBLIC
+PUBLIC = [name for names in PUBLIC_BY_MODULE.values() for name in names]
+# Exported names kept for the exceptions they were merged into (base/errors.py says why).
+ALIASES = {"StreamBroken": "TransportError", "TransportClosed": "ConnectionClosed"}
 # Imported only when a user asks for what needs them (Trace.to_dataframe, YAML arguments), or
 # only inside a running Jupyter kernel, which is ipykernel with jupyter_client and pyzmq under it
 # (the question forms' subshell routing), or only inside a Jupyter server, which loads the
@@ -75,19 +30,61 @@ PUBLIC = [
 OPTIONAL = {"pandas", "yaml", "ipykernel", "jupyter_client", "zmq", "jupyter_server", "tornado", "jupyter_core"}
 
 
-def test_the_public_names_are_exactly_these_and_sorted():
-    assert mcp_notebook.__all__ == PUBLIC
-    assert PUBLIC == sorted(PUBLIC)
-    for name in PUBLIC:
-        assert hasattr(mcp_notebook, name), name
+def test_the_public_names_are_the_tables_each_once_and_sorted():
+    assert len(PUBLIC) == len(set(PUBLIC)), "a name listed under two modules"
+    assert mcp_notebook.__all__ == sorted(PUBLIC)
+    assert dir(mcp_notebook) == sorted({*vars(mcp_notebook), *PUBLIC})
+    for module, names in PUBLIC_BY_MODULE.items():
+        assert list(names) == sorted(names), module
+        defining = importlib.import_module(f"mcp_notebook.{module}")
+        for name in names:
+            assert getattr(mcp_notebook, name) is getattr(defining, name), name
+
+
+def _type_checking_imports() -> list[tuple[str, str, str | None]]:
+    """(module, name, as-name) of each import in `mcp_notebook/__init__.py`'s TYPE_CHECKING block."""
+    tree = ast.parse(PACKAGE_INIT.read_text())
+    (block,) = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"]
+    found = []
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom) and node.level == 1 and node.module, ast.unparse(node)
+        found += [(node.module, alias.name, alias.asname) for alias in node.names]
+    return found
+
+
+def test_type_checkers_see_exactly_the_tables_names_re_exported():
+    """The TYPE_CHECKING imports are the table again, for mypy and pyright, which read no table:
+    each name from its module, as itself (the explicit re-export strict checkers want)."""
+    imports = _type_checking_imports()
+    expected = [(module, name) for module, names in PUBLIC_BY_MODULE.items() for name in names]
+    wrong = [f"from .{module} import {name} as {asname}" for module, name, asname in imports if asname != name]
+    assert not wrong, f"not re-exported as themselves: {wrong}"
+    missing = [f"from .{module} import {name} as {name}" for module, name in expected if (module, name, name) not in imports]
+    extra = [f"from .{module} import {name}" for module, name, _ in imports if (module, name) not in expected]
+    assert not missing and not extra, f"TYPE_CHECKING imports differ from _PUBLIC: missing {missing}, not in the table {extra}"
 
 
 def test_public_classes_print_as_members_of_the_package():
     for name in PUBLIC:
         value = getattr(mcp_notebook, name)
         if inspect.isclass(value):
+            shown = ALIASES.get(name, name)
+            assert value.__name__ == shown, name
             assert value.__module__ == "mcp_notebook", name
-            assert repr(value) == f"<class 'mcp_notebook.{name}'>"
+            assert repr(value) == f"<class 'mcp_notebook.{shown}'>"
+    for alias, target in ALIASES.items():
+        assert getattr(mcp_notebook, alias) is getattr(mcp_notebook, target) and target in PUBLIC, alias
+
+
+def test_every_class_marked_public_is_exported():
+    """`base.public.public` marks a class as the package's: it must be in `__all__`."""
+    marked = set()
+    for path in (REPO / "mcp_notebook").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(d) == "public" for d in node.decorator_list):
+                marked.add(node.name)
+    assert marked, "no class marked @public found"
+    assert sorted(marked - set(PUBLIC)) == []
 
 
 def test_exceptions_users_catch_are_exported_and_share_one_base():

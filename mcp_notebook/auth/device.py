@@ -56,6 +56,7 @@ class DeviceWait(Protocol):
 
     def cancelled(self) -> bool:
         """Whether the user gave the authorization up (a Cancel button)."""
+        ...
 
     def finish(self, note: str, failed: bool) -> None:
         """The outcome, once polling ended: shown, and the showing closed."""

@@ -66,7 +66,8 @@ class McpError(McpNotebookError):
 
 @public
 class ConnectionClosed(McpNotebookError):
-    """The connection is gone: closed by us, or the server exited or hung up."""
+    """The connection is gone: closed by us, or the server exited or hung up, so nothing more
+    can be sent on it (a transport whose peer is gone raises it too). Connect again."""
 
     def __init__(self, reason: str, *, exit_code: int | None = None, stderr_tail: tuple[str, ...] = ()) -> None:
         self.reason = reason
@@ -91,11 +92,6 @@ class UsageError(McpNotebookError, ValueError):
 
 
 @public
-class TransportClosed(McpNotebookError):
-    """A transport could not carry a frame because its peer is gone."""
-
-
-@public
 class TransportError(McpNotebookError):
     """The transport could not reach or understand the server; the message says what to do.
 
@@ -117,6 +113,17 @@ class ProtocolViolation(McpNotebookError):
     """The server answered in a way the protocol does not allow (e.g. an unknown resultType)."""
 
 
-@public
-class StreamBroken(TransportError):
-    """A modern response stream ended before its response: the request may be re-issued."""
+class ReissuableError(TransportError):
+    """A transport failure after which the session re-issues the request once, with a new id:
+    a 2026-07-28 response stream that ended before its response.
+
+    Not public: to a user it is a `TransportError`, which is what the request fails with if the
+    re-issued one breaks too (`session.inbound.Inbound.send_failed`).
+    """
+
+
+# Earlier names, kept for code that catches them (both are in `mcp_notebook.__all__`): a
+# transport whose peer was gone raised `TransportClosed`, which to a user is a closed connection;
+# a response stream that broke raised `StreamBroken`, which to a user is a transport failure.
+TransportClosed = ConnectionClosed
+StreamBroken = TransportError

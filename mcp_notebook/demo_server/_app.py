@@ -233,6 +233,7 @@ async def serve(app: App, call: Call, handler: Handler, in_flight: dict[Any, any
     The handler returns the reply, or None for a request that is never to be answered
     (an ignored ping). A cancelled request gets no response.
     """
+    reply: dict[str, Any] | None = None  # the handler's, unless the call is cancelled: then it is never read
     with anyio.CancelScope() as scope:
         in_flight[call.id] = scope
         try:

@@ -162,8 +162,9 @@ def start_http(
     argv = command("http", era, port=port, ping_interval=ping_interval, exit_with_stdin=True, oauth=oauth, **faults)
     process = DemoServerProcess(argv)
     try:
-        process.url = process.stderr_log.wait_for(LISTENING, timeout).group(1)
+        url: str = process.stderr_log.wait_for(LISTENING, timeout).group(1)
     except BaseException:
         process.stop()
         raise
-    return process, process.url
+    process.url = url
+    return process, url

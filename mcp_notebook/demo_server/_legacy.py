@@ -87,13 +87,13 @@ class LegacySession:
         if self.version is not None:
             raise RpcError(rpc.INVALID_REQUEST, f"this session is already initialized ({self.version})")
         requested = call.params.get("protocolVersion")
-        self.version = requested if requested in LEGACY_VERSIONS else LATEST_LEGACY
+        self.version = version = requested if isinstance(requested, str) and requested in LEGACY_VERSIONS else LATEST_LEGACY
         capabilities = call.params.get("capabilities")
         self.client_capabilities.update(capabilities if isinstance(capabilities, dict) else {})
-        log(f"{self.label}: initialize: client asked for {requested!r}, serving {self.version}")
+        log(f"{self.label}: initialize: client asked for {requested!r}, serving {version}")
         return {
-            "protocolVersion": self.version,
-            "capabilities": _ui_app.capabilities(_features.capabilities(self.version), _ui_app.wanted(capabilities)),
+            "protocolVersion": version,
+            "capabilities": _ui_app.capabilities(_features.capabilities(version), _ui_app.wanted(capabilities)),
             "serverInfo": SERVER_INFO,
             "instructions": INSTRUCTIONS,
         }

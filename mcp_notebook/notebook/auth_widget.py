@@ -186,10 +186,7 @@ def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> 
         if progress is not None:
             form.stop_listening = progress.listen(form.step)
         routed = take_clicks_while_busy(form.widget)
-        bundle = form.widget._repr_mimebundle_()
-        bundle.pop("text/html", None)  # the snapshot output below carries it
-        bundle["text/plain"] = "(the authorization widget; its last state follows)"
-        snapshots.show(form, bundle)
+        snapshots.show(form, form.widget._repr_mimebundle_(), "(the authorization widget; its last state follows)")
         if not routed:
             form.status.value = f"<i>{esc(NO_ROUTING)}</i>"
         try:

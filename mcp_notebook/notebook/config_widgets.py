@@ -71,10 +71,10 @@ class InputsForm:
         self.requests = requests
         self.answer: dict[str, str] | None = None
         self.answered = threading.Event()
-        self.fields: dict[str, widgets.Widget] = {}
+        self.fields: dict[str, widgets.ValueWidget] = {}
         rows = []
         for request in requests:
-            field: widgets.Widget
+            field: widgets.ValueWidget
             if request.options:
                 field = widgets.Dropdown(
                     options=list(request.options),

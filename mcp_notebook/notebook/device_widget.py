@@ -110,10 +110,8 @@ def show_in_cell(code: DeviceCode, progress: AuthProgress | None) -> DeviceCodeW
     """Show the device code's widget in the waiting cell; the flow polls meanwhile."""
     form = DeviceCodeWidget(code, progress)
     routed = take_clicks_while_busy(form.widget)
-    bundle = form.widget._repr_mimebundle_()
-    bundle.pop("text/html", None)  # the snapshot output below carries it
-    bundle["text/plain"] = f"Open {plain(code.url)} on any device and enter the code {plain(code.user_code)}"
-    snapshots.show(form, bundle)
+    text = f"Open {plain(code.url)} on any device and enter the code {plain(code.user_code)}"
+    snapshots.show(form, form.widget._repr_mimebundle_(), text)
     if not routed:
         form.status.value = f"<i>{esc(NO_ROUTING.split(':')[0])}: Cancel cannot be clicked; interrupt the cell instead.</i>"
     return form

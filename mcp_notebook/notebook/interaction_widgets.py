@@ -57,7 +57,7 @@ class ProgressBar:
             self.bar.value = self.bar.max
 
 
-def input_widget(field: FieldInput) -> widgets.Widget:
+def input_widget(field: FieldInput) -> widgets.ValueWidget:
     """The widget for an input the API describes (`api.tools.form_fields`), holding what it starts with."""
     options = list(field.options)
     if field.input == "choices":
@@ -85,7 +85,7 @@ class ElicitationForm:
         schema = question.schema
         self.required = set(schema.get("required") or [])
         self.props: dict[str, dict[str, Any]] = {k: v for k, v in (schema.get("properties") or {}).items() if isinstance(v, dict)}
-        self.fields: dict[str, widgets.Widget] = {name: input_widget(field_input(prop)) for name, prop in self.props.items()}
+        self.fields: dict[str, widgets.ValueWidget] = {name: input_widget(field_input(prop)) for name, prop in self.props.items()}
         rows = []
         for name, prop in self.props.items():
             title = esc(prop.get("title") or name) + (" <b style='color:#e03131'>*</b>" if name in self.required else "")

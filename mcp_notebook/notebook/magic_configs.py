@@ -99,7 +99,7 @@ def _shown(value: Any) -> str:
 def tools_diff(conn: Any, *, accept: bool) -> DiffView | None:
     """`%mcp tools --diff` (the differences) or `--accept` (re-pin, and say how many)."""
     if accept:
-        count = tool_pins.accept(conn)
+        count = tool_pins.accept_tools(conn)
         print(f"{conn.name}: pinned its {count} tools as they are now")
         return None
     return DiffView(conn.name, tool_pins.tool_changes(conn))

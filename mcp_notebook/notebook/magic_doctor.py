@@ -49,7 +49,7 @@ def _doctor(ns: Namespace) -> None:
     if ns.transport != "auto":
         options["transport"] = ns.transport
     if ns.from_file is not None or ns.consent:
-        if not isinstance(target, str) or ns.target.startswith(("http://", "https://")):
+        if not isinstance(target, str) or target.startswith(("http://", "https://")):
             raise CommandError("--from and --consent are for configured servers: %mcp doctor NAME --from FILE")
         options.update(config=target, config_file=ns.from_file, consent=True if ns.consent else None)
         target = None

@@ -68,9 +68,8 @@ def _tools(ns: Namespace) -> Listing | DiffView | None:
     if ns.tool is not None:  # `%mcp tools -c ev get-sum`
         show_tool(connection_of(ns), ns.tool)
         return None
-    owner = tool_named(ns.conn) if ns.conn is not None else None
-    if owner is not None:  # `%mcp tools get-sum`: that tool's own view, as `%mcp tool get-sum`
-        show_tool(owner, ns.conn)
+    if ns.conn is not None and (owner := tool_named(ns.conn)) is not None:
+        show_tool(owner, ns.conn)  # `%mcp tools get-sum`: that tool's own view, as `%mcp tool get-sum`
         return None
     conn = connection_of(ns)
     if ns.diff or ns.accept:

@@ -31,11 +31,17 @@ def before_refresh(flush: Callable[[], None]) -> None:
     _before.append(flush)
 
 
-def show(panel: Any, widget_bundle: dict[str, Any]) -> None:
-    """Display `panel` (its widget bundle, then its snapshot) and follow it after each cell."""
+def show(panel: Any, widget_bundle: dict[str, Any] | None, text: str) -> None:
+    """Display `panel` (its widget bundle, then its snapshot) and follow it after each cell.
+
+    The widget's output has `text` as its plain text and no HTML: the snapshot carries that.
+    `widget_bundle` is what the widget's `_repr_mimebundle_()` gave (None for a widget with no view).
+    """
     from IPython.display import display
 
-    display(widget_bundle, raw=True)
+    bundle = {key: value for key, value in (widget_bundle or {}).items() if key != "text/html"}
+    bundle["text/plain"] = text
+    display(bundle, raw=True)
     data = registry.bundle(panel)
     display(data, raw=True, display_id=registry.snapshot_id(panel))
     registry.follow(panel, data)

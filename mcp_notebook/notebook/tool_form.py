@@ -32,7 +32,7 @@ class ToolForm:
         self.conn, self.name = conn, str(tool.get("name", ""))
         self.tool_fields = ToolFields(tool.get("inputSchema"))
         described = self.tool_fields.fields
-        self.fields: dict[str, widgets.Widget] = {name: input_widget(field.input) for name, field in described.items()}
+        self.fields: dict[str, widgets.ValueWidget] = {name: input_widget(field.input) for name, field in described.items()}
         self.initial = {name: field.value for name, field in self.fields.items()}
         self.result: ToolResult | None = None
         rows = [widgets.HBox([_label(field), self.fields[name]]) for name, field in described.items()]

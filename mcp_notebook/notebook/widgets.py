@@ -18,7 +18,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import ipywidgets as widgets
@@ -65,11 +65,7 @@ class Panel(widgets.VBox):
         return bundle
 
     def _ipython_display_(self) -> None:
-        bundle = super()._repr_mimebundle_()
-        if isinstance(bundle, dict):
-            bundle.pop("text/html", None)  # the snapshot output below carries it
-            bundle["text/plain"] = "(a live view; its last state follows)"
-        snapshots.show(self, bundle)
+        snapshots.show(self, super()._repr_mimebundle_(), "(a live view; its last state follows)")
 
     def close(self) -> None:
         self._view.closed = True
@@ -78,7 +74,10 @@ class Panel(widgets.VBox):
 
 
 class View:
-    """Something the pump re-renders: `key()` says whether it changed, `render()` applies it."""
+    """Something the pump re-renders: `key()` says whether it changed, `render()` applies it.
+
+    Each kind sets its `widget`, the `Panel` (or subclass) it is drawn in.
+    """
 
     refresh = REFRESH
 
@@ -90,7 +89,6 @@ class View:
         self._dirty = False
         self._last_key: Any = None
         self._last_render = 0.0
-        self.widget: Panel
 
     def key(self) -> Any:
         raise NotImplementedError
@@ -125,6 +123,9 @@ class View:
         self.render_times.append(now)
 
 
+ViewT = TypeVar("ViewT", bound=View)
+
+
 class Pump:
     """One task on the runtime loop that ticks every view, at most `render_rate` times a second."""
 
@@ -135,7 +136,7 @@ class Pump:
         self._thread: threading.Thread | None = None
         self._wakeup: anyio.Event | None = None
 
-    def add(self, view: View) -> View:
+    def add(self, view: ViewT) -> ViewT:
         """Hand a view over to the pump (from any thread); it renders it from now on."""
         runtime = get_runtime()
         with self._lock:

@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 
-from ..base.errors import ConnectionClosed, ProtocolViolation, StreamBroken, TransportClosed, TransportError
+from ..base.errors import ConnectionClosed, ProtocolViolation, ReissuableError, TransportError
 from ..base.sizes import GIVE_BACK_AFTER, given_back_when_dropped
 from ..protocol import jsonrpc as rpc
 from ..protocol.frame_rules import Seen, Violation
@@ -218,7 +218,7 @@ class Inbound:
             }
             try:
                 self.session.outbox.send(reply, rpc.ERROR, note="reply to an invalid request")
-            except TransportClosed:
+            except ConnectionClosed:
                 pass
 
     def _on_request(self, request: dict[str, Any]) -> None:
@@ -293,11 +293,13 @@ class Inbound:
         A modern response stream that broke before its response is re-issued once, with a new id.
         """
         pending = self.session.requests.pop(request_id)
-        if pending is not None and isinstance(error, StreamBroken) and not pending.resent:
-            pending.resent = True
-            self.session.requests.reissue(pending)
-            self.session.send_request(pending, note=f"re-issued: the stream of request {request_id} broke")
-            return
+        if isinstance(error, ReissuableError):
+            if pending is not None and not pending.resent:
+                pending.resent = True
+                self.session.requests.reissue(pending)
+                self.session.send_request(pending, note=f"re-issued: the stream of request {request_id} broke")
+                return
+            error = TransportError(str(error), status=error.status)  # to the caller, a transport failure
         error = self.session.trace.redactor.exception(error)
         self._transport_failed(error)
         if pending is not None:
@@ -369,7 +371,7 @@ class Inbound:
                 self.session.outbox.send(
                     rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session"
                 )
-            except TransportClosed as exc:
+            except ConnectionClosed as exc:
                 self.session.requests.pop(pending.id)
                 self.session.requests.settle(pending, failure=self.session.closed_error(str(exc)))
         return count

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from ..base.errors import TransportClosed
+from ..base.errors import ConnectionClosed
 from ..protocol import jsonrpc as rpc
 from ..transports.base import Transport
 from .health import HealthCounters
@@ -37,7 +37,7 @@ class Outbox:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """Write one frame now; TransportClosed if the transport cannot take it."""
+        """Write one frame now; ConnectionClosed if the transport cannot take it."""
         text = rpc.encode(message)
         with self.lock:
             entry = self.trace.frame(OUT, kind, text, message, method=message.get("method"), id=message.get("id"), note=note)
@@ -54,7 +54,7 @@ class Outbox:
         is_pong = request["method"] == "ping" and "result" in reply
         try:
             self.send(reply, rpc.RESPONSE if "result" in reply else rpc.ERROR, note)
-        except TransportClosed as exc:
+        except ConnectionClosed as exc:
             if is_pong:
                 self.counters.pong_failures += 1
             self.trace.event("reply-dropped", note=str(exc), id=reply["id"], method=request["method"])

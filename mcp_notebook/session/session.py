@@ -25,11 +25,7 @@ import anyio
 import anyio.abc
 
 from ..base.about import CLIENT_NAME, __version__
-from ..base.errors import (
-    ConnectionClosed,
-    HandshakeError,
-    TransportClosed,
-)
+from ..base.errors import ConnectionClosed, HandshakeError
 from ..base.sizes import give_back_memory
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
@@ -282,7 +278,7 @@ class Session:
                 headers=headers,
                 opens=pending.method == "initialize",
             )
-        except TransportClosed as exc:
+        except ConnectionClosed as exc:
             self.requests.pop(pending.id)
             self.requests.settle(pending, failure=self.closed_error(str(exc)))
 
@@ -343,7 +339,7 @@ class Session:
             raise self.closed_error()
         try:
             self.outbox.send(rpc.notification(method, params), rpc.NOTIFICATION)
-        except TransportClosed as exc:
+        except ConnectionClosed as exc:
             raise self.closed_error(str(exc)) from None
 
     # ----- helpers ---------------------------------------------------------------

@@ -91,7 +91,8 @@ class FrameChecker:
                 if time.perf_counter() - held > YIELD_AFTER:  # let a waiting thread (a pong) have the GIL
                     time.sleep(0)
                     held = time.perf_counter()
-            del batch, seen  # while it waits for the next frames, the worker holds none it checked
+            del batch  # while it waits for the next frames, the worker holds none it checked
+            seen = None
             with self._done:
                 self._checked += checked
                 self._done.notify_all()

@@ -29,11 +29,13 @@ class AuthHook(Protocol):
 
         `attempt` counts the times this request was sent again already. Failures raise
         `AuthorizationError` (a `TransportError`)."""
+        ...
 
     async def outwait_user(self) -> bool:
         """While a flow runs, wait until it is over; True if there was such a wait. A request's
         deadline does not count it: a person in a browser takes the time they take (the flow's
         own exchanges have their own timeouts)."""
+        ...
 
     async def aclose(self) -> None:
         """Release what the hook holds (its own HTTP client); the transport is closing."""

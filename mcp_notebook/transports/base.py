@@ -35,6 +35,7 @@ class Sink(Protocol):
     def frame_here(self, text: str) -> bool:
         """On the transport's own reading thread: take the frame now if it needs no event loop
         (an answer a blocked caller waits for, a server ping); False leaves it to `frame_received`."""
+        ...
 
     def hung_up(self) -> None:
         """The peer is gone: the process exited or the connection cannot go on."""
@@ -50,6 +51,7 @@ class Sink(Protocol):
 
     def awaiting(self, request_id: RequestId) -> bool:
         """Whether a request of ours still waits for its response (to resume a dropped stream)."""
+        ...
 
 
 class Transport(Protocol):
@@ -63,6 +65,7 @@ class Transport(Protocol):
 
     def describe(self) -> str:
         """Where the server is (command line or URL), with secrets redacted."""
+        ...
 
     async def open(self, task_group: anyio.abc.TaskGroup, sink: Sink) -> None:
         """Start (spawn the process, create the HTTP client); frames flow into `sink` afterwards."""

@@ -23,7 +23,7 @@ import anyio
 import anyio.abc
 import httpx2
 
-from ..base.errors import StreamBroken, TransportError
+from ..base.errors import ReissuableError, TransportError
 from ..protocol.jsonrpc import RequestId, utf8_problem
 from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
@@ -298,7 +298,7 @@ class HttpTransport:
             last_id, retry = await self._streams.read(response, f"POST stream of request {request_id}")
             if request_id is not None and sink.awaiting(request_id):
                 if self.modern:  # 2026-07-28 streams do not resume: the session re-issues the request
-                    raise StreamBroken(f"the response stream of request {request_id} ended before its response")
+                    raise ReissuableError(f"the response stream of request {request_id} ended before its response")
                 await self._streams.resume(request_id, last_id, retry)
             return
         content_type = response.headers.get("content-type", "")

@@ -30,7 +30,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
-from ..base.errors import TransportClosed
+from ..base.errors import ConnectionClosed
 from ..protocol.jsonrpc import RequestId
 from .base import MAX_FRAME_BYTES, Sink
 from .lines import LineSplitter
@@ -235,7 +235,7 @@ class StdioTransport:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """Write one frame now, or queue it behind earlier bytes; TransportClosed if stdin is gone.
+        """Write one frame now, or queue it behind earlier bytes; ConnectionClosed if stdin is gone.
 
         From any thread. Off the loop only a frame that fits one atomic pipe write (PIPE_BUF)
         is written directly, so an interrupt in the caller cannot tear it; others are queued
@@ -245,9 +245,9 @@ class StdioTransport:
         with self._write_lock:
             process = self._process
             if process is None or process.stdin is None or process.stdin.closed or self._closing:
-                raise TransportClosed("the server's stdin is closed")
+                raise ConnectionClosed("the server's stdin is closed")
             if self._write_error is not None:
-                raise TransportClosed(self._write_error)
+                raise ConnectionClosed(self._write_error)
             on_loop = threading.get_ident() == self._loop_thread
             if not self._unwritten and (on_loop or len(data) <= select.PIPE_BUF):
                 try:
@@ -256,12 +256,12 @@ class StdioTransport:
                     written = 0
                 except OSError as exc:
                     self._write_error = f"cannot write to the server: {exc.strerror or exc}"
-                    raise TransportClosed(self._write_error) from exc
+                    raise ConnectionClosed(self._write_error) from exc
                 if written == len(data):
                     return
                 data = data[written:]
             if len(self._unwritten) + len(data) > MAX_UNWRITTEN_BYTES:
-                raise TransportClosed("the server has stopped reading its stdin")
+                raise ConnectionClosed("the server has stopped reading its stdin")
             self._unwritten += data
         assert self._loop is not None
         if on_loop:

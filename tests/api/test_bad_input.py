@@ -17,7 +17,7 @@ SERVERS = Path(__file__).parents[1] / "servers"
 
 
 @pytest.fixture(scope="module")
-def conn() -> Iterator[mcp_notebook.Connection]:
+def shared_sdk() -> Iterator[mcp_notebook.Connection]:
     with mcp_notebook.connect(sdk_server_cmd(), name="sdk-input", era="legacy") as c:
         yield c
 
@@ -51,32 +51,32 @@ def test_a_url_with_a_bad_port_never_echoes_its_credentials():
 
 
 @pytest.mark.parametrize("arguments", [["x"], "text=hi", [("text", "hi")], {1: "hi"}])
-def test_tool_arguments_must_be_a_dict(conn, arguments):
+def test_tool_arguments_must_be_a_dict(shared_sdk, arguments):
     with pytest.raises(Exception) as caught:
-        conn.call_tool("echo", arguments)
+        shared_sdk.call_tool("echo", arguments)
     assert "echo: the arguments must be a dict of names to values" in one_line_usage_error(caught)
     assert isinstance(caught.value, mcp_notebook.ToolArgumentError)
 
 
 @pytest.mark.parametrize("timeout", [0, -1, -0.5, float("inf"), "5"])
-def test_timeouts_must_be_positive_numbers(conn, timeout):
+def test_timeouts_must_be_positive_numbers(shared_sdk, timeout):
     calls = {
         "connect": lambda: mcp_notebook.connect(sdk_server_cmd(), name="never", timeout=timeout),
-        "ping": lambda: conn.ping(timeout=timeout),
-        "request": lambda: conn.request("tools/list", timeout=timeout),
-        "call_tool": lambda: conn.call_tool("echo", {"text": "hi"}, timeout=timeout),
-        "max_total": lambda: conn.call_tool("echo", {"text": "hi"}, max_total=timeout),
-        "read_resource": lambda: conn.read_resource("file:///x", timeout=timeout),
+        "ping": lambda: shared_sdk.ping(timeout=timeout),
+        "request": lambda: shared_sdk.request("tools/list", timeout=timeout),
+        "call_tool": lambda: shared_sdk.call_tool("echo", {"text": "hi"}, timeout=timeout),
+        "max_total": lambda: shared_sdk.call_tool("echo", {"text": "hi"}, max_total=timeout),
+        "read_resource": lambda: shared_sdk.read_resource("file:///x", timeout=timeout),
     }
-    before = len(conn.trace.frames("out"))
+    before = len(shared_sdk.trace.frames("out"))
     for what, call in calls.items():
         with pytest.raises(Exception) as caught:
             call()
         assert "must be a positive number of seconds" in one_line_usage_error(caught), what
-    sent = {e.method for e in conn.trace.frames("out")[before:]}
+    sent = {e.method for e in shared_sdk.trace.frames("out")[before:]}
     assert not sent & {"ping", "tools/call", "resources/read"}  # refused before it went out
     assert "never" not in mcp_notebook.connections()
-    assert conn.ping(timeout=30) > 0 and conn.ping(timeout=None) > 0
+    assert shared_sdk.ping(timeout=30) > 0 and shared_sdk.ping(timeout=None) > 0
 
 
 def test_a_probe_timeout_must_be_positive():

@@ -76,7 +76,7 @@ class DeviceUser(frontend.FrontEnd):
 
 
 @pytest.fixture
-def user() -> Iterator[DeviceUser]:
+def device_user() -> Iterator[DeviceUser]:
     previous = frontend.current()
     scripted = DeviceUser()
     frontend.use(scripted)
@@ -90,11 +90,11 @@ def serve(tmp_path: Path, **settings: Any) -> tuple[demo_server.DemoServerProces
     return process, url, issued
 
 
-def test_the_device_grant_end_to_end_and_no_secret_shows(tmp_path: Path, user: DeviceUser) -> None:
+def test_the_device_grant_end_to_end_and_no_secret_shows(tmp_path: Path, device_user: DeviceUser) -> None:
     process, url, issued = serve(tmp_path)
     with process, mcp_notebook.connect(url, name="dev", auth=OAuth(grant="device", remember=False)) as conn:
         assert conn.call_tool("add", {"a": 1, "b": 2}).structured == {"sum": 3}
-        [shown] = user.shown
+        [shown] = device_user.shown
         origin = url.removesuffix("/mcp")
         assert shown.code.verification_uri == f"{origin}/device"
         assert shown.code.url == f"{origin}/device?user_code={shown.code.user_code}"  # the complete URL is preferred
@@ -115,7 +115,7 @@ def test_the_device_grant_end_to_end_and_no_secret_shows(tmp_path: Path, user: D
         assert "device authorization" in shown_text and "asking the user to enter a code" in shown_text
 
 
-def test_slow_down_adds_five_seconds_and_is_heard_once(tmp_path: Path, user: DeviceUser) -> None:
+def test_slow_down_adds_five_seconds_and_is_heard_once(tmp_path: Path, device_user: DeviceUser) -> None:
     process, url, _ = serve(tmp_path, device_fault="slow")
     with process, mcp_notebook.connect(url, name="slow", auth=OAuth(grant="device", remember=False)) as conn:
         polls = [e for e in conn.trace.entries() if e.kind == "auth-http" and e.detail.get("step") == "device token"]
@@ -129,50 +129,50 @@ def test_slow_down_adds_five_seconds_and_is_heard_once(tmp_path: Path, user: Dev
     ("fault", "message"),
     [("deny", "authorization denied at http://127.0.0.1"), ("expire", "the device code expired before it was approved")],
 )
-def test_denial_and_expiry_are_one_line_errors(tmp_path: Path, user: DeviceUser, fault: str, message: str) -> None:
+def test_denial_and_expiry_are_one_line_errors(tmp_path: Path, device_user: DeviceUser, fault: str, message: str) -> None:
     process, url, _ = serve(tmp_path, device_fault=fault)
     with process, pytest.raises(McpNotebookError, match=message):
         mcp_notebook.connect(url, name=fault, auth=OAuth(grant="device", remember=False))
-    assert user.shown[0].outcome is not None and user.shown[0].outcome[1] is True
+    assert device_user.shown[0].outcome is not None and device_user.shown[0].outcome[1] is True
 
 
-def test_cancel_ends_the_wait(tmp_path: Path, user: DeviceUser) -> None:
-    user.cancel = True
+def test_cancel_ends_the_wait(tmp_path: Path, device_user: DeviceUser) -> None:
+    device_user.cancel = True
     process, url, _ = serve(tmp_path, device_fault="pending")
     with process, pytest.raises(McpNotebookError, match="authorization cancelled"):
         mcp_notebook.connect(url, name="cancel", auth=OAuth(grant="device", remember=False))
-    assert user.shown[0].outcome == ("authorization cancelled", True)
+    assert device_user.shown[0].outcome == ("authorization cancelled", True)
 
 
-def test_ctrl_c_ends_the_wait(tmp_path: Path, user: DeviceUser) -> None:
+def test_ctrl_c_ends_the_wait(tmp_path: Path, device_user: DeviceUser) -> None:
     """Ctrl-C while the flow polls (sent once polling has begun): the call ends, and so does the polling."""
     process, url, _ = serve(tmp_path, device_fault="pending")
-    user.interrupt = True
+    device_user.interrupt = True
     with process:
         with pytest.raises(KeyboardInterrupt):
             mcp_notebook.connect(url, name="interrupted", auth=OAuth(grant="device", remember=False))
-        assert user.shown[0].finished.wait(30)
-        note, failed = user.shown[0].outcome  # type: ignore[misc]
+        assert device_user.shown[0].finished.wait(30)
+        note, failed = device_user.shown[0].outcome  # type: ignore[misc]
         assert failed and note.startswith("authorization given up")
 
 
-def test_ctrl_c_on_a_later_request_ends_its_polling_and_the_connection_goes_on(tmp_path: Path, user: DeviceUser) -> None:
+def test_ctrl_c_on_a_later_request_ends_its_polling_and_the_connection_goes_on(tmp_path: Path, device_user: DeviceUser) -> None:
     """The token is used up and cannot be refreshed, so a tool call starts a second device
     flow; Ctrl-C gives that call up while the flow polls. No request waits for the flow any
     more, so it stops, though the connection stays open; the next call asks again."""
     process, url, _ = serve(tmp_path, token_calls=1, refreshes=0, device_fault="later")
     with process, mcp_notebook.connect(url, name="later", auth=OAuth(grant="device", remember=False)) as conn:
         conn.call_tool("add", {"a": 1, "b": 2})
-        user.interrupt = True
+        device_user.interrupt = True
         with pytest.raises(KeyboardInterrupt):
             conn.call_tool("add", {"a": 1, "b": 2})
-        user.interrupt = False
-        assert user.shown[1].finished.wait(30)
-        assert user.shown[1].outcome == ("authorization given up: no request waits for it any more", True)
-        user.cancel = True  # the next call asks again (a third code): not given up, cancelled
+        device_user.interrupt = False
+        assert device_user.shown[1].finished.wait(30)
+        assert device_user.shown[1].outcome == ("authorization given up: no request waits for it any more", True)
+        device_user.cancel = True  # the next call asks again (a third code): not given up, cancelled
         with pytest.raises(McpNotebookError, match="authorization cancelled"):
             conn.call_tool("add", {"a": 2, "b": 2})
-        assert len(user.shown) == 3 and conn.ping() >= 0  # the connection goes on
+        assert len(device_user.shown) == 3 and conn.ping() >= 0  # the connection goes on
 
 
 @pytest.mark.parametrize(

@@ -17,12 +17,6 @@ from mcp_notebook.api.tools.validate import OutputSchemaError, ToolArgumentError
 from mcp_notebook.runtime import get_runtime
 
 
-@pytest.fixture
-def conn():
-    with mcp_notebook.connect(server_everything_cmd(), name="everything", era="legacy") as c:
-        yield c
-
-
 def ctrl_c_on_first_report():
     """A progress callback that presses Ctrl-C once the call is under way. It runs in the
     caller's (main) thread, so the KeyboardInterrupt lands in the waiting call."""

@@ -32,13 +32,6 @@ LONG = "trigger-long-running-operation"
 
 
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    """server-everything in streamableHttp mode on 127.0.0.1, shared by the module."""
-    with everything(free_port(), "streamableHttp") as base:
-        yield base + "/mcp"
-
-
-@pytest.fixture(scope="module")
 def sse_url() -> Iterator[str]:
     """server-everything in sse mode (the HTTP+SSE transport of 2024-11-05)."""
     with everything(free_port(), "sse") as base:
@@ -54,7 +47,7 @@ def connect(url: str, name: str = "everything-http", **options: Any) -> mcp_note
 
 
 @pytest.fixture
-def conn(url: str) -> Iterator[mcp_notebook.Connection]:
+def http_conn(url: str) -> Iterator[mcp_notebook.Connection]:
     with connect(url) as c:
         yield c
 
@@ -91,35 +84,35 @@ SHARED = [
 
 
 @pytest.mark.parametrize("check", SHARED, ids=[check.__name__.removeprefix("test_") for check in SHARED])
-def test_the_stdio_checks_hold_over_streamable_http(conn, check):
+def test_the_stdio_checks_hold_over_streamable_http(http_conn, check):
     """Tools, content types, structured results, bad input, resources, templates, prompts and
     completions: the stdio test bodies, run on an HTTP connection."""
-    assert conn.session.transport.kind == "http"
-    check(conn)
+    assert http_conn.session.transport.kind == "http"
+    check(http_conn)
 
 
-def test_what_the_server_itself_refuses(conn):
-    unknown = conn.call_tool("nope", validate=False)  # past our own checks: the server's answer
+def test_what_the_server_itself_refuses(http_conn):
+    unknown = http_conn.call_tool("nope", validate=False)  # past our own checks: the server's answer
     assert unknown.is_error and "Tool nope not found" in unknown.text
-    wrong = conn.call_tool("get-sum", {"a": "x", "b": 1}, validate=False)
+    wrong = http_conn.call_tool("get-sum", {"a": "x", "b": 1}, validate=False)
     assert wrong.is_error and "expected number, received string" in wrong.text
-    missing = conn.call_tool("get-sum", {"a": 1}, validate=False)
+    missing = http_conn.call_tool("get-sum", {"a": 1}, validate=False)
     assert missing.is_error and "received undefined at b" in missing.text
     with pytest.raises(mcp_notebook.McpError) as info:  # a JSON-RPC error on the POST stream
-        conn.request("prompts/get", {"name": "nope"})
+        http_conn.request("prompts/get", {"name": "nope"})
     assert info.value.code == -32602 and "\n" not in str(info.value)
 
 
 # ----------------------------------------------------------------- progress and cancellation
 
 
-def test_progress_arrives_on_the_post_stream_before_the_result(conn):
+def test_progress_arrives_on_the_post_stream_before_the_result(http_conn):
     seen: list[tuple[float, float | None]] = []
-    result = conn.call_tool(LONG, {"duration": 0.8, "steps": 4}, progress=lambda p, total, message: seen.append((p, total)))
+    result = http_conn.call_tool(LONG, {"duration": 0.8, "steps": 4}, progress=lambda p, total, message: seen.append((p, total)))
     assert "completed" in result.text
-    request = sent(conn, "tools/call")[-1]
+    request = sent(http_conn, "tools/call")[-1]
     token = request["params"]["_meta"]["progressToken"]
-    frames = conn.trace.frames("in")
+    frames = http_conn.trace.frames("in")
     reply = next(e for e in frames if e.kind == "response" and e.id == request["id"])
     updates = [e for e in frames if e.method == "notifications/progress" and e.message["params"]["progressToken"] == token]
     # Every update reached the session before the result did...
@@ -128,16 +121,16 @@ def test_progress_arrives_on_the_post_stream_before_the_result(conn):
     assert {e.detail["via"] for e in updates + [reply]} == {f"POST stream of request {request['id']}"}
     # ...and the callback saw each of them, in order, before call_tool returned.
     assert seen == [(1.0, 4.0), (2.0, 4.0), (3.0, 4.0), (4.0, 4.0)]
-    streams = [e.detail["stream"] for e in conn.trace.entries() if e.kind == "stream-open"]
+    streams = [e.detail["stream"] for e in http_conn.trace.entries() if e.kind == "stream-open"]
     assert f"POST stream of request {request['id']}" in streams
 
 
-def test_cancel_by_id_a_timeout_and_ctrl_c_send_cancelled_over_http(conn):
+def test_cancel_by_id_a_timeout_and_ctrl_c_send_cancelled_over_http(http_conn):
     running, outcome = threading.Event(), []
 
     def run() -> None:
         try:
-            conn.call_tool(LONG, {"duration": 60, "steps": 600}, progress=lambda *a: running.set())
+            http_conn.call_tool(LONG, {"duration": 60, "steps": 600}, progress=lambda *a: running.set())
         except mcp_notebook.McpNotebookError as exc:
             outcome.append(exc)
 
@@ -145,35 +138,35 @@ def test_cancel_by_id_a_timeout_and_ctrl_c_send_cancelled_over_http(conn):
     worker.start()
     try:
         assert running.wait(WAIT)  # the first progress: the call is in flight
-        by_id = sent(conn, "tools/call")[-1]["id"]
-        assert conn.cancel(by_id)
+        by_id = sent(http_conn, "tools/call")[-1]["id"]
+        assert http_conn.cancel(by_id)
     finally:
         worker.join(WAIT)
-    assert isinstance(outcome[0], mcp_notebook.ConnectionClosed) and not conn.cancel(by_id)
+    assert isinstance(outcome[0], mcp_notebook.ConnectionClosed) and not http_conn.cancel(by_id)
 
     # One step of 60 s: no progress at all, so the idle timeout is what ends the call.
     with pytest.raises(mcp_notebook.RequestTimeout, match=r"no response or progress within 0\.5 s"):
-        conn.call_tool(LONG, {"duration": 60, "steps": 1}, timeout=0.5)
-    timed_out = sent(conn, "tools/call")[-1]["id"]
+        http_conn.call_tool(LONG, {"duration": 60, "steps": 1}, timeout=0.5)
+    timed_out = sent(http_conn, "tools/call")[-1]["id"]
 
     with pytest.raises(KeyboardInterrupt):
-        conn.call_tool(LONG, {"duration": 60, "steps": 600}, progress=ctrl_c_on_first_report())
-    by_ctrl_c = sent(conn, "tools/call")[-1]["id"]
+        http_conn.call_tool(LONG, {"duration": 60, "steps": 600}, progress=ctrl_c_on_first_report())
+    by_ctrl_c = sent(http_conn, "tools/call")[-1]["id"]
 
-    cancelled = [m["params"] for m in sent(conn, "notifications/cancelled")]
+    cancelled = [m["params"] for m in sent(http_conn, "notifications/cancelled")]
     assert cancelled == [
         {"requestId": by_id, "reason": "cancelled by the user"},
         {"requestId": timed_out, "reason": "no response or progress within 0.5 s"},
         {"requestId": by_ctrl_c, "reason": "cancelled by the user"},
     ]
-    assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
+    assert http_conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
     # A request is POSTed only once the notifications and replies before it are through, so
     # by now the server has accepted each of them (202), the cancellations included.
-    one_way = sent(conn, kind="notification") + sent(conn, kind="response") + sent(conn, kind="error")
-    assert [status for method, status in http_events(conn) if method == "POST"].count(202) == len(one_way)
+    one_way = sent(http_conn, kind="notification") + sent(http_conn, kind="response") + sent(http_conn, kind="error")
+    assert [status for method, status in http_events(http_conn) if method == "POST"].count(202) == len(one_way)
 
 
-def test_abandoned_calls_do_not_hold_their_streams_open(conn):
+def test_abandoned_calls_do_not_hold_their_streams_open(http_conn):
     """The TypeScript SDK never answers a cancelled request, so its POST stream would stay open
     until the session ends: more of those than the HTTP pool has connections (httpx: 100)
     and every later POST, a pong included, would wait for a free connection forever."""
@@ -181,73 +174,73 @@ def test_abandoned_calls_do_not_hold_their_streams_open(conn):
 
     def abandoned(_: int) -> None:  # no progress token, and no answer for 60 s: the timeout ends each one
         with pytest.raises(mcp_notebook.RequestTimeout):
-            conn.request("tools/call", {"name": LONG, "arguments": {"duration": 60, "steps": 1}}, timeout=0.5)
+            http_conn.request("tools/call", {"name": LONG, "arguments": {"duration": 60, "steps": 1}}, timeout=0.5)
 
     with ThreadPoolExecutor(max_workers=calls) as pool:
         list(pool.map(abandoned, range(calls)))
-    assert len(sent(conn, "notifications/cancelled")) == calls
-    assert conn.request("tools/call", {"name": "echo", "arguments": {"message": "free"}}, timeout=WAIT)
-    closed = {e.detail["id"] for e in conn.trace.entries() if e.kind == "stream-cancelled"}
-    assert closed == {m["id"] for m in sent(conn, "tools/call")[:calls]}
+    assert len(sent(http_conn, "notifications/cancelled")) == calls
+    assert http_conn.request("tools/call", {"name": "echo", "arguments": {"message": "free"}}, timeout=WAIT)
+    closed = {e.detail["id"] for e in http_conn.trace.entries() if e.kind == "stream-cancelled"}
+    assert closed == {m["id"] for m in sent(http_conn, "tools/call")[:calls]}
 
 
 # ----------------------------------------------------------------- the GET listening stream
 
 
-def test_simulated_logging_arrives_on_the_listening_stream(conn):
-    conn.set_log_level("debug")
-    session_id = conn.session.transport.session_id
+def test_simulated_logging_arrives_on_the_listening_stream(http_conn):
+    http_conn.set_log_level("debug")
+    session_id = http_conn.session.transport.session_id
     assert session_id
-    ours = notice(conn, "notifications/message", lambda params: f"SessionId {session_id}" in str(params.get("data")))
-    conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
+    ours = notice(http_conn, "notifications/message", lambda params: f"SessionId {session_id}" in str(params.get("data")))
+    http_conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
     try:
         assert ours.wait(WAIT)
     finally:
-        conn.call_tool("toggle-simulated-logging")
-    record = next(r for r in conn.logs if session_id in str(r.data))
-    frame = next(e for e in conn.trace.frames("in") if e.method == "notifications/message" and session_id in str(e.message))
+        http_conn.call_tool("toggle-simulated-logging")
+    record = next(r for r in http_conn.logs if session_id in str(r.data))
+    frame = next(e for e in http_conn.trace.frames("in") if e.method == "notifications/message" and session_id in str(e.message))
     assert frame.detail == {"via": "GET stream"}  # not the POST stream of the tool call
     assert trace_rows([frame])[0].method == "notifications/message (GET stream)"  # as the trace widget shows it
     assert record.level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
     assert "level" in record.data and record.logger is None
-    assert sent(conn, "logging/setLevel")[0]["params"] == {"level": "debug"}
-    assert ("GET", 200) in http_events(conn)
+    assert sent(http_conn, "logging/setLevel")[0]["params"] == {"level": "debug"}
+    assert ("GET", 200) in http_events(http_conn)
     with pytest.raises(mcp_notebook.UsageError, match="unknown log level"):
-        conn.set_log_level("loud")
+        http_conn.set_log_level("loud")
 
 
-def test_resource_updates_arrive_for_a_subscription(conn):
+def test_resource_updates_arrive_for_a_subscription(http_conn):
     uri = "demo://resource/dynamic/text/1"
-    acknowledged = notice(conn, "notifications/message", lambda params: f"URI: {uri}" in str(params.get("data")))
+    acknowledged = notice(http_conn, "notifications/message", lambda params: f"URI: {uri}" in str(params.get("data")))
     updated = threading.Event()
-    conn.subscribe(uri, lambda updated_uri: updated.set() if updated_uri == uri else None)
+    http_conn.subscribe(uri, lambda updated_uri: updated.set() if updated_uri == uri else None)
     assert acknowledged.wait(WAIT)  # the server logs each subscription on the listening stream
-    conn.call_tool("toggle-subscriber-updates")  # one update at once, then every 5 s
+    http_conn.call_tool("toggle-subscriber-updates")  # one update at once, then every 5 s
     try:
         assert updated.wait(WAIT)
     finally:
-        conn.call_tool("toggle-subscriber-updates")
-        conn.unsubscribe(uri)
-    assert conn.resource_updates(uri) >= 1 and conn.resource_updates() == conn.resource_updates(uri)
-    assert [m["params"]["uri"] for m in sent(conn, "resources/subscribe")] == [uri]
-    assert [m["params"]["uri"] for m in sent(conn, "resources/unsubscribe")] == [uri]
+        http_conn.call_tool("toggle-subscriber-updates")
+        http_conn.unsubscribe(uri)
+    assert http_conn.resource_updates(uri) >= 1 and http_conn.resource_updates() == http_conn.resource_updates(uri)
+    assert [m["params"]["uri"] for m in sent(http_conn, "resources/subscribe")] == [uri]
+    assert [m["params"]["uri"] for m in sent(http_conn, "resources/unsubscribe")] == [uri]
 
 
-def test_a_new_resource_announces_itself_and_the_list_cache_refreshes(conn):
-    before = conn.list_resources()
-    assert conn.list_resources() is before
-    changed = notice(conn, "notifications/resources/list_changed")
+def test_a_new_resource_announces_itself_and_the_list_cache_refreshes(http_conn):
+    before = http_conn.list_resources()
+    assert http_conn.list_resources() is before
+    changed = notice(http_conn, "notifications/resources/list_changed")
     # Session resources live in one server-wide map by name: a fresh name per run. And never
     # the tool's default `data`, an internet URL: a data: URI it reads itself.
     name = f"notes-{uuid.uuid4().hex[:8]}.txt.gz"
     data = "data:text/plain;base64," + base64.b64encode(b"hello over HTTP").decode()
-    link = conn.call_tool("gzip-file-as-resource", {"name": name, "data": data, "outputType": "resourceLink"})
+    link = http_conn.call_tool("gzip-file-as-resource", {"name": name, "data": data, "outputType": "resourceLink"})
     assert link.content[0]["type"] == "resource_link"
     assert changed.wait(WAIT)
-    after = conn.list_resources()
+    after = http_conn.list_resources()
     assert after is not before and name in after.names() and name not in before.names()
-    assert conn.list_resources() is after
-    assert gzip.decompress(conn.read_resource(link.content[0]["uri"]).blobs[0]) == b"hello over HTTP"
+    assert http_conn.list_resources() is after
+    assert gzip.decompress(http_conn.read_resource(link.content[0]["uri"]).blobs[0]) == b"hello over HTTP"
 
 
 # ----------------------------------------------------------------- server requests

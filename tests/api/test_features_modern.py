@@ -25,7 +25,7 @@ LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
 
 @pytest.fixture
-def conn():
+def modern():
     with mcp_notebook.connect(sdk_server_cmd(), name="modern", era="modern", elicitation=True) as c:
         assert c.era == "modern"
         yield c
@@ -66,40 +66,40 @@ class Terminal:
         self.answer(question)
 
 
-def test_progress_reaches_a_callback_and_resets_the_timeout(conn):
+def test_progress_reaches_a_callback_and_resets_the_timeout(modern):
     seen = []
-    result = conn.call_tool(
+    result = modern.call_tool(
         "steps", {"count": 4, "seconds": 1.6}, timeout=1.2, progress=lambda p, total, message: seen.append((p, total, message))
     )
     assert result.text == "done after 4 steps"
     assert seen[-1] == (4.0, 4.0, "step 4/4") and len(seen) >= 2
-    [call] = sent(conn, "tools/call")
+    [call] = sent(modern, "tools/call")
     assert isinstance(meta_of(call)["progressToken"], str)
     assert LOG_LEVEL not in meta_of(call)  # no level asked for: the server must send no log lines
-    assert not conn.logs
+    assert not modern.logs
 
 
-def test_text_progress_bar_in_a_terminal(shown_as, conn, capsys):
+def test_text_progress_bar_in_a_terminal(shown_as, modern, capsys):
     shown_as("ipython")
-    conn.call_tool("steps", {"count": 2, "seconds": 0.2})
+    modern.call_tool("steps", {"count": 2, "seconds": 0.2})
     err = capsys.readouterr().err
     assert "modern tools/call" in err and "2/2" in err
 
 
-def test_request_scoped_log_lines_reach_the_calling_cell(shown_as, conn, capsys):
+def test_request_scoped_log_lines_reach_the_calling_cell(shown_as, modern, capsys):
     shown_as("ipython")
-    result = conn.call_tool("steps", {"count": 2, "seconds": 0.2}, log_level="info")
+    result = modern.call_tool("steps", {"count": 2, "seconds": 0.2}, log_level="info")
     assert result.text == "done after 2 steps"
     out = capsys.readouterr().out
     assert "[modern info steps] step 1/2" in out and "[modern info steps] step 2/2" in out
     assert "debug 1/2" not in out  # below the level asked for: the server kept it
-    assert meta_of(sent(conn, "tools/call")[-1])[LOG_LEVEL] == "info"
-    assert [r.data for r in conn.logs] == ["step 1/2", "step 2/2"]
-    conn.call_tool("steps", {"count": 1, "seconds": 0}, log_level="debug")
-    assert meta_of(sent(conn, "tools/call")[-1])[LOG_LEVEL] == "debug"
+    assert meta_of(sent(modern, "tools/call")[-1])[LOG_LEVEL] == "info"
+    assert [r.data for r in modern.logs] == ["step 1/2", "step 2/2"]
+    modern.call_tool("steps", {"count": 1, "seconds": 0}, log_level="debug")
+    assert meta_of(sent(modern, "tools/call")[-1])[LOG_LEVEL] == "debug"
     assert "[modern debug steps] debug 1/1" in capsys.readouterr().out
-    conn.call_tool("echo", {"text": "quiet"})
-    assert LOG_LEVEL not in meta_of(sent(conn, "tools/call")[-1])  # the override was for that call only
+    modern.call_tool("echo", {"text": "quiet"})
+    assert LOG_LEVEL not in meta_of(sent(modern, "tools/call")[-1])  # the override was for that call only
 
 
 def test_set_log_level_is_remembered_and_sent_with_each_request():
@@ -118,19 +118,19 @@ def test_set_log_level_is_remembered_and_sent_with_each_request():
             conn.set_log_level("info")
 
 
-def test_subscribe_on_modern_listens_for_that_resource(conn):
+def test_subscribe_on_modern_listens_for_that_resource(modern):
     updated = threading.Event()
-    conn.subscribe("file:///watched", lambda uri: updated.set())
-    listen = sent(conn, "subscriptions/listen")[-1]
+    modern.subscribe("file:///watched", lambda uri: updated.set())
+    listen = sent(modern, "subscriptions/listen")[-1]
     assert listen["params"]["notifications"] == {"resourceSubscriptions": ["file:///watched"]}
-    conn.call_tool("touch", {"uri": "file:///watched"})
-    assert updated.wait(20) and conn.resource_updates("file:///watched") == 1
-    subscription = conn._fx.listens["file:///watched"]
-    conn.unsubscribe("file:///watched")
+    modern.call_tool("touch", {"uri": "file:///watched"})
+    assert updated.wait(20) and modern.resource_updates("file:///watched") == 1
+    subscription = modern._fx.listens["file:///watched"]
+    modern.unsubscribe("file:///watched")
     assert subscription.wait_for(lambda s: s.ended is not None, 10) and subscription.ended == "closed by the client"
-    assert not sent(conn, "resources/subscribe") and not sent(conn, "resources/unsubscribe")  # not in 2026-07-28
+    assert not sent(modern, "resources/subscribe") and not sent(modern, "resources/unsubscribe")  # not in 2026-07-28
     with pytest.raises(mcp_notebook.UsageError, match="not subscribed"):
-        conn.unsubscribe("file:///watched")
+        modern.unsubscribe("file:///watched")
 
 
 def test_a_log_level_per_request_is_refused_on_legacy_before_anything_is_sent():
@@ -161,53 +161,53 @@ def test_percent_mcp_loglevel_says_how_the_level_travels(era, capsys):
         conn.close()
 
 
-def test_a_question_from_an_input_required_round_is_asked_in_the_calling_cell(conn, monkeypatch, shown_as):
+def test_a_question_from_an_input_required_round_is_asked_in_the_calling_cell(modern, monkeypatch, shown_as):
     user = Terminal(monkeypatch, shown_as, lambda question: question.accept({"name": "Ada"}))
-    assert conn.call_tool("ask_name").text == "hello Ada"
+    assert modern.call_tool("ask_name").text == "hello Ada"
     [(thread, question)] = user.asked
     assert thread is threading.current_thread()  # asked where the caller waits, not on the session thread
     assert question.kind == "elicitation" and question.params["message"] == "What is your name?"
-    first, retry = sent(conn, "tools/call")
+    first, retry = sent(modern, "tools/call")
     assert "inputResponses" not in first["params"]
     assert list(retry["params"]["inputResponses"].values()) == [{"action": "accept", "content": {"name": "Ada"}}]
     assert meta_of(retry)["progressToken"] == meta_of(first)["progressToken"]  # one call, one progress token
 
 
-def test_without_a_cell_or_terminal_the_question_is_declined(shown_as, conn, monkeypatch):
+def test_without_a_cell_or_terminal_the_question_is_declined(shown_as, modern, monkeypatch):
     shown_as("script")
     monkeypatch.setattr("sys.stdin", None)
-    assert conn.call_tool("ask_name").text == "decline"
+    assert modern.call_tool("ask_name").text == "decline"
 
 
-def test_timeouts_reset_on_progress_and_the_maximum_total_holds(conn):
+def test_timeouts_reset_on_progress_and_the_maximum_total_holds(modern):
     with pytest.raises(mcp_notebook.RequestTimeout, match="maximum total time of 0.6 s"):
-        conn.call_tool("steps", {"count": 10, "seconds": 5}, timeout=2, max_total=0.6)
+        modern.call_tool("steps", {"count": 10, "seconds": 5}, timeout=2, max_total=0.6)
     with pytest.raises(mcp_notebook.RequestTimeout, match="no response or progress within 0.4 s"):
-        conn.call_tool("slow", {"seconds": 30}, timeout=0.4)
-    calls, cancels = sent(conn, "tools/call"), sent(conn, "notifications/cancelled")
+        modern.call_tool("slow", {"seconds": 30}, timeout=0.4)
+    calls, cancels = sent(modern, "tools/call"), sent(modern, "notifications/cancelled")
     assert [c["params"]["requestId"] for c in cancels] == [m["id"] for m in calls]
     assert "no response or progress within 0.4 s" in cancels[-1]["params"]["reason"]
-    assert conn.call_tool("echo", {"text": "still usable"}).text == "still usable"
+    assert modern.call_tool("echo", {"text": "still usable"}).text == "still usable"
 
 
-def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(conn):
+def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(modern):
     with pytest.raises(mcp_notebook.Interrupted, match="^cancelled; the server was sent notifications/cancelled$"):
-        conn.call_tool("steps", {"count": 60, "seconds": 30}, progress=ctrl_c_on_first_report())
-    [cancel] = sent(conn, "notifications/cancelled")
-    assert cancel["params"] == {"requestId": sent(conn, "tools/call")[-1]["id"], "reason": "cancelled by the user"}
+        modern.call_tool("steps", {"count": 60, "seconds": 30}, progress=ctrl_c_on_first_report())
+    [cancel] = sent(modern, "notifications/cancelled")
+    assert cancel["params"] == {"requestId": sent(modern, "tools/call")[-1]["id"], "reason": "cancelled by the user"}
 
     outcome = []
-    worker = threading.Thread(target=lambda: outcome.append(_catch(conn.call_tool, "slow", {"seconds": 30})))
+    worker = threading.Thread(target=lambda: outcome.append(_catch(modern.call_tool, "slow", {"seconds": 30})))
     worker.start()
     deadline = time.monotonic() + 10
-    while not conn._fx.pendings and time.monotonic() < deadline:
+    while not modern._fx.pendings and time.monotonic() < deadline:
         time.sleep(0.01)
-    [request_id] = conn._fx.pendings
-    assert conn.cancel(request_id, "enough")
+    [request_id] = modern._fx.pendings
+    assert modern.cancel(request_id, "enough")
     worker.join(10)
     assert isinstance(outcome[0], mcp_notebook.ConnectionClosed)
-    assert sent(conn, "notifications/cancelled")[-1]["params"] == {"requestId": request_id, "reason": "enough"}
-    assert not conn._fx.pendings and not conn.cancel(request_id)
+    assert sent(modern, "notifications/cancelled")[-1]["params"] == {"requestId": request_id, "reason": "enough"}
+    assert not modern._fx.pendings and not modern.cancel(request_id)
 
 
 def test_over_http_progress_logs_and_a_timeout_that_closes_the_stream(shown_as, port, capsys):

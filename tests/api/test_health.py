@@ -7,7 +7,7 @@ import signal
 import time
 
 import pytest
-from conftest import fastmcp_server_cmd, sdk_server_cmd
+from conftest import fastmcp_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
@@ -19,12 +19,6 @@ from mcp_notebook.session.health import SPARK_POINTS
 def on_session_thread(conn: mcp_notebook.Connection):
     """A health snapshot and the trace, taken between two frames (on the session thread)."""
     return get_runtime().call_sync(lambda: (conn.health, conn.trace.entries(), conn.trace.pairs()))
-
-
-@pytest.fixture
-def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
-        yield conn
 
 
 def test_every_server_ping_is_answered_while_the_main_thread_is_blocked_for_3_s():

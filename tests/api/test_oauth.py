@@ -30,7 +30,7 @@ def token_files(private_data_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
+def oauth_url() -> Iterator[str]:
     with fastmcp_oauth_server() as url:
         yield url
 
@@ -62,15 +62,15 @@ def steps(conn: mcp_notebook.Connection) -> list[str]:
     return [e.detail.get("step", "") for e in conn.trace.entries() if e.kind == "auth"]
 
 
-def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(server: str) -> None:
+def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(oauth_url: str) -> None:
     browser = Browser()
-    with mcp_notebook.connect(server, name="notes", auth=OAuth(authorize=browser)) as conn:
+    with mcp_notebook.connect(oauth_url, name="notes", auth=OAuth(authorize=browser)) as conn:
         # First authorization: asked once, with PKCE, the resource, and the challenge's scope.
         assert call(conn, "whoami") == "notes:read"
         assert len(browser.visits) == 1
         first = browser.visits[0]
         assert first["code_challenge_method"] == ["S256"]
-        assert first["resource"] == [server]
+        assert first["resource"] == [oauth_url]
         assert first["scope"] == ["notes:read"]
         flow = conn.session.transport.auth  # type: ignore[attr-defined]
         assert flow.client.source == "registered"
@@ -107,9 +107,9 @@ def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
             assert "step-up" in steps(conn)
 
 
-def test_tokens_are_saved_for_later_connections_until_logout(server: str, token_files: Path) -> None:
+def test_tokens_are_saved_for_later_connections_until_logout(oauth_url: str, token_files: Path) -> None:
     first = Browser()
-    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=first)) as conn:
+    with mcp_notebook.connect(oauth_url, name="saved", auth=OAuth(authorize=first)) as conn:
         assert call(conn, "whoami") == "notes:read"
         token = conn.session.transport.auth.token  # type: ignore[attr-defined]
     files = list(token_files.glob("*.json"))
@@ -117,28 +117,28 @@ def test_tokens_are_saved_for_later_connections_until_logout(server: str, token_
     assert token_files.stat().st_mode & 0o777 == 0o700
 
     later = Browser()
-    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=later)) as conn:
+    with mcp_notebook.connect(oauth_url, name="saved", auth=OAuth(authorize=later)) as conn:
         assert call(conn, "whoami") == "notes:read"
         assert later.visits == []  # the saved token was used: nobody was asked
         assert "saved token" in steps(conn)
         assert token.access_token not in json.dumps([e.to_record() for e in conn.trace.entries()], default=str)
         assert conn.session.transport.auth.logout() >= 1  # type: ignore[attr-defined]
-    assert not any(json.loads(path.read_text())["server"] == server for path in token_files.glob("*.json"))
+    assert not any(json.loads(path.read_text())["server"] == oauth_url for path in token_files.glob("*.json"))
 
     after = Browser()
-    with mcp_notebook.connect(server, name="saved", auth=OAuth(authorize=after, remember=False)) as conn:
+    with mcp_notebook.connect(oauth_url, name="saved", auth=OAuth(authorize=after, remember=False)) as conn:
         assert call(conn, "whoami") == "notes:read"
         assert len(after.visits) == 1
 
 
-def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(server: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(oauth_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "mcp_notebook")
     browser = Browser()
     try:
-        with mcp_notebook.connect(server, name="magic", auth=OAuth(authorize=browser)) as conn:
+        with mcp_notebook.connect(oauth_url, name="magic", auth=OAuth(authorize=browser)) as conn:
             call(conn, "whoami")
             flow = conn.session.transport.auth  # type: ignore[attr-defined]
             secrets = [flow.token.access_token, flow.token.refresh_token, flow.client.secret, *browser.codes]
@@ -146,7 +146,7 @@ def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(server: str, caps
             for line in ("%mcp auth magic", "%mcp auth magic --steps", "%mcp status magic", "%mcp trace magic"):
                 assert shell.run_cell(line).success, line
             shown = capsys.readouterr().out
-            assert "magic: authorized for " + server in shown
+            assert "magic: authorized for " + oauth_url in shown
             assert "scopes     notes:read" in shown and "(registered)" in shown
             for step in ("resource metadata", "server metadata", "registration", "authorization", "token"):
                 assert step in shown
@@ -162,7 +162,7 @@ def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(server: str, caps
         InteractiveShell.clear_instance()
 
 
-def test_the_time_spent_authorizing_does_not_count_against_the_request(server: str) -> None:
+def test_the_time_spent_authorizing_does_not_count_against_the_request(oauth_url: str) -> None:
     browser = Browser()
 
     def thoughtful(url: str) -> str:
@@ -170,12 +170,12 @@ def test_the_time_spent_authorizing_does_not_count_against_the_request(server: s
         return browser(url)
 
     options = OAuth(authorize=thoughtful, remember=False)
-    with mcp_notebook.connect(server, name="slow", era="legacy", timeout=2, auth=options) as conn:
+    with mcp_notebook.connect(oauth_url, name="slow", era="legacy", timeout=2, auth=options) as conn:
         assert conn.request("tools/list", timeout=60)["tools"]
         assert len(browser.visits) == 1
 
 
-def test_the_loopback_listener_catches_the_browsers_redirect(server: str) -> None:
+def test_the_loopback_listener_catches_the_browsers_redirect(oauth_url: str) -> None:
     """Browser and client on one machine: the redirect to 127.0.0.1 completes the flow, no pasting."""
     redirect = f"http://127.0.0.1:{free_port()}/callback"
     pages: list[str] = []
@@ -186,7 +186,7 @@ def test_the_loopback_listener_catches_the_browsers_redirect(server: str) -> Non
             return receiver.wait(30)
 
     options = OAuth(redirect_uri=redirect, authorize=browser_here, remember=False)  # type: ignore[arg-type]
-    with mcp_notebook.connect(server, name="loopback", auth=options) as conn:
+    with mcp_notebook.connect(oauth_url, name="loopback", auth=options) as conn:
         assert call(conn, "whoami") == "notes:read"
     assert "you may close this tab" in pages[0]
     with LoopbackReceiver(redirect):  # the port was let go
@@ -195,24 +195,24 @@ def test_the_loopback_listener_catches_the_browsers_redirect(server: str) -> Non
         LoopbackReceiver("http://example.com:8080/callback")
 
 
-def test_auth_none_keeps_the_servers_401(server: str) -> None:
+def test_auth_none_keeps_the_servers_401(oauth_url: str) -> None:
     with pytest.raises(mcp_notebook.HandshakeError, match="HTTP 401 Unauthorized.*wants credentials"):
-        mcp_notebook.connect(server, name="plain", auth=None, era="legacy", timeout=20)
+        mcp_notebook.connect(oauth_url, name="plain", auth=None, era="legacy", timeout=20)
 
 
-def test_without_a_way_to_ask_the_user_it_says_what_to_pass(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_way_to_ask_the_user_it_says_what_to_pass(oauth_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)  # no browser to open (and none opened by a test)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     with pytest.raises(mcp_notebook.HandshakeError, match=r"auth=OAuth\(authorize="):
-        mcp_notebook.connect(server, name="nobody-to-ask", era="legacy", timeout=20)
+        mcp_notebook.connect(oauth_url, name="nobody-to-ask", era="legacy", timeout=20)
 
 
-def test_the_authorize_callbacks_failure_is_one_line(server: str) -> None:
+def test_the_authorize_callbacks_failure_is_one_line(oauth_url: str) -> None:
     def refuse(url: str) -> str:
         raise RuntimeError("the user closed the tab")
 
     with pytest.raises(mcp_notebook.HandshakeError, match="authorization was not completed: the user closed the tab"):
-        mcp_notebook.connect(server, name="refused", auth=OAuth(authorize=refuse), era="legacy", timeout=20)
+        mcp_notebook.connect(oauth_url, name="refused", auth=OAuth(authorize=refuse), era="legacy", timeout=20)
 
 
 def test_the_wait_for_the_redirect_ends_when_the_flow_is_given_up() -> None:
@@ -226,10 +226,10 @@ def test_the_wait_for_the_redirect_ends_when_the_flow_is_given_up() -> None:
         assert wait_for_redirect(receiver, paste=False, limit=600) == f"{redirect}?code=c&state=s"
 
 
-def test_a_token_about_to_expire_is_refreshed_in_the_background(server: str) -> None:
+def test_a_token_about_to_expire_is_refreshed_in_the_background(oauth_url: str) -> None:
     """Before its expiry the token is refreshed while it still works: no 401 first, nobody asked."""
     browser = Browser()
-    with mcp_notebook.connect(server, name="ahead", auth=OAuth(authorize=browser, remember=False)) as conn:
+    with mcp_notebook.connect(oauth_url, name="ahead", auth=OAuth(authorize=browser, remember=False)) as conn:
         flow = conn.session.transport.auth  # type: ignore[attr-defined]
         assert call(conn, "whoami") == "notes:read"
         first = flow.token

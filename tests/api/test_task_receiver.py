@@ -14,14 +14,12 @@ Streamable HTTP. Every frame we send is checked against the 2025-11-25 schema (c
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import PEERS_DIR, free_port, node_executable, sdk_server_cmd, server_everything_cmd
+from conftest import PEERS_DIR, node_executable, sdk_server_cmd, server_everything_cmd
 from test_elicitation_widgets import in_background, kernel_cell, replies, wait_for  # noqa: F401 - kernel_cell is a fixture
 from test_features import sent
-from test_http import everything
 
 import mcp_notebook
 from mcp_notebook.api.client_side import answers as _server_requests
@@ -245,12 +243,6 @@ def test_a_handler_of_the_users_own_is_not_made_a_task():
 
 
 # ----------------------------------------------------------------- over Streamable HTTP
-
-
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    with everything(free_port(), "streamableHttp") as base:
-        yield base + "/mcp"
 
 
 def test_over_streamable_http_both_async_tools_run_as_tasks(url):

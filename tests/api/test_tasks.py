@@ -14,11 +14,10 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from conftest import free_port, sdk_server_cmd, server_everything_cmd
+from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
 from test_elicitation_widgets import in_background, kernel_cell, replies, wait_for  # noqa: F401 - kernel_cell is a fixture
 from test_features import sent
-from test_http import everything
 
 import mcp_notebook
 from mcp_notebook import Connection, TaskCancelled, TaskList
@@ -40,7 +39,7 @@ def everything_stdio(**options) -> mcp_notebook.Connection:
 
 
 @pytest.fixture
-def conn() -> Iterator[mcp_notebook.Connection]:
+def tasks_conn() -> Iterator[mcp_notebook.Connection]:
     with everything_stdio() as c:
         yield c
 
@@ -60,33 +59,33 @@ def position(conn: mcp_notebook.Connection, direction: str, kind: str, method: s
 # ----------------------------------------------------------------- a task to its end
 
 
-def test_a_tool_that_requires_a_task_runs_as_one_to_its_report(conn):
+def test_a_tool_that_requires_a_task_runs_as_one_to_its_report(tasks_conn):
     messages: list[str] = []
-    result = conn.call_tool(RESEARCH, {"topic": "tides"}, progress=lambda p, total, message: messages.append(message))
+    result = tasks_conn.call_tool(RESEARCH, {"topic": "tides"}, progress=lambda p, total, message: messages.append(message))
     assert result.text.startswith("# Research Report: tides") and not result.is_error
-    [call] = sent(conn, "tools/call")
+    [call] = sent(tasks_conn, "tools/call")
     assert call["params"]["task"] == {"ttl": 3_600_000} and isinstance(call["params"]["_meta"]["progressToken"], str)
-    task_id = created(conn)
+    task_id = created(tasks_conn)
     assert result.raw["_meta"][RELATED] == {"taskId": task_id}
-    assert all(m["params"] == {"taskId": task_id} for m in sent(conn, "tasks/get"))  # no related-task _meta there
-    assert [m["params"] for m in sent(conn, "tasks/result")] == [{"taskId": task_id}]
-    assert not sent(conn, "tasks/cancel") and not sent(conn, "notifications/cancelled")
-    assert "tasks" not in sent(conn, "initialize")[0]["params"]["capabilities"]  # a requestor only
+    assert all(m["params"] == {"taskId": task_id} for m in sent(tasks_conn, "tasks/get"))  # no related-task _meta there
+    assert [m["params"] for m in sent(tasks_conn, "tasks/result")] == [{"taskId": task_id}]
+    assert not sent(tasks_conn, "tasks/cancel") and not sent(tasks_conn, "notifications/cancelled")
+    assert "tasks" not in sent(tasks_conn, "initialize")[0]["params"]["capabilities"]  # a requestor only
     # Each status change reached the progress callback once, in order, as a message.
     assert [m for m in messages if m.startswith("working")] == STAGES and messages[-1].startswith("completed")
-    assert not conn._fx.waiting and not conn._fx.pendings
+    assert not tasks_conn._fx.waiting and not tasks_conn._fx.pendings
 
-    again = conn.task_result(task_id)  # the server keeps the payload for the task's ttl
+    again = tasks_conn.task_result(task_id)  # the server keeps the payload for the task's ttl
     assert again.name == RESEARCH and again.text == result.text
-    assert conn.get_task(task_id)["status"] == "completed"
-    listing = conn.list_tasks()
+    assert tasks_conn.get_task(task_id)["status"] == "completed"
+    listing = tasks_conn.list_tasks()
     assert isinstance(listing, TaskList) and listing.get(task_id)["status"] == "completed"
     assert task_id in listing._text() and "completed" in listing._repr_mimebundle_()["text/html"]
 
 
-def test_status_changes_reset_the_idle_timeout(conn):
+def test_status_changes_reset_the_idle_timeout(tasks_conn):
     """The four stages take about 4 s; each status change is news, as progress is."""
-    assert "Research Report" in conn.call_tool(RESEARCH, {"topic": "reefs"}, timeout=2.5).text
+    assert "Research Report" in tasks_conn.call_tool(RESEARCH, {"topic": "reefs"}, timeout=2.5).text
 
 
 def test_an_ambiguous_query_asks_through_tasks_result_and_a_callback_answers():
@@ -145,57 +144,57 @@ def test_a_question_the_task_asks_is_answered_in_the_waiting_cell(kernel_cell): 
 # ----------------------------------------------------------------- the session's tasks
 
 
-def test_list_get_and_cancel_a_running_task(conn):
+def test_list_get_and_cancel_a_running_task(tasks_conn):
     announced = threading.Event()
-    conn.on_notification("notifications/tasks/status", lambda params: announced.set())
-    thread, box = in_background(conn.call_tool, RESEARCH, {"topic": "glaciers"})
+    tasks_conn.on_notification("notifications/tasks/status", lambda params: announced.set())
+    thread, box = in_background(tasks_conn.call_tool, RESEARCH, {"topic": "glaciers"})
     assert announced.wait(WAIT)
-    [task] = conn.list_tasks()
+    [task] = tasks_conn.list_tasks()
     assert task["status"] in ("working", "input_required") and task["pollInterval"] == 1000
-    assert conn.get_task(task["taskId"])["taskId"] == task["taskId"]
-    assert conn.cancel_task(task["taskId"])["status"] == "cancelled"
+    assert tasks_conn.get_task(task["taskId"])["taskId"] == task["taskId"]
+    assert tasks_conn.cancel_task(task["taskId"])["status"] == "cancelled"
     thread.join(WAIT)
     error = box["error"]
     assert isinstance(error, TaskCancelled) and error.task["status"] == "cancelled"
     assert f"task {task['taskId']} was cancelled" in str(error) and "\n" not in str(error)
-    assert len(sent(conn, "tasks/cancel")) == 1  # ours only: the caller did not give up, the task ended
+    assert len(sent(tasks_conn, "tasks/cancel")) == 1  # ours only: the caller did not give up, the task ended
     with pytest.raises(mcp_notebook.McpError) as ended:
-        conn.cancel_task(task["taskId"])
+        tasks_conn.cancel_task(task["taskId"])
     assert ended.value.code == -32602  # an ended task cannot be cancelled
     with pytest.raises(mcp_notebook.McpError) as unknown:
-        conn.get_task("no-such-task")
+        tasks_conn.get_task("no-such-task")
     assert unknown.value.code == -32602
     with pytest.raises(mcp_notebook.UsageError, match="a task id is a non-empty string"):
-        conn.get_task("")
+        tasks_conn.get_task("")
 
 
-def test_the_tasks_magic_lists_them(conn):
+def test_the_tasks_magic_lists_them(tasks_conn):
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "mcp_notebook")
-    conn.call_tool(RESEARCH, {"topic": "moss"})
+    tasks_conn.call_tool(RESEARCH, {"topic": "moss"})
     listing = shell.run_line_magic("mcp", "tasks tasks")
-    assert isinstance(listing, TaskList) and listing.names() == [created(conn)]
+    assert isinstance(listing, TaskList) and listing.names() == [created(tasks_conn)]
 
 
-def test_task_options_that_do_not_fit_the_tool_are_one_line_and_send_nothing(conn):
-    conn.list_tools()
+def test_task_options_that_do_not_fit_the_tool_are_one_line_and_send_nothing(tasks_conn):
+    tasks_conn.list_tools()
     with pytest.raises(mcp_notebook.UsageError, match="cannot run as a task"):
-        conn.call_tool("echo", {"message": "hi"}, task=True)
+        tasks_conn.call_tool("echo", {"message": "hi"}, task=True)
     with pytest.raises(mcp_notebook.UsageError, match="runs only as a task"):
-        conn.call_tool(RESEARCH, {"topic": "x"}, task=False)
-    assert not sent(conn, "tools/call")
-    assert conn.call_tool("echo", {"message": "hi"}).text == "Echo: hi"  # forbidden: a plain call, as before
-    assert "task" not in sent(conn, "tools/call")[-1]["params"] and not sent(conn, "tasks/get")
+        tasks_conn.call_tool(RESEARCH, {"topic": "x"}, task=False)
+    assert not sent(tasks_conn, "tools/call")
+    assert tasks_conn.call_tool("echo", {"message": "hi"}).text == "Echo: hi"  # forbidden: a plain call, as before
+    assert "task" not in sent(tasks_conn, "tools/call")[-1]["params"] and not sent(tasks_conn, "tasks/get")
 
 
-def test_an_optional_task_runs_as_one_only_when_asked(conn):
-    conn.list_tools()  # server-everything says its tool list changed just after the handshake: then it is cached
-    conn.tool(RESEARCH)["execution"]["taskSupport"] = "optional"  # as if the server allowed both (the cached copy)
-    plain = conn.call_tool(RESEARCH, {"topic": "x"})
+def test_an_optional_task_runs_as_one_only_when_asked(tasks_conn):
+    tasks_conn.list_tools()  # server-everything says its tool list changed just after the handshake: then it is cached
+    tasks_conn.tool(RESEARCH)["execution"]["taskSupport"] = "optional"  # as if the server allowed both (the cached copy)
+    plain = tasks_conn.call_tool(RESEARCH, {"topic": "x"})
     assert plain.is_error and "requires task augmentation" in plain.text  # the server's own rule, as a tool error
-    assert "task" not in sent(conn, "tools/call")[-1]["params"]
-    assert conn.call_tool(RESEARCH, {"topic": "kelp"}, task=True).text.startswith("# Research Report: kelp")
-    assert sent(conn, "tools/call")[-1]["params"]["task"] == {"ttl": 3_600_000}
+    assert "task" not in sent(tasks_conn, "tools/call")[-1]["params"]
+    assert tasks_conn.call_tool(RESEARCH, {"topic": "kelp"}, task=True).text.startswith("# Research Report: kelp")
+    assert sent(tasks_conn, "tools/call")[-1]["params"]["task"] == {"ttl": 3_600_000}
 
 
 def test_every_task_method_has_a_twin():
@@ -206,15 +205,15 @@ def test_every_task_method_has_a_twin():
 # ----------------------------------------------------------------- a stop cancels the task
 
 
-def test_a_timeout_cancels_the_task(conn):
+def test_a_timeout_cancels_the_task(tasks_conn):
     with pytest.raises(mcp_notebook.RequestTimeout, match="maximum total time of 0.5 s"):
-        conn.call_tool(RESEARCH, {"topic": "dunes"}, max_total=0.5)
-    task_id = created(conn)
-    assert [m["params"] for m in sent(conn, "tasks/cancel")] == [{"taskId": task_id}]
-    call_id = sent(conn, "tools/call")[-1]["id"]
-    assert call_id not in [m["params"]["requestId"] for m in sent(conn, "notifications/cancelled")]  # the spec's MUST
-    assert conn.get_task(task_id)["status"] == "cancelled"
-    assert not conn._fx.waiting and not conn._fx.pendings
+        tasks_conn.call_tool(RESEARCH, {"topic": "dunes"}, max_total=0.5)
+    task_id = created(tasks_conn)
+    assert [m["params"] for m in sent(tasks_conn, "tasks/cancel")] == [{"taskId": task_id}]
+    call_id = sent(tasks_conn, "tools/call")[-1]["id"]
+    assert call_id not in [m["params"]["requestId"] for m in sent(tasks_conn, "notifications/cancelled")]  # the spec's MUST
+    assert tasks_conn.get_task(task_id)["status"] == "cancelled"
+    assert not tasks_conn._fx.waiting and not tasks_conn._fx.pendings
 
 
 def test_ctrl_c_while_the_task_asks_cancels_tasks_result_and_the_task():
@@ -241,12 +240,12 @@ def test_ctrl_c_while_the_task_asks_cancels_tasks_result_and_the_task():
         assert conn.call_tool("echo", {"message": "still usable"}).text == "Echo: still usable"
 
 
-def test_cancelling_an_awaited_call_cancels_the_task(conn):
+def test_cancelling_an_awaited_call_cancels_the_task(tasks_conn):
     async def main() -> None:
         loop = asyncio.get_running_loop()
         announced = asyncio.Event()
-        conn.on_notification("notifications/tasks/status", lambda params: loop.call_soon_threadsafe(announced.set))
-        call = loop.create_task(conn.acall_tool(RESEARCH, {"topic": "comets"}))
+        tasks_conn.on_notification("notifications/tasks/status", lambda params: loop.call_soon_threadsafe(announced.set))
+        call = loop.create_task(tasks_conn.acall_tool(RESEARCH, {"topic": "comets"}))
         await asyncio.wait_for(announced.wait(), WAIT)
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -255,10 +254,10 @@ def test_cancelling_an_awaited_call_cancels_the_task(conn):
     try:
         asyncio.run(main())
     finally:
-        conn.on_notification("notifications/tasks/status", None)
-    task_id = created(conn)
-    assert [m["params"] for m in sent(conn, "tasks/cancel")] == [{"taskId": task_id}]
-    assert conn.get_task(task_id)["status"] == "cancelled"
+        tasks_conn.on_notification("notifications/tasks/status", None)
+    task_id = created(tasks_conn)
+    assert [m["params"] for m in sent(tasks_conn, "tasks/cancel")] == [{"taskId": task_id}]
+    assert tasks_conn.get_task(task_id)["status"] == "cancelled"
 
 
 # ----------------------------------------------------------------- what declares no tasks
@@ -298,12 +297,6 @@ def test_without_tasks_every_task_request_is_one_line(era, words):
 
 
 # ----------------------------------------------------------------- over Streamable HTTP
-
-
-@pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    with everything(free_port(), "streamableHttp") as base:
-        yield base + "/mcp"
 
 
 def test_over_streamable_http_the_task_asks_completes_and_a_timeout_cancels(url):

@@ -25,7 +25,7 @@ def started(**settings: Any) -> Iterator[tuple[str, str]]:
 
 
 @pytest.fixture
-def server() -> Iterator[tuple[str, str]]:
+def device_server() -> Iterator[tuple[str, str]]:
     yield from started()
 
 
@@ -46,8 +46,8 @@ def poll(http: httpx2.Client, origin: str, client_id: str, code: str, resource: 
     )
 
 
-def test_the_device_grant_step_by_step(server: tuple[str, str]) -> None:
-    url, origin = server
+def test_the_device_grant_step_by_step(device_server: tuple[str, str]) -> None:
+    url, origin = device_server
     with httpx2.Client() as http:
         metadata = http.get(f"{origin}/.well-known/oauth-authorization-server").json()
         assert metadata["device_authorization_endpoint"] == f"{origin}/device_authorization"
@@ -71,8 +71,8 @@ def test_the_device_grant_step_by_step(server: tuple[str, str]) -> None:
         assert answer.status_code == 200
 
 
-def test_a_device_code_is_for_this_resource_and_its_own_client(server: tuple[str, str]) -> None:
-    url, origin = server
+def test_a_device_code_is_for_this_resource_and_its_own_client(device_server: tuple[str, str]) -> None:
+    url, origin = device_server
     with httpx2.Client() as http:
         client_id, issued = device_code(http, origin, url)
         wrong = poll(http, origin, client_id, issued["device_code"], origin + "/other")

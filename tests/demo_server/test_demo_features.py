@@ -78,7 +78,7 @@ def answer_sampling(params: dict) -> dict:
 
 
 @pytest.fixture(params=COMBOS, ids=[f"{t}-{e}" for t, e in COMBOS])
-def conn(request):
+def demo_conn(request):
     transport, era = request.param
     c = mcp_notebook.demo(
         f"features-{transport}-{era}",
@@ -96,55 +96,55 @@ def conn(request):
     assert validate_trace(c) >= 6
 
 
-def test_resources_and_templates(conn):
-    assert conn.server_capabilities["resources"] == {"subscribe": True, "listChanged": False}
-    assert conn.list_resources().names() == ["readme", "counter", "image"]
-    assert conn.read_resource("demo://readme").text.startswith("# mcp-notebook demo server")
-    image = conn.read_resource("demo://image")
+def test_resources_and_templates(demo_conn):
+    assert demo_conn.server_capabilities["resources"] == {"subscribe": True, "listChanged": False}
+    assert demo_conn.list_resources().names() == ["readme", "counter", "image"]
+    assert demo_conn.read_resource("demo://readme").text.startswith("# mcp-notebook demo server")
+    image = demo_conn.read_resource("demo://image")
     assert image.contents[0]["mimeType"] == "image/png" and image.contents[0]["blob"]
-    assert conn.read_template("greeting", person="Grace Hopper").text == "Hello, Grace Hopper!"
-    assert conn.read_template("square", n=12).text == '{"n": 12, "square": 144}'
+    assert demo_conn.read_template("greeting", person="Grace Hopper").text == "Hello, Grace Hopper!"
+    assert demo_conn.read_template("square", n=12).text == '{"n": 12, "square": 144}'
     with pytest.raises(mcp_notebook.McpError) as missing:
-        conn.read_resource("demo://nowhere")
+        demo_conn.read_resource("demo://nowhere")
     assert missing.value.code == -32002
 
 
-def test_prompts_and_completion(conn):
-    assert conn.list_prompts().names() == ["greet", "review"]
-    prompt = conn.get_prompt("greet", {"name": "Ada", "style": "pirate"})
+def test_prompts_and_completion(demo_conn):
+    assert demo_conn.list_prompts().names() == ["greet", "review"]
+    prompt = demo_conn.get_prompt("greet", {"name": "Ada", "style": "pirate"})
     assert "Ahoy, Ada!" in prompt.text
-    assert conn.complete("prompt:greet", "name", "g") == ["Grace", "Guido"]
-    assert conn.complete("prompt:greet", "style", "f") == ["formal", "friendly"]
-    assert "Cap'n Ada" in conn.complete("prompt:greet", "name", "", context={"style": "pirate"})
-    assert conn.complete("resource:demo://greeting/{person}", "person", "A") == ["Ada", "Alan"]
+    assert demo_conn.complete("prompt:greet", "name", "g") == ["Grace", "Guido"]
+    assert demo_conn.complete("prompt:greet", "style", "f") == ["formal", "friendly"]
+    assert "Cap'n Ada" in demo_conn.complete("prompt:greet", "name", "", context={"style": "pirate"})
+    assert demo_conn.complete("resource:demo://greeting/{person}", "person", "A") == ["Ada", "Alan"]
     with pytest.raises(mcp_notebook.McpError) as missing:
-        conn.request("prompts/get", {"name": "greet", "arguments": {}})  # get_prompt() would refuse to send it
+        demo_conn.request("prompts/get", {"name": "greet", "arguments": {}})  # get_prompt() would refuse to send it
     assert missing.value.code == -32602
 
 
-def test_subscription_updates(conn):
+def test_subscription_updates(demo_conn):
     updated = threading.Event()
-    conn.subscribe("demo://counter", lambda *args: updated.set())
-    assert conn.call_tool("bump", {"by": 2}).text == "counter is 2; 1 subscriber(s) told"
+    demo_conn.subscribe("demo://counter", lambda *args: updated.set())
+    assert demo_conn.call_tool("bump", {"by": 2}).text == "counter is 2; 1 subscriber(s) told"
     assert updated.wait(WAIT)
-    assert conn.resource_updates("demo://counter") == 1
-    assert conn.read_resource("demo://counter").text == "2"
-    conn.unsubscribe("demo://counter")
-    assert conn.call_tool("bump").text == "counter is 3; 0 subscriber(s) told"
+    assert demo_conn.resource_updates("demo://counter") == 1
+    assert demo_conn.read_resource("demo://counter").text == "2"
+    demo_conn.unsubscribe("demo://counter")
+    assert demo_conn.call_tool("bump").text == "counter is 3; 0 subscriber(s) told"
 
 
-def test_log_levels(conn):
-    conn.set_log_level("warning")
-    assert conn.call_tool("log", {"message": "quiet", "level": "info"}).text.startswith("not sent")
-    assert conn.call_tool("log", {"message": "loud", "level": "error"}).text == "sent at error"
-    assert [(r.level, r.data) for r in conn.logs] == [("error", "loud")]
+def test_log_levels(demo_conn):
+    demo_conn.set_log_level("warning")
+    assert demo_conn.call_tool("log", {"message": "quiet", "level": "info"}).text.startswith("not sent")
+    assert demo_conn.call_tool("log", {"message": "loud", "level": "error"}).text == "sent at error"
+    assert [(r.level, r.data) for r in demo_conn.logs] == [("error", "loud")]
 
 
-def test_elicitation_and_sampling(conn):
-    assert conn.call_tool("ask_name").text == "Hello, Ada! (blue is a fine colour.)"
-    assert conn.call_tool("summarize", {"text": "a long text"}).text == "test-model says: It is long."
-    asked = "elicitation/create" if conn.era == "legacy" else "tools/call"
-    assert conn.trace.filter(method=asked, direction="in" if conn.era == "legacy" else "out")
+def test_elicitation_and_sampling(demo_conn):
+    assert demo_conn.call_tool("ask_name").text == "Hello, Ada! (blue is a fine colour.)"
+    assert demo_conn.call_tool("summarize", {"text": "a long text"}).text == "test-model says: It is long."
+    asked = "elicitation/create" if demo_conn.era == "legacy" else "tools/call"
+    assert demo_conn.trace.filter(method=asked, direction="in" if demo_conn.era == "legacy" else "out")
 
 
 def test_asking_a_client_without_the_capability():
@@ -157,15 +157,15 @@ def test_asking_a_client_without_the_capability():
         assert missing.value.code == -32021
 
 
-def test_drop_stream_is_resumed_with_last_event_id(conn):
-    if (conn.health.transport, conn.era) != ("http", "legacy"):
-        refused = conn.call_tool("drop_stream", {"seconds": 0})
+def test_drop_stream_is_resumed_with_last_event_id(demo_conn):
+    if (demo_conn.health.transport, demo_conn.era) != ("http", "legacy"):
+        refused = demo_conn.call_tool("drop_stream", {"seconds": 0})
         assert refused.is_error and "legacy era only" in refused.text
         return
-    assert conn.call_tool("drop_stream", {"seconds": 0.2}).text == "after the drop"
-    resumes = conn.trace.filter(direction="event", kind="stream-resume")
+    assert demo_conn.call_tool("drop_stream", {"seconds": 0.2}).text == "after the drop"
+    resumes = demo_conn.trace.filter(direction="event", kind="stream-resume")
     assert resumes and resumes[0].detail["last_event_id"] == "s2/0"
-    assert conn.health.stream_resumes == 1
+    assert demo_conn.health.stream_resumes == 1
 
 
 def test_resumed_stream_on_the_wire():

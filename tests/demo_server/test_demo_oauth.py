@@ -37,7 +37,7 @@ MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": 
 
 
 @pytest.fixture
-def server() -> Iterator[tuple[demo_server.DemoServerProcess, str]]:
+def oauth_server() -> Iterator[tuple[demo_server.DemoServerProcess, str]]:
     process, url = demo_server.start_http(oauth=OAuthSettings(step_up_tool="image"))
     with process:
         yield process, url
@@ -74,8 +74,8 @@ def authorize(http: httpx2.Client, origin: str, client_id: str, challenge: str, 
     return {key: values[0] for key, values in parse_qs(urlsplit(location).query).items()}
 
 
-def test_the_flow_step_by_step_over_plain_http(server: tuple[demo_server.DemoServerProcess, str]) -> None:
-    _, url = server
+def test_the_flow_step_by_step_over_plain_http(oauth_server: tuple[demo_server.DemoServerProcess, str]) -> None:
+    _, url = oauth_server
     origin = url.removesuffix("/mcp")
     with httpx2.Client() as http:
         refused = http.post(url, json=INITIALIZE, headers=MCP_HEADERS)
@@ -140,8 +140,8 @@ def test_the_flow_step_by_step_over_plain_http(server: tuple[demo_server.DemoSer
         assert rotated.json()["error"] == "invalid_grant"
 
 
-def test_the_resource_parameter_must_name_this_server(server: tuple[demo_server.DemoServerProcess, str]) -> None:
-    _, url = server
+def test_the_resource_parameter_must_name_this_server(oauth_server: tuple[demo_server.DemoServerProcess, str]) -> None:
+    _, url = oauth_server
     origin = url.removesuffix("/mcp")
     with httpx2.Client() as http:
         client = register(http, origin)
@@ -253,8 +253,8 @@ def test_token_seconds_expire_tokens_by_time() -> None:
         conn.close()
 
 
-def test_follow_redirect_refuses_a_page_that_does_not_redirect(server: tuple[demo_server.DemoServerProcess, str]) -> None:
-    _, url = server
+def test_follow_redirect_refuses_a_page_that_does_not_redirect(oauth_server: tuple[demo_server.DemoServerProcess, str]) -> None:
+    _, url = oauth_server
     with pytest.raises(mcp_notebook.AuthorizationError, match="HTTP 400"):
         follow_redirect(url.removesuffix("/mcp") + "/authorize?client_id=nobody")
 

@@ -79,7 +79,7 @@ class _Spec(KernelSpecManager):
 
 
 @pytest.fixture
-def kernel(fresh_venv: FreshVenv, tmp_path: Path) -> Iterator[Any]:
+def fresh_kernel(fresh_venv: FreshVenv, tmp_path: Path) -> Iterator[Any]:
     """`start(**env)`: a client of a new kernel on the fresh venv's Python, cwd = tmp_path."""
     started: list[tuple[KernelManager, Any]] = []
 
@@ -143,8 +143,8 @@ def test_wheel_enables_the_server_extension_in_the_environments_jupyter_servers(
     assert "mcp_notebook.server_extension" in _run([str(fresh_venv.python), "-c", points], env=_clean_env()).stdout
 
 
-def test_new_kernel_has_mcp_without_load_ext(kernel: Any) -> None:
-    client = kernel()
+def test_new_kernel_has_mcp_without_load_ext(fresh_kernel: Any) -> None:
+    client = fresh_kernel()
     assert run_cell(client, PROBE).split() == ["True", "True"]
     # The startup file leaves nothing behind in the user's namespace.
     assert run_cell(client, "print(sorted(k for k in get_ipython().user_ns if 'mcp' in k.lower()))").strip() == "[]"
@@ -154,8 +154,8 @@ def test_new_kernel_has_mcp_without_load_ext(kernel: Any) -> None:
     assert "2 legacy" in out and "closed 'demo'" in out
 
 
-def test_opt_out_keeps_kernel_plain(kernel: Any) -> None:
-    client = kernel(**{OPT_OUT: "1"})
+def test_opt_out_keeps_kernel_plain(fresh_kernel: Any) -> None:
+    client = fresh_kernel(**{OPT_OUT: "1"})
     assert run_cell(client, PROBE).split() == ["False", "False"]
     run_cell(client, "%load_ext mcp_notebook")  # loading by hand still works
     assert run_cell(client, PROBE).split() == ["True", "True"]

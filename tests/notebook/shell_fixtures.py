@@ -1,6 +1,6 @@
 """Fixtures some magics' tests share (imported by name, as `from shell_fixtures import ev as ev`):
-an IPython shell with the extension loaded, and legacy connections named `ev` (server-everything)
-and `fm` (the FastMCP peer), each closed after its test."""
+legacy connections named `ev` (server-everything) and `fm` (the FastMCP peer), each closed after
+its test. The shell with the extension loaded is tests/conftest.py's `shell`."""
 
 from __future__ import annotations
 
@@ -8,16 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 from conftest import fastmcp_server_cmd, server_everything_cmd
-from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-
-
-@pytest.fixture
-def shell() -> InteractiveShell:
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    return ip
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ SDK = [sys.executable, str(SERVERS_DIR / "sdk_server.py")]
 
 
 @pytest.fixture
-def shell():
+def config_shell():
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "mcp_notebook")
     yield ip
@@ -46,42 +46,42 @@ def write_project(project: Path) -> None:
     (project / ".cursor/mcp.json").write_text(json.dumps({"mcpServers": servers}))
 
 
-def test_servers_lists_and_connect_all_connects_each(shell, capsys, config_home):
+def test_servers_lists_and_connect_all_connects_each(config_shell, capsys, config_home):
     home, project = config_home
     write_project(project)
     (home / ".cursor").mkdir()
     (home / ".cursor/mcp.json").write_text("{broken")
-    listing = shell.run_line_magic("mcp", "servers")
+    listing = config_shell.run_line_magic("mcp", "servers")
     text = repr(listing)
     assert [e.name for e in listing] == ["first", "second", "off"] and "off (disabled)" in text
     assert "cannot read " in text and ".cursor/mcp.json: not valid JSON" in text
-    assert shell.run_line_magic("mcp", "connect --all --from cursor --consent") is None  # its lines say it all
+    assert config_shell.run_line_magic("mcp", "connect --all --from cursor --consent") is None  # its lines say it all
     out = capsys.readouterr().out
     assert "connected 'first': sdk-test-server" in out and "connected 'second': sdk-test-server" in out
     assert "off: not connected: off: disabled in" in out
     assert sorted(mcp_notebook.connections()) == ["first", "second"]
-    rows = [line.split() for line in repr(shell.run_line_magic("mcp", "servers --from cursor")).splitlines()[1:]]
+    rows = [line.split() for line in repr(config_shell.run_line_magic("mcp", "servers --from cursor")).splitlines()[1:]]
     assert [(row[0], row[-1]) for row in rows] == [("first", "yes"), ("second", "yes"), ("off", "no")]
 
 
-def test_connect_by_name_and_its_mistakes(shell, capsys, config_home):
+def test_connect_by_name_and_its_mistakes(config_shell, capsys, config_home):
     _, project = config_home
     write_project(project)
-    conn = shell.run_line_magic("mcp", "connect first --consent --timeout 30")
+    conn = config_shell.run_line_magic("mcp", "connect first --consent --timeout 30")
     assert conn.name == "first" and "connected 'first'" in capsys.readouterr().out
-    result = shell.run_cell("%mcp connect first --env A=B")
+    result = config_shell.run_cell("%mcp connect first --env A=B")
     assert "a configured server has its own" in str(result.error_in_exec)
-    result = shell.run_cell("%mcp connect x --from cursor -- python x.py")
+    result = config_shell.run_cell("%mcp connect x --from cursor -- python x.py")
     assert "--from and --consent are for configured servers" in str(result.error_in_exec)
 
 
-def test_tools_shows_badges_and_pins_a_typed_server(shell, config_home):
+def test_tools_shows_badges_and_pins_a_typed_server(config_shell, config_home):
     conn = mcp_notebook.connect(sdk_server_cmd(), name="typed")
-    listing = shell.run_line_magic("mcp", "tools typed")
+    listing = config_shell.run_line_magic("mcp", "tools typed")
     assert "output" in repr(listing).splitlines()[0]
     key = pins.server_key(target=conn.health.endpoint)
     assert key.startswith("command:") and set(pins.pinned(key)["tools"]) == set(listing.names())
-    assert "the tools are as pinned" in repr(shell.run_line_magic("mcp", "tools typed --diff"))
+    assert "the tools are as pinned" in repr(config_shell.run_line_magic("mcp", "tools typed --diff"))
 
     tools = Listing(
         "tools",
@@ -93,7 +93,7 @@ def test_tools_shows_badges_and_pins_a_typed_server(shell, config_home):
     assert "read-only</span>" in html and "&lt;T&gt;" in html
 
 
-def test_configured_names_and_files_complete(shell, config_home):
+def test_configured_names_and_files_complete(config_shell, config_home):
     _, project = config_home
     write_project(project)
     assert completions("%mcp connect f") == ("f", ["first"])

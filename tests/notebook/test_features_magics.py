@@ -17,7 +17,7 @@ from mcp_notebook.notebook import line_completion as _line_completion
 
 
 @pytest.fixture
-def shell():
+def ev_shell():
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "mcp_notebook")
     conn = mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy")
@@ -25,21 +25,21 @@ def shell():
     conn.close()
 
 
-def test_line_and_cell_magics_return_results(shell):
-    assert isinstance(shell.run_line_magic("mcp", "tools"), Listing)
-    result = shell.run_line_magic("mcp", "call get-sum a=2 b=40")
+def test_line_and_cell_magics_return_results(ev_shell):
+    assert isinstance(ev_shell.run_line_magic("mcp", "tools"), Listing)
+    result = ev_shell.run_line_magic("mcp", "call get-sum a=2 b=40")
     assert isinstance(result, ToolResult) and result.text.endswith("42.")
-    assert shell.run_cell_magic("mcp", "call get-sum", '{"a": 1, "b": 2}').text.endswith("3.")
-    assert shell.run_cell_magic("mcp", "call get-annotated-message", "messageType: success\nincludeImage: false\n").content
-    assert shell.run_cell_magic("mcp", "call get-sum b=5", '{"a": 1}').text.endswith("6.")
+    assert ev_shell.run_cell_magic("mcp", "call get-sum", '{"a": 1, "b": 2}').text.endswith("3.")
+    assert ev_shell.run_cell_magic("mcp", "call get-annotated-message", "messageType: success\nincludeImage: false\n").content
+    assert ev_shell.run_cell_magic("mcp", "call get-sum b=5", '{"a": 1}').text.endswith("6.")
     assert isinstance(
-        shell.run_line_magic("mcp", "read 'demo://resource/dynamic/text/{resourceId}' resourceId=4"), ResourceResult
+        ev_shell.run_line_magic("mcp", "read 'demo://resource/dynamic/text/{resourceId}' resourceId=4"), ResourceResult
     )
-    assert isinstance(shell.run_line_magic("mcp", "read 'Dynamic Text Resource' resourceId=4"), ResourceResult)
-    assert "Paris" in shell.run_line_magic("mcp", "prompt args-prompt city=Paris").text
-    assert isinstance(shell.run_line_magic("mcp", "prompt simple-prompt"), PromptResult)
-    assert len(shell.run_line_magic("mcp", "resources --templates")) == 2
-    assert shell.run_line_magic("mcp", "prompts").get("completable-prompt")
+    assert isinstance(ev_shell.run_line_magic("mcp", "read 'Dynamic Text Resource' resourceId=4"), ResourceResult)
+    assert "Paris" in ev_shell.run_line_magic("mcp", "prompt args-prompt city=Paris").text
+    assert isinstance(ev_shell.run_line_magic("mcp", "prompt simple-prompt"), PromptResult)
+    assert len(ev_shell.run_line_magic("mcp", "resources --templates")) == 2
+    assert ev_shell.run_line_magic("mcp", "prompts").get("completable-prompt")
 
 
 @pytest.mark.parametrize(
@@ -55,34 +55,34 @@ def test_line_and_cell_magics_return_results(shell):
         ("roots /tmp", "declared no roots capability"),
     ],
 )
-def test_mistakes_are_one_line_usage_errors(shell, line, words):
+def test_mistakes_are_one_line_usage_errors(ev_shell, line, words):
     with pytest.raises(IPythonUsageError) as info:
-        shell.run_line_magic("mcp", line)
+        ev_shell.run_line_magic("mcp", line)
     assert words in str(info.value) and "\n" not in str(info.value)
 
 
-def test_roots_are_listed_and_changed(shell, tmp_path, capsys):
+def test_roots_are_listed_and_changed(ev_shell, tmp_path, capsys):
     with mcp_notebook.connect(server_everything_cmd(), name="rooted", era="legacy", roots=[tmp_path]) as conn:
-        shell.run_line_magic("mcp", "roots --conn rooted")
+        ev_shell.run_line_magic("mcp", "roots --conn rooted")
         assert tmp_path.as_uri() in capsys.readouterr().out
         assert "(1 total)" in conn.call_tool("get-roots-list").text  # now the server listens for changes
         synced = notice(conn, "notifications/message", lambda params: "2 root(s) received" in str(params.get("data")))
-        shell.run_line_magic("mcp", f"roots {tmp_path} {tmp_path.parent} --conn rooted")
+        ev_shell.run_line_magic("mcp", f"roots {tmp_path} {tmp_path.parent} --conn rooted")
         assert "2 root(s)" in capsys.readouterr().out
         assert synced.wait(20)  # the server asked again and logged what it got
         assert "(2 total)" in conn.call_tool("get-roots-list").text
         assert [e.method for e in conn.trace.frames("out") if e.method == "notifications/roots/list_changed"]
 
 
-def test_cell_bodies_that_are_not_arguments(shell):
+def test_cell_bodies_that_are_not_arguments(ev_shell):
     for body, words in [("[1, 2]", "must be an object"), ("a: [", "neither JSON nor YAML")]:
         with pytest.raises(IPythonUsageError, match=words):
-            shell.run_cell_magic("mcp", "call get-sum", body)
+            ev_shell.run_cell_magic("mcp", "call get-sum", body)
     with pytest.raises(IPythonUsageError, match="only runs `call TOOL`"):
-        shell.run_cell_magic("mcp", "tools", "{}")
+        ev_shell.run_cell_magic("mcp", "tools", "{}")
 
 
-def test_tab_completion_of_tools_arguments_prompts_and_templates(shell):
+def test_tab_completion_of_tools_arguments_prompts_and_templates(ev_shell):
     def complete(line: str) -> list[str]:
         return _line_completion.completions(line)[1]
 
@@ -127,7 +127,7 @@ ON_A_CONNECTION = {
 }
 
 
-def test_every_subcommand_on_a_connection_takes_conn(shell, capsys):
+def test_every_subcommand_on_a_connection_takes_conn(ev_shell, capsys):
     """With two connections open the connection must be named, and -c/--conn names it, in every one."""
     takes_conn = {name for name, sub in _commands.SUBCOMMANDS.items() if sub.parser.connection}
     assert takes_conn == set(ON_A_CONNECTION)
@@ -137,11 +137,11 @@ def test_every_subcommand_on_a_connection_takes_conn(shell, capsys):
         for n, (name, rest) in enumerate(ON_A_CONNECTION.items()):
             if name not in ("status", "auth"):  # which list every connection when none is named
                 with pytest.raises(IPythonUsageError, match=r"several connections are open \(ev, other\)"):
-                    shell.run_line_magic("mcp", f"{name} {rest}")
+                    ev_shell.run_line_magic("mcp", f"{name} {rest}")
             with pytest.raises(IPythonUsageError, match="no connection named 'nosuch'"):
-                shell.run_line_magic("mcp", f"{name} {rest} --conn nosuch")
+                ev_shell.run_line_magic("mcp", f"{name} {rest} --conn nosuch")
             capsys.readouterr()
-            shell.run_line_magic("mcp", f"{name} {rest} {'-c' if n % 2 else '--conn'} ev")
+            ev_shell.run_line_magic("mcp", f"{name} {rest} {'-c' if n % 2 else '--conn'} ev")
             out = capsys.readouterr().out
             assert "other" not in out, (name, out)
         assert "closed 'ev'" in out and set(mcp_notebook.connections()) == {"other"}

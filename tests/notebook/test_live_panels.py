@@ -40,12 +40,6 @@ def wait_until(condition: Callable[[], object], what: str, timeout: float = WAIT
         time.sleep(0.02)
 
 
-@pytest.fixture
-def conn():
-    with mcp_notebook.connect(server_everything_cmd(), name="everything", era="legacy") as c:
-        yield c
-
-
 def log_row(markup: str, record: dict) -> str:
     """The table row that shows `record` (by its time and text)."""
     rows = [row for row in markup.split("<tr") if esc(clock(record["wall"])) in row and esc(record["data"]) in row]
@@ -185,7 +179,7 @@ def test_text_fallbacks_and_records(conn, panels):
 
 
 @pytest.fixture
-def shell():
+def panels_shell():
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "mcp_notebook")
     mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy")
@@ -194,23 +188,23 @@ def shell():
     InteractiveShell.clear_instance()
 
 
-def test_the_magics_print_text_without_a_widget_frontend(shell, capsys, tmp_path):
-    shell.run_line_magic("mcp", f"subscribe {URI}")
+def test_the_magics_print_text_without_a_widget_frontend(panels_shell, capsys, tmp_path):
+    panels_shell.run_line_magic("mcp", f"subscribe {URI}")
     assert f"subscribed to {URI} on 'ev'" in capsys.readouterr().out
-    shell.run_line_magic("mcp", "subscribe --read")
+    panels_shell.run_line_magic("mcp", "subscribe --read")
     out = capsys.readouterr().out
     assert re.search(rf"^{re.escape(URI)}\s+subscribed\s+0\s+-$", out, re.MULTILINE)
-    shell.run_line_magic("mcp", "logs")
+    panels_shell.run_line_magic("mcp", "logs")
     assert re.search(r"info\s+Received Subscribe Resource request.*\bcell$", capsys.readouterr().out, re.MULTILINE)
-    shell.run_line_magic("mcp", "logs --unrouted --live")
+    panels_shell.run_line_magic("mcp", "logs --unrouted --live")
     out = capsys.readouterr().out
     assert "needs a Jupyter widget frontend" in out and "none of the 1 server log messages match" in out
     path = tmp_path / "logs.jsonl"
-    shell.run_line_magic("mcp", f"logs --save {path}")
+    panels_shell.run_line_magic("mcp", f"logs --save {path}")
     assert f"saved 1 log message to {path}" in capsys.readouterr().out
     saved = [json.loads(line) for line in path.read_text().splitlines()]
     assert saved[0]["level"] == "info" and saved[0]["in_cell"] is True and URI in saved[0]["data"]
-    shell.run_line_magic("mcp", f"unsubscribe {URI}")
+    panels_shell.run_line_magic("mcp", f"unsubscribe {URI}")
     assert f"unsubscribed from {URI} on 'ev' after 0 updates" in capsys.readouterr().out
     for line, words in [
         ("logs --level loud", "invalid choice"),
@@ -218,18 +212,18 @@ def test_the_magics_print_text_without_a_widget_frontend(shell, capsys, tmp_path
         ("logs --save /nonexistent/dir/x.jsonl", "cannot write"),
     ]:
         with pytest.raises(IPythonUsageError) as info:
-            shell.run_line_magic("mcp", line)
+            panels_shell.run_line_magic("mcp", line)
         assert words in str(info.value) and "\n" not in str(info.value)
 
 
-def test_the_magics_display_live_panels_with_a_widget_frontend(shell, capsys, monkeypatch, panels):
+def test_the_magics_display_live_panels_with_a_widget_frontend(panels_shell, capsys, monkeypatch, panels):
     shown: list = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
     monkeypatch.setattr(_magic_health, "_display", shown.append)
-    shell.run_line_magic("mcp", f"subscribe {URI} --read")
-    shell.run_line_magic("mcp", "subscribe")
-    shell.run_line_magic("mcp", "logs --live --unrouted --level warning --last 7")
-    shell.run_line_magic("mcp", "logs")
+    panels_shell.run_line_magic("mcp", f"subscribe {URI} --read")
+    panels_shell.run_line_magic("mcp", "subscribe")
+    panels_shell.run_line_magic("mcp", "logs --live --unrouted --level warning --last 7")
+    panels_shell.run_line_magic("mcp", "logs")
     one, every, live, static = shown
     panels += [one, every, live]
     assert all(isinstance(p, LivePanel) for p in (one, every, live))
@@ -241,7 +235,7 @@ def test_the_magics_display_live_panels_with_a_widget_frontend(shell, capsys, mo
     static_bundle = static._repr_mimebundle_()
     assert set(static_bundle) == {"text/html", "text/plain"} and "↳ cell" in static_bundle["text/html"]
     wait_until(lambda: "Resource 1: This is a plaintext resource" in one_view.table.value, "the first read")
-    shell.run_line_magic("mcp", f"unsubscribe {URI}")
+    panels_shell.run_line_magic("mcp", f"unsubscribe {URI}")
     wait_until(lambda: one_view.closed, "the one-resource view to stop")
     assert one_view.status.value.startswith("unsubscribed at ")
     wait_until(lambda: "unsubscribed</span>" in every_view.table.value, "the all-subscriptions view to say so")

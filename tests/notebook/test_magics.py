@@ -10,7 +10,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import magics_shell
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
@@ -19,12 +18,6 @@ from mcp_notebook.notebook import commands as _commands
 SERVERS = Path(__file__).parents[1] / "servers"
 RAW = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'raw_server.py'))}"
 SDK = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'sdk_server.py'))}"
-
-
-@pytest.fixture(scope="module")
-def shell():
-    with magics_shell() as ip:
-        yield ip
 
 
 def run(shell, capsys, line: str):
@@ -65,9 +58,9 @@ print(json.dumps({
     assert seen["children"] == []
 
 
-def test_help_and_bare_mcp_print_the_subcommands(shell, capsys):
+def test_help_and_bare_mcp_print_the_subcommands(module_shell, capsys):
     for line in ("%mcp", "%mcp help"):
-        result, out, _ = run(shell, capsys, line)
+        result, out, _ = run(module_shell, capsys, line)
         assert result.success
         for sub in ("connect", "ping", "status", "disconnect"):
             assert f"%mcp {sub}" in out
@@ -77,31 +70,31 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_help_is_made_from_the_parsers(shell, capsys):
-    _, out, _ = run(shell, capsys, "%mcp help")
+def test_help_is_made_from_the_parsers(module_shell, capsys):
+    _, out, _ = run(module_shell, capsys, "%mcp help")
     listing = one_line(out)
     for name, sub in _commands.SUBCOMMANDS.items():
         usage = one_line(sub.parser.format_usage()).removeprefix("usage: ")
         assert f"{usage} {one_line(sub.summary)}" in listing, name
         for line in (f"%mcp help {name}", f"%mcp {name} --help", f"%mcp {name} -h"):
-            result, out, _ = run(shell, capsys, line)
+            result, out, _ = run(module_shell, capsys, line)
             assert result.success and result.result is None
             assert out == sub.parser.format_help().rstrip("\n") + "\n"
-    _, out, _ = run(shell, capsys, "%mcp help call")
+    _, out, _ = run(module_shell, capsys, "%mcp help call")
     assert "-c NAME, --conn NAME" in out and "%%mcp call TOOL" in out
 
 
-def test_a_new_option_shows_up_in_help(shell, capsys, monkeypatch):
+def test_a_new_option_shows_up_in_help(module_shell, capsys, monkeypatch):
     monkeypatch.setattr(_commands, "SUBCOMMANDS", dict(_commands.SUBCOMMANDS))
     wobble = _commands.arg("--wobble", metavar="W", help="how much")
     _commands.subcommand("frob", "frobnicate a connection", _commands.connection(), wobble)(lambda ns: ns.wobble)
-    _, out, _ = run(shell, capsys, "%mcp help")
+    _, out, _ = run(module_shell, capsys, "%mcp help")
     assert "  %mcp frob [-c NAME] [--wobble W]\n        frobnicate a connection\n" in out
-    _, out, _ = run(shell, capsys, "%mcp help frob")
+    _, out, _ = run(module_shell, capsys, "%mcp help frob")
     assert "--wobble W" in out and "how much" in out
-    said = usage_error(shell, capsys, "%mcp frob --wobble")
+    said = usage_error(module_shell, capsys, "%mcp frob --wobble")
     assert said == "UsageError: argument --wobble: expected one argument; usage: %mcp frob [-c NAME] [--wobble W]"
-    assert run(shell, capsys, "%mcp frob --wobble 3")[0].result == "3"
+    assert run(module_shell, capsys, "%mcp frob --wobble 3")[0].result == "3"
 
 
 @pytest.mark.parametrize(
@@ -122,26 +115,26 @@ def test_a_new_option_shows_up_in_help(shell, capsys, monkeypatch):
         ('%mcp connect demo -- "unclosed', "cannot parse the line"),
     ],
 )
-def test_user_mistakes_give_one_line_without_traceback(shell, capsys, config_home, line, says):
-    assert says in usage_error(shell, capsys, line)
+def test_user_mistakes_give_one_line_without_traceback(module_shell, capsys, config_home, line, says):
+    assert says in usage_error(module_shell, capsys, line)
 
 
-def test_a_server_that_exits_during_the_handshake_is_a_one_line_error(shell, capsys):
+def test_a_server_that_exits_during_the_handshake_is_a_one_line_error(module_shell, capsys):
     cmd = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"bad config\", file=sys.stderr); sys.exit(4)'"
-    message = usage_error(shell, capsys, f"%mcp connect broken -- {cmd}")
+    message = usage_error(module_shell, capsys, f"%mcp connect broken -- {cmd}")
     assert "exited with code 4 during the handshake" in message
     assert "bad config" in message
     assert "broken" not in mcp_notebook.connections()
 
 
-def test_connect_ping_status_disconnect(shell, capsys):
-    result, out, _ = run(shell, capsys, f"%mcp connect sdk --era legacy --timeout 30 --env MCP_TEST_FLAG=1 -- {SDK}")
+def test_connect_ping_status_disconnect(module_shell, capsys):
+    result, out, _ = run(module_shell, capsys, f"%mcp connect sdk --era legacy --timeout 30 --env MCP_TEST_FLAG=1 -- {SDK}")
     assert result.success, out
     assert "connected 'sdk'" in out and "2025-11-25" in out
     conn = mcp_notebook.get_connection("sdk")
     assert result.result is conn
 
-    result, out, _ = run(shell, capsys, "%mcp ping sdk -n 3 -i 0")
+    result, out, _ = run(module_shell, capsys, "%mcp ping sdk -n 3 -i 0")
     assert result.success
     rtts = result.result
     assert len(rtts) == 3 and all(r > 0 for r in rtts)
@@ -149,64 +142,64 @@ def test_connect_ping_status_disconnect(shell, capsys):
     assert conn.health.pings_sent == 3
 
     # With one connection open the name may be left out.
-    result, out, _ = run(shell, capsys, "%mcp ping")
+    result, out, _ = run(module_shell, capsys, "%mcp ping")
     assert result.success and len(result.result) == 1
 
-    result, out, _ = run(shell, capsys, "%mcp status")
+    result, out, _ = run(module_shell, capsys, "%mcp status")
     assert "sdk: ready" in out and "legacy 2025-11-25" in out and "4 sent, 0 failed" in out
 
-    result, out, _ = run(shell, capsys, f"%mcp connect raw -- {RAW}")
+    result, out, _ = run(module_shell, capsys, f"%mcp connect raw -- {RAW}")
     assert result.success
-    assert "several connections are open (raw, sdk)" in usage_error(shell, capsys, "%mcp ping")
+    assert "several connections are open (raw, sdk)" in usage_error(module_shell, capsys, "%mcp ping")
 
     # The connection is named by -c/--conn, or by the leading NAME; given both ways, they must agree.
     for line in ("%mcp ping --conn sdk", "%mcp ping -c sdk", "%mcp ping sdk --conn sdk", "%mcp ping --conn=sdk"):
-        result, out, _ = run(shell, capsys, line)
+        result, out, _ = run(module_shell, capsys, line)
         assert result.success and out.startswith("ping sdk: "), line
-    said = usage_error(shell, capsys, "%mcp ping raw --conn sdk")
+    said = usage_error(module_shell, capsys, "%mcp ping raw --conn sdk")
     assert said.startswith("UsageError: 'raw' and --conn 'sdk' name different connections; give one; usage: %mcp ping [-c")
-    assert "name different connections" in usage_error(shell, capsys, "%mcp status sdk -c raw")
+    assert "name different connections" in usage_error(module_shell, capsys, "%mcp status sdk -c raw")
 
-    result, out, _ = run(shell, capsys, "%mcp disconnect raw")
+    result, out, _ = run(module_shell, capsys, "%mcp disconnect raw")
     assert result.success and "closed 'raw'" in out
-    result, out, _ = run(shell, capsys, "%mcp disconnect --all")
+    result, out, _ = run(module_shell, capsys, "%mcp disconnect --all")
     assert result.success and "closed sdk" in out
     assert mcp_notebook.connections() == {}
     assert conn.closed
 
 
-def test_status_and_auth_speak_of_every_connection_unless_one_is_named(shell, capsys):
+def test_status_and_auth_speak_of_every_connection_unless_one_is_named(module_shell, capsys):
     """With no connection named, `status` and `auth` show every open one (and say when none is);
     `auth --steps` and `--logout` work on one connection: the one named, or the only one open."""
     assert mcp_notebook.connections() == {}
-    assert "no open connections" in run(shell, capsys, "%mcp status")[1]
-    assert "no open connections" in run(shell, capsys, "%mcp auth")[1]
-    assert "no open connection; start one" in usage_error(shell, capsys, "%mcp auth --steps")
-    run(shell, capsys, f"%mcp connect raw -- {RAW}")
-    run(shell, capsys, f"%mcp connect sdk --era legacy -- {SDK}")
+    assert "no open connections" in run(module_shell, capsys, "%mcp status")[1]
+    assert "no open connections" in run(module_shell, capsys, "%mcp auth")[1]
+    assert "no open connection; start one" in usage_error(module_shell, capsys, "%mcp auth --steps")
+    run(module_shell, capsys, f"%mcp connect raw -- {RAW}")
+    run(module_shell, capsys, f"%mcp connect sdk --era legacy -- {SDK}")
     try:
-        out = run(shell, capsys, "%mcp status")[1]
+        out = run(module_shell, capsys, "%mcp status")[1]
         assert "raw: ready" in out and "sdk: ready" in out
-        out = run(shell, capsys, "%mcp auth")[1]
+        out = run(module_shell, capsys, "%mcp auth")[1]
         assert "raw: no OAuth" in out and "sdk: no OAuth" in out
-        assert "several connections are open (raw, sdk)" in usage_error(shell, capsys, "%mcp auth --steps")
-        out = run(shell, capsys, "%mcp status sdk")[1]
+        assert "several connections are open (raw, sdk)" in usage_error(module_shell, capsys, "%mcp auth --steps")
+        out = run(module_shell, capsys, "%mcp status sdk")[1]
         assert "sdk: ready" in out and "raw" not in out
-        assert run(shell, capsys, "%mcp auth sdk --steps")[1] == "sdk: no OAuth steps yet\n"
+        assert run(module_shell, capsys, "%mcp auth sdk --steps")[1] == "sdk: no OAuth steps yet\n"
     finally:
-        run(shell, capsys, "%mcp disconnect --all")
+        run(module_shell, capsys, "%mcp disconnect --all")
 
 
-def test_connect_with_a_name_in_use_closes_the_old_connection(shell, capsys):
-    run(shell, capsys, f"%mcp connect same -- {RAW}")
+def test_connect_with_a_name_in_use_closes_the_old_connection(module_shell, capsys):
+    run(module_shell, capsys, f"%mcp connect same -- {RAW}")
     first = mcp_notebook.get_connection("same")
     pid = first.session.transport.pid
-    run(shell, capsys, f"%mcp connect same -- {RAW}")
+    run(module_shell, capsys, f"%mcp connect same -- {RAW}")
     second = mcp_notebook.get_connection("same")
     assert second is not first and first.closed
     assert first.health.exit_code is not None
     assert not Path(f"/proc/{pid}").exists()  # reaped, not a zombie
-    run(shell, capsys, "%mcp disconnect same")
+    run(module_shell, capsys, "%mcp disconnect same")
 
 
 def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
@@ -259,8 +252,8 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
         ("%mcp connect web --client-id x -- python x.py", "the OAuth options are for URLs"),
     ],
 )
-def test_url_mistakes_give_one_line_without_traceback(shell, capsys, line, says):
-    assert says in usage_error(shell, capsys, line)
+def test_url_mistakes_give_one_line_without_traceback(module_shell, capsys, line, says):
+    assert says in usage_error(module_shell, capsys, line)
 
 
 @pytest.mark.parametrize(
@@ -270,9 +263,9 @@ def test_url_mistakes_give_one_line_without_traceback(shell, capsys, line, says)
         (str(SERVERS / "raw_server.py"), "is not executable: run it with its interpreter (e.g. python "),
     ],
 )
-def test_a_command_that_cannot_run_says_why(shell, capsys, command, says):
+def test_a_command_that_cannot_run_says_why(module_shell, capsys, command, says):
     """Not "not found on PATH": the file is there, it just cannot be run as it is."""
-    message = usage_error(shell, capsys, f"%mcp connect bad -- {shlex.quote(command)}")
+    message = usage_error(module_shell, capsys, f"%mcp connect bad -- {shlex.quote(command)}")
     assert says in message and "not found" not in message
 
 
@@ -282,12 +275,12 @@ HOSTILE = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b]8;;https://evil.example/\x1b\\click
 SEQUENCES = ("\x1b]", "\x1b[2J", "\x1b[31m", "\x1b[0m", "\x07")
 
 
-def test_server_text_reaches_the_terminal_without_escape_sequences(shell, capsys, shown_as):
+def test_server_text_reaches_the_terminal_without_escape_sequences(module_shell, capsys, shown_as):
     """Terminal IPython: log lines and progress printed while a call waits, `status`, `health
     --stderr`, `trace`, `logs`, the connect line, and errors quoting the server."""
     shown_as("ipython")
     command = f"{RAW} --name {shlex.quote(HOSTILE)}"
-    result, connected, _ = run(shell, capsys, f"%mcp connect hostile --era legacy -- {command}")
+    result, connected, _ = run(module_shell, capsys, f"%mcp connect hostile --era legacy -- {command}")
     assert result.success, connected
     conn = mcp_notebook.get_connection("hostile")
     conn.call_tool("say", {"text": HOSTILE}, validate=False)
@@ -296,10 +289,10 @@ def test_server_text_reaches_the_terminal_without_escape_sequences(shell, capsys
     cell = capsys.readouterr()
     printed = {"connect": connected, "log line": cell.out, "progress": cell.err, "error": str(caught.value)}
     for line in ("status hostile", "health hostile --stderr", "trace hostile", "logs hostile"):
-        result, out, err = run(shell, capsys, f"%mcp {line}")
+        result, out, err = run(module_shell, capsys, f"%mcp {line}")
         assert result.success and not err, line
         printed[line] = out
-    run(shell, capsys, "%mcp disconnect hostile")
+    run(module_shell, capsys, "%mcp disconnect hostile")
     for where, text in printed.items():
         assert not any(sequence in text for sequence in SEQUENCES), (where, text)
         assert "click red" in text, where  # the words stay
@@ -313,12 +306,13 @@ def test_a_connect_error_quoting_stderr_carries_no_escape_sequence():
     assert not any(sequence in str(caught.value) for sequence in SEQUENCES)
 
 
-def test_connect_to_a_url_with_headers(shell, capsys, port):
+def test_connect_to_a_url_with_headers(module_shell, capsys, port):
     from test_http import sdk_http
 
     with sdk_http(port) as base:
-        result, out, _ = run(shell, capsys, f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http")
+        line = f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http"
+        result, out, _ = run(module_shell, capsys, line)
         assert result.success, out
         assert "connected 'web'" in out and "over http, legacy server (2025-11-25)" in out
         assert mcp_notebook.get_connection("web").ping() > 0
-        run(shell, capsys, "%mcp disconnect web")
+        run(module_shell, capsys, "%mcp disconnect web")

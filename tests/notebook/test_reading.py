@@ -10,7 +10,7 @@ import signal
 import sys
 
 import pytest
-from conftest import SERVERS_DIR, fastmcp_server_cmd, magics_shell, node_executable, sdk_server_cmd, server_everything_cmd
+from conftest import SERVERS_DIR, fastmcp_server_cmd, node_executable, sdk_server_cmd, server_everything_cmd
 from IPython.lib.pretty import pretty
 from test_live_panels import wait_until
 
@@ -42,12 +42,6 @@ def test_a_coloured_stderr_shows_colours_in_html_and_none_in_text(panels):
         assert not ANSI_TRACES.search(text), text
 
 
-@pytest.fixture(scope="module")
-def shell():
-    with magics_shell() as ip:
-        yield ip
-
-
 def run(shell, capsys, line: str) -> str:
     """Run one cell that must succeed; what it printed."""
     result = shell.run_cell(line)
@@ -62,60 +56,60 @@ def killed_while_idle(conn: mcp_notebook.Connection) -> None:
     assert conn.wait_closed(20)
 
 
-def test_a_server_that_dies_while_idle_stays_listed_until_disconnected(shell, capsys):
+def test_a_server_that_dies_while_idle_stays_listed_until_disconnected(module_shell, capsys):
     everything = shlex.join(server_everything_cmd())
-    run(shell, capsys, f"%mcp connect ev --era legacy -- {everything}")
+    run(module_shell, capsys, f"%mcp connect ev --era legacy -- {everything}")
     conn = mcp_notebook.get_connection("ev")
     killed_while_idle(conn)
 
     assert mcp_notebook.connections() == {"ev": conn} and mcp_notebook.get_connection("ev") is conn
-    status = run(shell, capsys, "%mcp status")
+    status = run(module_shell, capsys, "%mcp status")
     assert "ev: closed" in status and "exited with code -9" in status
     assert re.search(r"closed .*, at \d\d:\d\d:\d\d \(\d+ s ago\)", status), status
     assert any(line.strip() in status for line in conn.stderr[-3:]), "its last stderr lines"
-    health = run(shell, capsys, "%mcp health ev")
+    health = run(module_shell, capsys, "%mcp health ev")
     assert "ev: closed" in health and "exit code -9" in health
     assert conn.health.closed_at is not None and "exited with code -9" in repr(conn.health)
 
-    run(shell, capsys, f"%mcp connect ev --era legacy -- {everything}")  # the name connected again
+    run(module_shell, capsys, f"%mcp connect ev --era legacy -- {everything}")  # the name connected again
     again = mcp_notebook.get_connection("ev")
     assert again is not conn and mcp_notebook.connections() == {"ev": again}
     killed_while_idle(again)
-    assert "closed 'ev'" in run(shell, capsys, "%mcp disconnect ev")
+    assert "closed 'ev'" in run(module_shell, capsys, "%mcp disconnect ev")
     assert mcp_notebook.connections() == {}
-    assert "no open connections" in run(shell, capsys, "%mcp status")
+    assert "no open connections" in run(module_shell, capsys, "%mcp status")
 
 
 RAW = shlex.join([sys.executable, str(SERVERS_DIR / "raw_server.py")])  # declares tools only
 
 
-def test_a_legacy_server_connects_in_plain_words_and_status_keeps_the_probe(shell, capsys):
-    out = run(shell, capsys, f"%mcp connect ev -- {shlex.join(server_everything_cmd())}")  # era auto: probed
+def test_a_legacy_server_connects_in_plain_words_and_status_keeps_the_probe(module_shell, capsys):
+    out = run(module_shell, capsys, f"%mcp connect ev -- {shlex.join(server_everything_cmd())}")  # era auto: probed
     assert "legacy server (2025-11-25)" in out and "probe" not in out and "-32601" not in out
     # "refused: Method not found (-32601)", or "no answer within 2 s" while it starts slowly
-    assert "over stdio (probe: " in run(shell, capsys, "%mcp status ev")
-    run(shell, capsys, "%mcp disconnect ev")
+    assert "over stdio (probe: " in run(module_shell, capsys, "%mcp status ev")
+    run(module_shell, capsys, "%mcp disconnect ev")
 
 
-def test_modern_pings_are_explained_once_and_called_liveness_probes(shell, capsys):
-    out = run(shell, capsys, f"%mcp connect sdk --era modern -- {shlex.join(sdk_server_cmd())}")
+def test_modern_pings_are_explained_once_and_called_liveness_probes(module_shell, capsys):
+    out = run(module_shell, capsys, f"%mcp connect sdk --era modern -- {shlex.join(sdk_server_cmd())}")
     assert "modern server (2026-07-28)" in out
-    first, again = run(shell, capsys, "%mcp ping sdk"), run(shell, capsys, "%mcp ping sdk -n 2 -i 0")
+    first, again = run(module_shell, capsys, "%mcp ping sdk"), run(module_shell, capsys, "%mcp ping sdk -n 2 -i 0")
     assert "the ping method was removed" in first and "removed" not in again
     assert again.count("liveness probe sdk: ") == 2
-    status = run(shell, capsys, "%mcp status sdk")
+    status = run(module_shell, capsys, "%mcp status sdk")
     assert re.search(r"liveness probes +3 sent", status) and "pings      " not in status, status
-    run(shell, capsys, "%mcp disconnect sdk")
+    run(module_shell, capsys, "%mcp disconnect sdk")
 
 
-def test_a_server_without_resources_lists_none_as_a_modern_one_does(shell, capsys):
-    run(shell, capsys, f"%mcp connect raw -- {RAW}")
+def test_a_server_without_resources_lists_none_as_a_modern_one_does(module_shell, capsys):
+    run(module_shell, capsys, f"%mcp connect raw -- {RAW}")
     conn = mcp_notebook.get_connection("raw")
     assert "resources" not in conn.server_capabilities
     listing = conn.list_resources()
     assert isinstance(listing, Listing) and listing == [] and conn.list_resource_templates() == []
-    assert "(no resources)" in run(shell, capsys, "%mcp resources raw")  # as a modern server says it, not a UsageError
-    run(shell, capsys, "%mcp disconnect raw")
+    assert "(no resources)" in run(module_shell, capsys, "%mcp resources raw")  # as a modern server says it, not a UsageError
+    run(module_shell, capsys, "%mcp disconnect raw")
 
 
 def test_the_health_snapshot_has_a_short_repr_and_rich_displays():

@@ -10,7 +10,6 @@ import pytest
 from IPython.core.error import UsageError as IPythonUsageError
 from shell_fixtures import ev as ev  # the shared fixtures, for this module too
 from shell_fixtures import fm as fm
-from shell_fixtures import shell as shell
 
 from mcp_notebook.api.tools.view import ToolView
 from mcp_notebook.notebook.tool_form import ToolForm

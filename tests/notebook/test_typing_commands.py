@@ -14,7 +14,6 @@ from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
 from shell_fixtures import ev as ev  # the shared fixtures, for this module too
 from shell_fixtures import fm as fm
-from shell_fixtures import shell as shell
 
 import mcp_notebook
 from mcp_notebook import ExtraArgumentWarning

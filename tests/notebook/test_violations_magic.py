@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import magics_shell
 
 import mcp_notebook
 from mcp_notebook.notebook import magic_violations, violations_view
@@ -15,12 +14,6 @@ from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.protocol.frame_rules import Violation
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
-
-
-@pytest.fixture(scope="module")
-def shell():
-    with magics_shell() as ip:
-        yield ip
 
 
 @pytest.fixture
@@ -32,31 +25,31 @@ def banner():
         yield conn
 
 
-def test_violations_as_text(shell, capsys, banner):
-    shell.run_line_magic("mcp", "violations banner")
+def test_violations_as_text(module_shell, capsys, banner):
+    module_shell.run_line_magic("mcp", "violations banner")
     out = capsys.readouterr().out
     assert out.startswith("banner: 2 violations")
     assert "not-json-rpc" in out and "unmatched-response" in out and "/id" in out
     assert "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#stdio" in out
-    shell.run_line_magic("mcp", "violations -c banner --rule unmatched-response")
+    module_shell.run_line_magic("mcp", "violations -c banner --rule unmatched-response")
     out = capsys.readouterr().out
     assert "1 violation" in out and "not-json-rpc" not in out
 
 
-def test_violations_as_html_in_jupyter(shell, capsys, banner, monkeypatch):
+def test_violations_as_html_in_jupyter(module_shell, capsys, banner, monkeypatch):
     shown: list = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
     monkeypatch.setattr(magic_violations, "_display", shown.append)
-    shell.run_line_magic("mcp", "violations banner --last 1")
+    module_shell.run_line_magic("mcp", "violations banner --last 1")
     [table] = shown
     html = table._repr_mimebundle_()["text/html"]
     assert "the last 1 of 2" in html and "<b>unmatched-response</b>" in html and "not-json-rpc" not in html
 
 
-def test_a_clean_connection_says_so(shell, capsys):
+def test_a_clean_connection_says_so(module_shell, capsys):
     with mcp_notebook.connect(RAW, era="legacy", name="clean") as conn:
         conn.ping()
-        shell.run_line_magic("mcp", "violations clean")
+        module_shell.run_line_magic("mcp", "violations clean")
         assert "clean: no violations" in capsys.readouterr().out
 
 
@@ -75,9 +68,9 @@ def test_server_text_is_inert_in_html_and_plain_in_text():
     assert "\x1b" not in violations_view.text("c", [hostile], 1)
 
 
-def test_connect_strict(shell, capsys):
+def test_connect_strict(module_shell, capsys):
     command = " ".join(shlex.quote(part) for part in RAW)
-    shell.run_line_magic("mcp", f"connect strictly --strict -- {command}")
+    module_shell.run_line_magic("mcp", f"connect strictly --strict -- {command}")
     conn = mcp_notebook.get_connection("strictly")
     try:
         assert conn.session.checker.strict
@@ -87,9 +80,9 @@ def test_connect_strict(shell, capsys):
         conn.close()
 
 
-def test_the_trace_marks_the_entries_that_broke_a_rule(shell, capsys, banner):
+def test_the_trace_marks_the_entries_that_broke_a_rule(module_shell, capsys, banner):
     [first, second] = banner.violations
-    shell.run_line_magic("mcp", "trace banner --last 100")
+    module_shell.run_line_magic("mcp", "trace banner --last 100")
     lines = capsys.readouterr().out.splitlines()
     marked = [line for line in lines if "⚠" in line]
     assert len(marked) == 2

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import fastmcp_server_cmd, magics_shell, sdk_server_cmd
+from conftest import fastmcp_server_cmd, sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults
@@ -38,12 +38,6 @@ def assert_inert(markup: str) -> None:
     """No tag a server wrote survives: only our own markup is left."""
     assert not re.search(r"<\s*(script|img)", markup, re.IGNORECASE), markup
     assert 'onerror="' not in markup  # the attribute only as escaped text
-
-
-@pytest.fixture
-def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
-        yield conn
 
 
 def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):
@@ -147,12 +141,6 @@ def test_pause_freezes_the_live_table_and_resume_catches_up(sdk, panels):
     kinds = {label.split()[3] for label in listed(view)}
     assert kinds == {"request", "response"}
     assert all(("♡" in label) != ("♥" in label) for label in listed(view))
-
-
-@pytest.fixture
-def shell():
-    with magics_shell() as ip:
-        yield ip
 
 
 def test_without_a_widget_frontend_the_magics_print_text_tables(shell, capsys, tmp_path):

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.session.redaction import Redactor
@@ -21,12 +20,6 @@ RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.p
 
 def rss_bytes() -> int:
     return int(Path("/proc/self/statm").read_text().split()[1]) * 4096
-
-
-@pytest.fixture
-def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
-        yield conn
 
 
 @pytest.mark.slow

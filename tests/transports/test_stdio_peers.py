@@ -35,12 +35,6 @@ def wait_until(predicate, timeout: float = 20.0) -> None:
         time.sleep(0.01)
 
 
-@pytest.fixture
-def sdk():
-    with mcp_notebook.connect(sdk_server_cmd(), era="legacy", name="sdk") as conn:
-        yield conn
-
-
 @pytest.mark.parametrize("version", LEGACY_VERSIONS)
 @pytest.mark.parametrize("peer", list(PEERS))
 def test_handshake_ping_and_tools_with_each_version(peer, version):

@@ -40,7 +40,7 @@ def connect_all(config_file: str | Path | None = None, *, consent: bool | None =
     return results
 
 
-class ServerListing(list):  # type: ignore[type-arg]
+class ServerListing(list[ServerEntry]):
     """Configured servers (a list of `ServerEntry`) that display as a table, with the problems
     of the files that could not be read under it, one line each."""
 

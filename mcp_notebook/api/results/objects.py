@@ -306,11 +306,13 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         self.kind = kind
         self.note = note  # a line under the table (what a listing left out)
 
+    KEY = "name"  # what names an item: `names()` lists it, `get()` finds an item by it
+
     def names(self) -> list[str]:
-        return [str(item.get("name")) for item in self]
+        return [str(item.get(self.KEY)) for item in self]
 
     def get(self, name: str) -> dict[str, Any] | None:
-        return next((item for item in self if item.get("name") == name), None)
+        return next((item for item in self if item.get(self.KEY) == name), None)
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
         columns = self.COLUMNS[self.kind]

@@ -86,7 +86,7 @@ def status_line(task: dict[str, Any]) -> str:
 
 @public
 class TaskList(Listing):
-    """Tasks (plain Task dicts) that display as a table."""
+    """Tasks (plain Task dicts) that display as a table; `names()` and `get()` go by task id."""
 
     COLUMNS = {
         **Listing.COLUMNS,
@@ -102,11 +102,7 @@ class TaskList(Listing):
     def __init__(self, items: list[dict[str, Any]]) -> None:
         super().__init__("tasks", items)
 
-    def names(self) -> list[str]:
-        return [str(task.get("taskId")) for task in self]
-
-    def get(self, task_id: str) -> dict[str, Any] | None:
-        return next((task for task in self if task.get("taskId") == task_id), None)
+    KEY = "taskId"
 
 
 class TaskWatch:

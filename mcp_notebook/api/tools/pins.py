@@ -19,7 +19,7 @@ from ...configs import pins
 from ...configs.pins import ToolsDiff, server_key
 from ..display import frontend
 
-__all__ = ["PinStatus", "ToolsDiff", "accept", "check", "server_key", "status", "tool_changes", "warning"]
+__all__ = ["PinStatus", "ToolsDiff", "accept_tools", "check", "server_key", "status", "tool_changes", "warning"]
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def tool_changes(conn: Any) -> ToolsDiff:
     return found.diff if found is not None else ToolsDiff()
 
 
-def accept(conn: Any) -> int:
+def accept_tools(conn: Any) -> int:
     """Pin the connection's tools as they are now; how many were pinned."""
     key = key_of(conn)
     tools = list(conn.list_tools(refresh=True))
