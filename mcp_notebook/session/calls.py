@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..base.errors import Interrupted, TransportClosed
+from ..base.errors import ConnectionClosed, Interrupted
 from ..protocol import jsonrpc as rpc
 from .flow import ONE_CALL, CallOptions, Flow
 from .pending import CANCEL_GRACE, Pending
@@ -92,7 +92,7 @@ class Calls:
         pending.sent_at = time.perf_counter()
         try:
             session.outbox.send(rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, pending.note)
-        except TransportClosed:
+        except ConnectionClosed:
             session.requests.pop(pending.id)
             session.count_sent(pending, -1)
             return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..base.errors import TransportClosed
+from ..base.errors import ConnectionClosed
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
 from ..protocol.versions import LEGACY_ERA, LEGACY_VERSIONS, MODERN_ERA, MODERN_VERSIONS
@@ -126,7 +126,7 @@ class Era:
                 session.outbox.send(
                     rpc.notification("notifications/cancelled", {"requestId": pending.id, "reason": reason}), rpc.NOTIFICATION
                 )
-            except TransportClosed:
+            except ConnectionClosed:
                 pass
             session.transport.cancel(pending.id)  # HTTP: stop reading its stream, which a server need not ever end
 
