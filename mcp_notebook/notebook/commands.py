@@ -255,6 +255,8 @@ REFRESH = flag("--refresh", help="ask the server again instead of showing the ca
 def pick(name: str | None) -> Connection:
     """The named connection, or the only open one (or the only one, closed by its server)."""
     if name is not None:
+        if name.isdigit() and name not in api.connections():  # `-c 3`, as Unix ping counts
+            raise CommandError(f"no connection named {name!r}: -c (--conn) names a connection; a count is -n N")
         return api.get_connection(name)
     listed = api.connections()
     open_ = {n: c for n, c in listed.items() if not c.closed}

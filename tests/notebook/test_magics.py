@@ -156,6 +156,8 @@ def test_connect_ping_status_disconnect(module_shell, capsys):
     for line in ("%mcp ping --conn sdk", "%mcp ping -c sdk", "%mcp ping sdk --conn sdk", "%mcp ping --conn=sdk"):
         result, out, _ = run(module_shell, capsys, line)
         assert result.success and out.startswith("ping sdk: "), line
+    said = usage_error(module_shell, capsys, "%mcp ping -c 3")  # Unix ping's count: here -c names a connection
+    assert "-c (--conn) names a connection; a count is -n N" in said, said
     said = usage_error(module_shell, capsys, "%mcp ping raw --conn sdk")
     assert said.startswith("UsageError: 'raw' and --conn 'sdk' name different connections; give one; usage: %mcp ping [-c")
     assert "name different connections" in usage_error(module_shell, capsys, "%mcp status sdk -c raw")
