@@ -55,10 +55,15 @@ class Calls:
             request.limit, request.note = limit, options.note
             if options.on_round is not None:
                 options.on_round(request, True)  # before it is sent: it may be answered at once
-            if here:
-                session.launch(request)
-            elif not self._send_here(request):
-                self._soon(request, session.launch, request)
+            try:
+                if here:
+                    session.launch(request)
+                elif not self._send_here(request):
+                    self._soon(request, session.launch, request)
+            except KeyboardInterrupt as exc:  # Ctrl-C while writing it from this thread: cancel it, say so
+                if here or isinstance(exc, Interrupted):
+                    raise
+                raise request.interrupt() from exc
             return request
         flow = Flow(session, self, method, params, options, limit)
         if here:

@@ -109,7 +109,9 @@ class Monitor:
     # ----- running (session thread) -----
 
     def start(self) -> None:
-        """Start the keepalive and the sampler in the session's task group (from outside the loop)."""
+        """Start the keepalive and the sampler in the session's task group (from outside the loop);
+        the history starts with the connection as it was returned, whenever the sampler runs."""
+        self.history.append(self.health())
         get_runtime().spawn(self._start)
 
     async def _start(self) -> None:
@@ -179,8 +181,8 @@ class Monitor:
     async def _sample(self) -> None:
         try:
             while not self.session.closed:
-                self.history.append(self.health())
                 await anyio.sleep(max(0.05, defaults.health_history_interval))
+                self.history.append(self.health())
         finally:
             self.history.append(self.health())
             self._notify()
