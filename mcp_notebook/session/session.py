@@ -96,7 +96,7 @@ class Session:
         self.request_handlers = Handlers()
         self.notification_handlers = Handlers()
         self.requests = InFlight(self.counters)
-        self.outbox = Outbox(transport, trace, self.counters)
+        self.outbox = Outbox(transport, trace, self.counters, self._frames_lost)
         self.checker = FrameChecker(trace, enabled=check_frames, strict=strict)
         self.inbound = Inbound(self)
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -370,6 +370,23 @@ class Session:
             self._count_sent(pending, -1)
             return False
         return True
+
+    def _frames_lost(self, request_ids: list[Any], error: TransportClosed) -> None:
+        """Requests whose frames another thread's write failed to put on the wire: failed, on the loop."""
+
+        def fail() -> None:
+            for request_id in request_ids:
+                pending = self.requests.pop(request_id)
+                if pending is not None:
+                    self.requests.settle(pending, failure=self.closed_error(str(error)))
+
+        if self._loop is None or self.on_loop():
+            fail()
+            return
+        try:
+            self._loop.call_soon_threadsafe(fail)
+        except RuntimeError:  # the loop has closed: nobody waits on it
+            fail()
 
     def _count_sent(self, pending: Request, count: int = 1) -> None:
         if pending.probe:
