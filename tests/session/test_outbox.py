@@ -29,13 +29,14 @@ class Batches:
         self.fail_on = fail_on
         self.interrupt_first = interrupt_first
         self.closed = False
+        self.attempts = 0
 
     def writable(self) -> None:
         if self.closed:
             raise TransportClosed("closed")
 
     def send_frames(self, texts: Sequence[str]) -> None:
-        number = len(self.writes)
+        number, self.attempts = self.attempts, self.attempts + 1
         if number == 0:
             self.entered.set()
             assert self.release.wait(30)
@@ -112,3 +113,17 @@ def test_an_interrupted_writer_still_writes_what_was_queued_behind_it() -> None:
     assert [len(batch) for batch in transport.writes] == [1, 3]
     outbox.send(ping(5), rpc.REQUEST)  # the outbox is not left thinking a write is under way
     assert len(transport.writes) == 3
+
+
+def test_a_pong_another_thread_failed_to_write_is_counted_as_dropped_not_sent() -> None:
+    transport, trace, counters = Batches(fail_on=1), Trace(), HealthCounters()
+    outbox = Outbox(transport, trace, counters)  # type: ignore[arg-type]
+    writer = queued_behind_a_write(transport, outbox, others=0)
+    outbox.send_reply(rpc.result("srv-1", {}), {"method": "ping", "id": "srv-1"}, note="pong", read_at=0.0)
+    assert counters.pongs_sent == 0  # queued, not written yet
+    transport.release.set()
+    writer.join(30)
+    assert (counters.pongs_sent, counters.pong_failures) == (0, 1)
+    assert [e.detail["id"] for e in trace.filter(kind="reply-dropped")] == ["srv-1"]
+    outbox.send_reply(rpc.result("srv-2", {}), {"method": "ping", "id": "srv-2"}, note="pong", read_at=0.0)
+    assert counters.pongs_sent == 1 and len(counters.pong_latencies) == 1  # written at once: accounted at once
