@@ -17,14 +17,17 @@ The clients:
   coroutines under `asyncio.gather` (`--no-sdk` leaves it out).
 - `raw sequential`: write one request line, `readline` its answer, on the caller's thread (k ignored).
 - `raw pipelined`: the same pipe with k requests kept in flight (a new one written as each answer comes).
-`--baseline PATH` adds the three mcp-notebook clients imported from another checkout (say,
-a `git archive` of main), for before and after in the same run.
+`--baseline PATH` adds the mcp-notebook clients imported from another checkout (say, a
+`git archive` of main), for before and after in the same run; `--baseline NAME=PATH`, given
+more than once, adds several, each labelled with its NAME.
 
 It prints, per level, each client's median calls/s over rounds and its range, and the
 ratios of medians of the per-round times: call_tool / request, SDK / acall_tool (above 1:
-ours is faster) and the floor's share (ours / raw pipelined, in calls/s).
+ours is faster), the floor's share (ours / raw pipelined, in calls/s) and, for each
+baseline, its time over this checkout's (above 1: this checkout is faster).
 
-Run: `.venv/bin/python bench/throughput.py [--rounds N] [--count N] [--inflight 1,8,64] [--baseline PATH] [--json PATH]`.
+Run: `.venv/bin/python bench/throughput.py [--rounds N] [--count N] [--inflight 1,8,64] [--baseline [NAME=]PATH]
+[--json PATH]`.
 """
 
 from __future__ import annotations
@@ -288,7 +291,9 @@ def main() -> None:
     parser.add_argument("--count", type=int, default=1000, help="calls per client per level per round (default 1000)")
     parser.add_argument("--inflight", default="1,8,64", help="calls in flight, comma-separated (default 1,8,64)")
     parser.add_argument("--warmup", type=int, default=200, help="untimed calls first (default 200)")
-    parser.add_argument("--baseline", type=Path, metavar="PATH", help="also time mcp-notebook from this checkout")
+    parser.add_argument(
+        "--baseline", action="append", default=[], metavar="[NAME=]PATH", help="also time mcp-notebook from this checkout"
+    )
     parser.add_argument("--no-sdk", dest="sdk", action="store_false", help="leave the MCP SDK out")
     parser.add_argument("--only", help="comma-separated clients to run (request,call_tool,acall_tool,sdk,raw)")
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the figures as JSON")
@@ -303,8 +308,8 @@ def main() -> None:
 
     ours = ["request", "call_tool", "acall_tool", "interleaved"]
     specs = [(c, c, REPO) for c in ours]
-    if args.baseline:
-        specs += [(f"{c} (baseline)", c, args.baseline) for c in ours]
+    for name, path in baselines(args.baseline):
+        specs += [(f"{c} ({name})", c, path) for c in ours]
     if args.sdk:
         specs.append(("sdk", "sdk", REPO))
     specs += [("raw sequential", "raw sequential", REPO), ("raw pipelined", "raw pipelined", REPO)]
@@ -317,6 +322,15 @@ def main() -> None:
 
 
 Spec = tuple[str, str, Path]  # label, client, checkout
+
+
+def baselines(given: list[str]) -> list[tuple[str, Path]]:
+    """The --baseline checkouts with their labels ("baseline" for one given as a bare PATH)."""
+    named = []
+    for value in given:
+        name, _, path = value.rpartition("=") if "=" in value else ("baseline", "", value)
+        named.append((name, Path(path)))
+    return named
 
 
 def alternate(specs: list[Spec], levels: list[int], args: argparse.Namespace) -> dict[str, dict[int, list[float]]]:
@@ -355,19 +369,17 @@ def report(by: dict[str, dict[int, list[float]]], levels: list[int], args: argpa
             rates = [args.count / s for s in seconds[k]]
             level[label] = {"calls_per_s": statistics.median(rates), "range": [min(rates), max(rates)]}
             print(f"  {label:<24} {statistics.median(rates):>9.0f} calls/s  [{min(rates):.0f}-{max(rates):.0f}]")
-        pairs = [
-            ("call_tool / request (time)", "call_tool", "request"),
-            ("call_tool / request (time), baseline", "call_tool (baseline)", "request (baseline)"),
-            ("sdk / acall_tool (time)", "sdk", "acall_tool"),
-            ("sdk / acall_tool (time), baseline", "sdk", "acall_tool (baseline)"),
-            ("raw pipelined / request (time)", "raw pipelined", "request"),
-            ("raw pipelined / request (time), baseline", "raw pipelined", "request (baseline)"),
-        ]
+        tags = [""] + [f" ({name})" for name, _ in baselines(args.baseline)]
+        pairs = [(f"call_tool / request (time){t}", f"call_tool{t}", f"request{t}") for t in tags]
+        pairs += [(f"sdk / acall_tool (time){t}", "sdk", f"acall_tool{t}") for t in tags]
+        pairs += [(f"raw pipelined / request (time){t}", "raw pipelined", f"request{t}") for t in tags]
+        pairs += [(f"request / request{t} (time)", f"request{t}", "request") for t in tags[1:]]
+        pairs += [(f"acall_tool / acall_tool{t} (time)", f"acall_tool{t}", "acall_tool") for t in tags[1:]]
         for name, top, bottom in pairs:
             if top in by and bottom in by:
                 mid, low, high = ratio(by[top][k], by[bottom][k])
                 level[name] = [mid, low, high]
-                print(f"  {name:<42} {mid:.2f}x  [{low:.2f}-{high:.2f}]")
+                print(f"  {name:<48} {mid:.2f}x  [{low:.2f}-{high:.2f}]")
         results["levels"][k] = level
     return results
 

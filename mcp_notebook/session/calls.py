@@ -115,6 +115,16 @@ class Calls:
             elif isinstance(pending, Flow):
                 pending.fail(failure)
 
+    def soon_or_now(self, fn: Callable[[], None]) -> None:
+        """Run `fn()` on the loop: now on its thread (or with no loop left), else soon."""
+        if self._loop is None or self.on_loop():
+            fn()
+            return
+        try:
+            self._loop.call_soon_threadsafe(fn)
+        except RuntimeError:  # the loop has closed: nobody waits on it
+            fn()
+
     # ----- what a Pending asks of its session (`SessionLoop`) ----------------------
 
     def on_loop(self) -> bool:

@@ -149,7 +149,8 @@ class Pending:
     # ----- coroutines -------------------------------------------------------------
 
     async def wait_async(self, timeout: float | None = None) -> bool:
-        """`wait` for a coroutine on any asyncio loop, without blocking it."""
+        """`wait` for a coroutine on any asyncio loop, without blocking it. One future, which
+        settling (through the loop's `call_soon_threadsafe`) or the timeout's timer sets."""
         loop = asyncio.get_running_loop()
         woken: asyncio.Future[None] = loop.create_future()
 
@@ -163,17 +164,17 @@ class Pending:
             if self._callbacks is None:
                 return True
             self._callbacks.append(wake)
+        timer = None if timeout is None else loop.call_later(max(0.0, timeout), _set, woken)
         try:
-            if timeout is None:
-                await woken
-            else:
-                await asyncio.wait((woken,), timeout=max(0.0, timeout))
+            await woken
         finally:
-            if not woken.done():
+            if timer is not None:
+                timer.cancel()
+            if not self.settled:
                 with _callbacks_lock:
                     if self._callbacks is not None and wake in self._callbacks:
                         self._callbacks.remove(wake)
-        return woken.done() and self.settled
+        return self.settled
 
     async def acancel(self, failure: BaseException, reason: str) -> bool:
         """`cancel` for a coroutine, without blocking its loop."""

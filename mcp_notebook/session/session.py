@@ -89,7 +89,7 @@ class Session:
         self.request_handlers = Handlers()
         self.notification_handlers = Handlers()
         self.requests = InFlight(self.counters)
-        self.outbox = Outbox(transport, trace, self.counters)
+        self.outbox = Outbox(transport, trace, self.counters, self._frames_lost)
         self.checker = FrameChecker(trace, enabled=check_frames, strict=strict)
         self.inbound = Inbound(self)
         self._task_group: anyio.abc.TaskGroup | None = None
@@ -262,6 +262,17 @@ class Session:
             self.inbound.lost.append(pending)  # sent once the new session is up
             return
         self.send_request(pending)
+
+    def _frames_lost(self, request_ids: list[Any], error: ConnectionClosed) -> None:
+        """Requests whose frames another thread's write failed to put on the wire: failed, on the loop."""
+
+        def fail() -> None:
+            for request_id in request_ids:
+                pending = self.requests.pop(request_id)
+                if pending is not None:
+                    self.requests.settle(pending, failure=self.closed_error(str(error)))
+
+        self.calls.soon_or_now(fail)
 
     def count_sent(self, pending: Request, count: int = 1) -> None:
         if pending.probe:

@@ -7,7 +7,8 @@ MCP methods. It pushes what it reads into a `Sink` (the session) from the event 
 from __future__ import annotations
 
 from collections import deque
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import anyio.abc
 
@@ -106,3 +107,15 @@ class Transport(Protocol):
 
     async def aclose(self, grace: float | None = None) -> None:
         """Close politely, then firmly; `grace` is how long the peer gets to go by itself."""
+
+
+@runtime_checkable
+class FrameBatches(Protocol):
+    """What a transport that `sends_from_any_thread` may add: several frames in as few writes
+    as they fit in, so frames queued while one thread writes go out together."""
+
+    def writable(self) -> None:
+        """Raise ConnectionClosed if a frame handed over now could not go out."""
+
+    def send_frames(self, texts: Sequence[str]) -> None:
+        """Write the frames in order (any thread, never blocking); ConnectionClosed if it cannot."""

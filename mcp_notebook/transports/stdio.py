@@ -23,7 +23,7 @@ import signal
 import subprocess
 import threading
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -52,6 +52,25 @@ _REAPER = Reaper(EXIT_GRACE, TERM_GRACE, KILL_WAIT)
 
 def _no_events(name: str, note: str | None = None, **detail: Any) -> None:
     return None
+
+
+def _writes(texts: Sequence[str], limit: int | None) -> Iterator[bytes]:
+    """The frames' bytes, newline-terminated, joined into writes of at most `limit` bytes of
+    whole frames (None: all in one); a frame longer than `limit` is a write of its own."""
+    if limit is None or len(texts) == 1:
+        yield ("\n".join(texts) + "\n").encode()
+        return
+    chunk: list[bytes] = []
+    size = 0
+    for text in texts:
+        data = text.encode() + b"\n"
+        if chunk and size + len(data) > limit:
+            yield b"".join(chunk)
+            chunk, size = [], 0
+        chunk.append(data)
+        size += len(data)
+    if chunk:
+        yield b"".join(chunk)
 
 
 class StdioTransport:
@@ -235,34 +254,48 @@ class StdioTransport:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """Write one frame now, or queue it behind earlier bytes; ConnectionClosed if stdin is gone.
+        """Write one frame now, or queue it behind earlier bytes; ConnectionClosed if stdin is gone."""
+        self.send_frames((text,))
 
-        From any thread. Off the loop only a frame that fits one atomic pipe write (PIPE_BUF)
-        is written directly, so an interrupt in the caller cannot tear it; others are queued
-        for the loop to write.
+    def writable(self) -> None:
+        """Raise ConnectionClosed if a frame handed over now could not go out (any thread)."""
+        process = self._process
+        if process is None or process.stdin is None or process.stdin.closed or self._closing:
+            raise ConnectionClosed("the server's stdin is closed")
+        if self._write_error is not None:
+            raise ConnectionClosed(self._write_error)
+
+    def send_frames(self, texts: Sequence[str]) -> None:
+        """Write frames in order, as few writes as they fit in; ConnectionClosed if stdin is gone.
+
+        From any thread. Off the loop only whole frames that fit one atomic pipe write
+        (PIPE_BUF) together are written directly, so an interrupt in the caller cannot tear
+        one; a larger frame, and what follows bytes that wait, is queued for the loop to write.
         """
-        data = text.encode() + b"\n"
+        on_loop = threading.get_ident() == self._loop_thread
+        queued = False
         with self._write_lock:
-            process = self._process
-            if process is None or process.stdin is None or process.stdin.closed or self._closing:
-                raise ConnectionClosed("the server's stdin is closed")
-            if self._write_error is not None:
-                raise ConnectionClosed(self._write_error)
-            on_loop = threading.get_ident() == self._loop_thread
-            if not self._unwritten and (on_loop or len(data) <= select.PIPE_BUF):
-                try:
-                    written = os.write(process.stdin.fileno(), data)
-                except BlockingIOError:
-                    written = 0
-                except OSError as exc:
-                    self._write_error = f"cannot write to the server: {exc.strerror or exc}"
-                    raise ConnectionClosed(self._write_error) from exc
-                if written == len(data):
-                    return
-                data = data[written:]
-            if len(self._unwritten) + len(data) > MAX_UNWRITTEN_BYTES:
-                raise ConnectionClosed("the server has stopped reading its stdin")
-            self._unwritten += data
+            self.writable()
+            assert self._process is not None and self._process.stdin is not None
+            fd = self._process.stdin.fileno()
+            for data in _writes(texts, None if on_loop else select.PIPE_BUF):
+                if not self._unwritten and (on_loop or len(data) <= select.PIPE_BUF):
+                    try:
+                        written = os.write(fd, data)
+                    except BlockingIOError:
+                        written = 0
+                    except OSError as exc:
+                        self._write_error = f"cannot write to the server: {exc.strerror or exc}"
+                        raise ConnectionClosed(self._write_error) from exc
+                    if written == len(data):
+                        continue
+                    data = data[written:]
+                if len(self._unwritten) + len(data) > MAX_UNWRITTEN_BYTES:
+                    raise ConnectionClosed("the server has stopped reading its stdin")
+                self._unwritten += data
+                queued = True
+        if not queued:
+            return
         assert self._loop is not None
         if on_loop:
             self._watch_stdin()

@@ -108,3 +108,13 @@ def test_a_request_added_from_another_thread_after_the_session_failed_its_reques
     assert early.settled and isinstance(early.failure, ConnectionClosed)
     late = table.new("ping")
     assert not table.add_unless_ended(late) and late.id not in table
+
+
+def test_frames_written_together_are_split_into_atomic_writes_of_whole_frames():
+    from mcp_notebook.transports.stdio import _writes
+
+    small, big = "a" * 1000, "b" * 5000
+    writes = list(_writes([small] * 5 + [big, small], 4096))
+    assert b"".join(writes) == "".join(f"{t}\n" for t in [small] * 5 + [big, small]).encode()
+    assert [len(w) for w in writes] == [4004, 1001, 5001, 1001]  # four frames fit, the big one alone
+    assert list(_writes([small, small], None)) == [f"{small}\n{small}\n".encode()]  # the loop: one write
