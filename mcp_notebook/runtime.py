@@ -19,6 +19,8 @@ import anyio
 import sniffio
 from anyio.from_thread import BlockingPortal
 
+from .base.handoff import handed
+
 T = TypeVar("T")
 
 CANCEL_GRACE = 5.0
@@ -142,14 +144,7 @@ class Runtime:
     def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         """Run a plain function on the loop; the future of what it returns (wait on it, or await
         it with `asyncio.wrap_future`)."""
-        done: Future[T] = Future()
-
-        def run() -> None:
-            try:
-                done.set_result(fn(*args))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                done.set_exception(exc)
-
+        run, done = handed(fn, *args)
         self.call_soon(run)
         return done
 

@@ -20,6 +20,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..base.errors import ConnectionClosed, Interrupted
+from ..base.handoff import handed
 from ..protocol import jsonrpc as rpc
 from .flow import ONE_CALL, CallOptions, Flow
 from .pending import CANCEL_GRACE, Pending
@@ -144,14 +145,7 @@ class Calls:
         return await asyncio.wait_for(asyncio.wrap_future(self._submit(fn, *args)), CANCEL_GRACE)
 
     def _submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        done: Future[T] = Future()
-
-        def run() -> None:
-            try:
-                done.set_result(fn(*args))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                done.set_exception(exc)
-
+        run, done = handed(fn, *args)
         if self._loop is None or self._loop.is_closed():
             raise self.session.closed_error()
         self._loop.call_soon_threadsafe(run)
