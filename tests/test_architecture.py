@@ -129,6 +129,27 @@ def test_below_the_notebook_layer_nothing_imports_a_front_end():
     assert not found, "front-end imports below the notebook layer:\n" + "\n".join(found)
 
 
+def is_front_end_adapter(module: str) -> bool:
+    """A notebook module named as what it adapts to: magics, widgets, IPython's display or completer."""
+    name = module.rsplit(".", 1)[-1]
+    return name.startswith(("magic", "ipython_")) or "widget" in name or "display" in name
+
+
+def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end():
+    """IPython and the widget libraries stay behind the adapters, whose names say so; the
+    logic beside them (renderings, completion's candidates, the snapshot registry, ...) is
+    plain Python a script or a test can use without a kernel."""
+    notebook = {module: path for module, path in modules().items() if layer(module) == "notebook"}
+    unnamed = [
+        f"{module}: {sorted(FRONT_ENDS & third_party_imports(path))}"
+        for module, path in notebook.items()
+        if FRONT_ENDS & third_party_imports(path) and not is_front_end_adapter(module) and module != "mcp_notebook.notebook"
+    ]
+    assert not unnamed, "front-end imports in modules not named as adapters:\n" + "\n".join(unnamed)
+    assert is_front_end_adapter("mcp_notebook.notebook.tool_form_widget")
+    assert not is_front_end_adapter("mcp_notebook.notebook.line_completion")
+
+
 @pytest.mark.parametrize("module", IPYTHON_FREE)
 def test_the_logic_beside_an_ipython_adapter_imports_no_ipython(module):
     assert "IPython" not in third_party_imports(modules()[module]), f"{module} imports IPython"

@@ -11,7 +11,7 @@ wins, and the widget says which path it is using. A browser is never opened from
 Runs in the flow's worker thread; the widget's comms go to the answering subshell, so its
 clicks arrive while the cell waits. Server text is escaped; the pasted URL carries the code:
 it is never shown back, and the box is emptied once read. A timeout or Cancel is a one-line
-`AuthorizationError`. A saved notebook keeps its last state as a snapshot (`snapshots`):
+`AuthorizationError`. A saved notebook keeps its last state as a snapshot (`snapshot_display`):
 the outcome and the steps, no link.
 """
 
@@ -30,7 +30,7 @@ from ..auth.loopback import Receiver
 from ..auth.redirects import caught_by, how_it_returns, receiver_for
 from ..base.errors import AuthorizationError
 from ..base.text import esc, plain
-from . import snapshot_registry, snapshots
+from . import snapshot_display, snapshot_registry
 from .interaction_widgets import take_clicks_while_busy
 
 WAKE = 0.25  # seconds between looks at the listener, the box and the flow
@@ -54,7 +54,7 @@ class AuthorizationWidget:
         self.state["token"] = ("pending", "")
         self.pasted: str | None = None
         self.snapshot_id = snapshot_registry.new_id()
-        self._view = self  # what `snapshots` reads: html(), text(), closed
+        self._view = self  # what `snapshot_display` reads: html(), text(), closed
         self.closed = False
         self.outcome = "Waiting for authorization at"
         self.stop_listening: Callable[[], None] = lambda: None
@@ -186,7 +186,7 @@ def authorize_in_cell(url: str, progress: AuthProgress | None, limit: float) -> 
         if progress is not None:
             form.stop_listening = progress.listen(form.step)
         routed = take_clicks_while_busy(form.widget)
-        snapshots.show(form, form.widget._repr_mimebundle_(), "(the authorization widget; its last state follows)")
+        snapshot_display.show(form, form.widget._repr_mimebundle_(), "(the authorization widget; its last state follows)")
         if not routed:
             form.status.value = f"<i>{esc(NO_ROUTING)}</i>"
         try:

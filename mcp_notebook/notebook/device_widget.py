@@ -6,7 +6,7 @@ authorization widget shows them, and Cancel. No redirect and no paste box: the p
 opened on any device, a phone included. Made in the flow's worker thread; its outcome comes
 from the session's thread (`finish`). Server text is escaped; a link that is not http(s) is
 not drawn. The device code and the tokens never reach it. A saved notebook keeps the last
-state as a snapshot (`snapshots`): outcome and steps, no code, no link.
+state as a snapshot (`snapshot_display`): outcome and steps, no code, no link.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import ipywidgets as widgets
 from ..api.connecting.auth_progress import PHASES, AuthProgress
 from ..auth.device import DeviceCode
 from ..base.text import esc, plain
-from . import snapshot_registry, snapshots
+from . import snapshot_display, snapshot_registry
 from .auth_widget import NO_ROUTING, steps_table, steps_text
 from .interaction_widgets import take_clicks_while_busy
 
@@ -35,7 +35,7 @@ class DeviceCodeWidget:
         self.state["authorization"] = ("waiting", "waiting for you to enter the code")
         self.state["token"] = ("pending", "")
         self.snapshot_id = snapshot_registry.new_id()
-        self._view = self  # what `snapshots` reads: html(), text(), closed
+        self._view = self  # what `snapshot_display` reads: html(), text(), closed
         self.closed = False
         self.outcome = "Waiting for authorization at"
         self._cancelled = threading.Event()
@@ -111,7 +111,7 @@ def show_in_cell(code: DeviceCode, progress: AuthProgress | None) -> DeviceCodeW
     form = DeviceCodeWidget(code, progress)
     routed = take_clicks_while_busy(form.widget)
     text = f"Open {plain(code.url)} on any device and enter the code {plain(code.user_code)}"
-    snapshots.show(form, form.widget._repr_mimebundle_(), text)
+    snapshot_display.show(form, form.widget._repr_mimebundle_(), text)
     if not routed:
         form.status.value = f"<i>{esc(NO_ROUTING.split(':')[0])}: Cancel cannot be clicked; interrupt the cell instead.</i>"
     return form

@@ -11,6 +11,7 @@ from argparse import Namespace
 from typing import Any
 
 from ..api.doctor.context import DEFAULT_STEP_TIMEOUT
+from ..session.era import ERA_CHOICES
 from .commands import CommandError, after_dashes, arg, flag, seconds, subcommand
 from .magic_session import _env_pair, _header
 
@@ -19,7 +20,7 @@ from .magic_session import _env_pair, _header
     "doctor",
     "connect step by step and say where it fails and what to try: a URL, a configured server's NAME, or a command after --",
     arg("target", nargs="?", help="an http(s) URL, or the name of a configured server (%%mcp servers)"),
-    arg("--era", default="auto", choices=["auto", "legacy", "modern"], help="the protocol era; auto probes (default)"),
+    arg("--era", default="auto", choices=ERA_CHOICES, help="the protocol era; auto probes (default)"),
     arg("--timeout", type=seconds, metavar="S", default=DEFAULT_STEP_TIMEOUT, help="seconds each step may take (default 10)"),
     arg("--env", type=_env_pair, action="append", default=[], metavar="K=V", help="server commands: an environment variable"),
     arg("--header", type=_header, action="append", default=[], metavar="'K: V'", help="URLs: an HTTP header"),

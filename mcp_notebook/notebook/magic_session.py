@@ -24,6 +24,7 @@ from ..auth.config import OAuth
 from ..base.errors import RequestTimeout, UsageError
 from ..base.text import one_line
 from ..session import health_view
+from ..session.era import ERA_CHOICES
 from ..session.health import Health
 from .commands import (
     CommandError,
@@ -69,7 +70,7 @@ URL_ONLY = "for URLs, not server commands"
     "(%mcp servers); a NAME in use is closed first",
     arg("name", nargs="?", help="the new connection's name; alone, the configured server of that name"),
     arg("url", nargs="?", help="an http(s) URL to connect to; or give a server command after --"),
-    arg("--era", default="auto", choices=["auto", "legacy", "modern"], help="the protocol era; auto probes (default)"),
+    arg("--era", default="auto", choices=ERA_CHOICES, help="the protocol era; auto probes (default)"),
     arg("--protocol-version", metavar="V", help="the protocol version to ask for"),
     arg("--probe-timeout", type=seconds, metavar="S", default=DEFAULTS.probe_timeout, help="how long --era auto probes"),
     timeout("how long each request may take; 0: no limit", default=DEFAULT_TIMEOUT),

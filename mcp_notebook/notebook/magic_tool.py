@@ -2,7 +2,7 @@
 
 It shows the tool's full description, its argument and output schemas as trees, its
 annotations and example calls to copy (`conn.describe_tool`), and in Jupyter, below that, a
-form built from the input schema that calls the tool (`tool_form`). Elsewhere it prints text.
+form built from the input schema that calls the tool (`tool_form_widget`). Elsewhere it prints text.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def show_tool(conn: Connection, name: str, form: bool = True) -> None:
         return
     _magic_health._display(view)
     if form:
-        from .tool_form import ToolForm
+        from .tool_form_widget import ToolForm
 
         _magic_health._display(ToolForm(conn, view.tool).widget)
 

@@ -1,11 +1,11 @@
 """The panels whose snapshots are followed, and the snapshot HTML each one last sent.
 
 A live panel leaves a plain text/html + text/plain snapshot of itself for where no widget
-can be drawn (`snapshots` displays it and brings it up to date after each cell). This is
+can be drawn (`snapshot_display` displays it and brings it up to date after each cell). This is
 its bookkeeping, as plain data: the display id of each followed panel's snapshot, the HTML
 last sent for it, the snapshot bundle itself, and which snapshots changed since they were
 sent. The rules kept here: nothing here imports IPython, not even lazily (the display side
-is `snapshots`); a snapshot counts as changed only when its HTML differs from the one last
+is `snapshot_display`); a snapshot counts as changed only when its HTML differs from the one last
 sent; a panel whose view stopped is let go of once its final state has been counted.
 """
 

@@ -5,7 +5,7 @@ given to the pump; from then on only the pump (a task on the runtime's event-loo
 thread) writes its widgets' values, at most `render_rate` times a second and only when
 something changed. Frontend controls (filters, pause, row selection) just record what
 the user chose and mark the view dirty. At the end of a cell the kernel's main thread
-asks the pump to `flush` (one tick on the loop thread, waited for), then `snapshots`
+asks the pump to `flush` (one tick on the loop thread, waited for), then `snapshot_display`
 brings the saved-notebook copies up to date. Each tick renders in a fresh context, so the
 kernel files the widgets' updates under the cell running then. Nothing here prints.
 """
@@ -28,7 +28,7 @@ from ..api.tools import pins as tool_pins
 from ..base.text import one_line
 from ..runtime import get_runtime
 from ..session.health import CLOSED, Health
-from . import render, snapshot_registry, snapshots
+from . import render, snapshot_display, snapshot_registry
 
 MAX_VIEWS = 32  # live views the pump keeps updating; older ones freeze
 REFRESH = 1.0  # seconds: re-render at least this often (ages like "last frame 3 s ago")
@@ -48,7 +48,7 @@ def has_widget_frontend() -> bool:
 class Panel(widgets.VBox):
     """A VBox that leaves its view's last state behind for saved notebooks and exports: its
     bundle carries the view's HTML, and displayed in a kernel it is followed by a snapshot
-    output (`snapshots`) that its own style hides while the widget is drawn."""
+    output (`snapshot_display`) that its own style hides while the widget is drawn."""
 
     def __init__(self, view: View, *, children: Sequence[widgets.Widget] = (), **kwargs: Any) -> None:
         self.snapshot_id = snapshot_registry.new_id()
@@ -65,7 +65,7 @@ class Panel(widgets.VBox):
         return bundle
 
     def _ipython_display_(self) -> None:
-        snapshots.show(self, super()._repr_mimebundle_(), "(a live view; its last state follows)")
+        snapshot_display.show(self, super()._repr_mimebundle_(), "(a live view; its last state follows)")
 
     def close(self) -> None:
         self._view.closed = True
@@ -193,7 +193,7 @@ class Pump:
 
 
 pump = Pump()
-snapshots.before_refresh(pump.flush)
+snapshot_display.before_refresh(pump.flush)
 
 
 def _html(**kwargs: Any) -> widgets.HTML:

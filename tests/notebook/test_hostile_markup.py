@@ -48,7 +48,7 @@ from mcp_notebook.notebook import magic_violations as _magic_violations
 from mcp_notebook.notebook import snapshot_registry
 from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
-from mcp_notebook.notebook.tool_form import ToolForm
+from mcp_notebook.notebook.tool_form_widget import ToolForm
 from mcp_notebook.runtime import get_runtime
 
 PACKAGE = Path(mcp_notebook.__file__).parent
@@ -475,7 +475,7 @@ def authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     form.finish(MARKUP, failed=True)
     waited: list[Any] = []
     with monkeypatch.context() as patch, pytest.raises(mcp_notebook.AuthorizationError):
-        patch.setattr(auth_widget.snapshots, "show", lambda panel, bundle, text: waited.append(panel))
+        patch.setattr(auth_widget.snapshot_display, "show", lambda panel, bundle, text: waited.append(panel))
         auth_widget.authorize_in_cell(url, None, limit=0)
     shown = {"authorization": form.html(), "authorization paste": refused, "authorization widget": form.header.value}
     return shown | {"authorization in the cell": waited[0].html()}
@@ -494,7 +494,7 @@ def device_authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     form.finish(MARKUP, failed=True)
     waited: list[Any] = []
     with monkeypatch.context() as patch:
-        patch.setattr(device_widget.snapshots, "show", lambda panel, bundle, text: waited.append(panel))
+        patch.setattr(device_widget.snapshot_display, "show", lambda panel, bundle, text: waited.append(panel))
         device_widget.show_in_cell(code, None)
     return {"device code widget": drawn, "device code": form.html(), "device code in the cell": waited[0].code_box.value}
 

@@ -8,7 +8,7 @@ import re
 from test_live_panels import wait_until
 
 import mcp_notebook
-from mcp_notebook.notebook import render, snapshot_registry, snapshots
+from mcp_notebook.notebook import render, snapshot_display, snapshot_registry
 from mcp_notebook.notebook import widgets as _widgets
 
 
@@ -52,11 +52,11 @@ def test_a_displayed_panel_leaves_a_snapshot_that_follows_it_to_its_final_state(
 
     conn.close()
     wait_until(lambda: _widgets.views_of(panel).closed, "the pump to render the final state")
-    snapshots.refresh()  # what the end of each cell runs
+    snapshot_display.refresh()  # what the end of each cell runs
     ours = [data for data, display_id in updates if display_id == snapshot_id]
     assert ours and headline(ours[-1]["text/html"]) == "closed" and "snap: closed" in ours[-1]["text/plain"]
     assert snapshot_id not in snapshot_registry.PENDING  # the final state is out: no longer followed
-    snapshots.refresh()
+    snapshot_display.refresh()
     assert len([1 for _, display_id in updates if display_id == snapshot_id]) == len(ours)
 
 
