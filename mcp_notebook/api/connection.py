@@ -7,6 +7,7 @@ connections and the registry of open ones are `api.connecting.connect`'s.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -161,6 +162,15 @@ class Connection:
         """
         check_timeout(timeout)
         return self._session.call(method, params, CallOptions(timeout=timeout)).result()
+
+    def in_flight(self) -> list[dict[str, Any]]:
+        """Our requests awaiting their answers, oldest first: each one's `id` (for `cancel(id)`),
+        `method` and `seconds` since it was sent."""
+        now = time.perf_counter()
+        return [
+            {"id": r.id, "method": r.method, "seconds": round(now - r.sent_at, 3) if r.sent_at else 0.0}
+            for r in self._session.on_the_wire()
+        ]
 
     def listen(
         self,

@@ -54,8 +54,6 @@ class Calls:
         if options.flow is None and session.rules.one_round(method):
             request = session.requests.new(method, params, self, off_loop=not here)
             request.limit, request.note = limit, options.note
-            if options.on_round is not None:
-                options.on_round(request, True)  # before it is sent: it may be answered at once
             try:
                 if here:
                     session.launch(request)

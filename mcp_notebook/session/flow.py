@@ -48,7 +48,8 @@ class CallOptions:
     the caller keeps one and cancels, the session sets none). `flow`: runs the call's rounds
     on the loop (`flow(send, stopped)`), for calls of several rounds the era does not know
     (a task); `lingers`: such a flow takes a moment to stop. `on_round(request, on)`: a round
-    went on the wire or (for a flow's rounds) ended; `on_start()`: the flow begins, on the loop.
+    of a flow went on the wire or ended (a one-round call is its own request, which
+    `Session.in_flight` finds); `on_start()`: the flow begins, on the loop.
     """
 
     timeout: float | None = None

@@ -117,6 +117,10 @@ class InFlight:
             self._pending[pending.id] = pending
             return True
 
+    def on_the_wire(self) -> list[Request]:
+        """The requests awaiting their answers, oldest first (any thread)."""
+        return list(self._pending.values())
+
     def get(self, request_id: object) -> Request | None:
         return self._pending.get(request_id) if isinstance(request_id, int) else None
 

@@ -226,6 +226,10 @@ class Session:
         """Our request on the wire with this id, if there is one (any thread)."""
         return self.requests.get(request_id)
 
+    def on_the_wire(self) -> list[Request]:
+        """Our requests awaiting their answers, oldest first (any thread)."""
+        return self.requests.on_the_wire()
+
     def limit(self, timeout: float | None) -> float | None:
         """A call's deadline in seconds: `timeout`, or the connection's default."""
         return self.timeout if timeout is None else timeout

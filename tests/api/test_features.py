@@ -188,7 +188,7 @@ def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
     deadline = time.monotonic() + 10
     calls = []  # the tools/call, not the tools/list that may go first (it may end before the cancel)
     while not calls and time.monotonic() < deadline:
-        calls = [i for i, p in list(conn._fx.pendings.items()) if p.method == "tools/call"]
+        calls = [r["id"] for r in conn.in_flight() if r["method"] == "tools/call"]
         time.sleep(0.01)
     request_id = calls[0]
     assert conn.cancel(request_id, reason="stopped by id")
@@ -197,6 +197,7 @@ def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
     [by_id] = sent(conn, "notifications/cancelled")
     assert by_id["params"] == {"requestId": request_id, "reason": "stopped by id"}
     assert not conn.cancel(request_id)
+    assert request_id not in [r["id"] for r in conn.in_flight()]
 
     with pytest.raises(KeyboardInterrupt):
         conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5}, progress=ctrl_c_on_first_report())

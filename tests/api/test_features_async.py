@@ -162,8 +162,8 @@ def test_cancelling_the_awaiting_task_cancels_the_request(era):
     async def main(conn):
         await conn.alist_tools()  # so the one request in flight is the call
         task = asyncio.get_running_loop().create_task(conn.acall_tool("slow", {"seconds": 30}))
-        await until(lambda: conn._fx.pendings, "the call to be in flight")
-        [request_id] = conn._fx.pendings
+        await until(lambda: [r for r in conn.in_flight() if r["method"] == "tools/call"], "the call to be in flight")
+        [request_id] = [r["id"] for r in conn.in_flight() if r["method"] == "tools/call"]
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -175,6 +175,7 @@ def test_cancelling_the_awaiting_task_cancels_the_request(era):
         assert cancel["params"] == {"requestId": request_id, "reason": "cancelled by the user"}
         assert request_id == sent(conn, "tools/call")[-1]["id"]
         assert not conn._fx.pendings and not conn._fx.waiting
+        assert request_id not in [r["id"] for r in conn.in_flight()]
         assert asyncio.run(conn.acall_tool("echo", {"text": "still usable"})).text == "still usable"
 
 

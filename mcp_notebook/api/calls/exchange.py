@@ -183,8 +183,6 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
         raise pending.interrupt() from exc
     finally:
         fx.end(call)
-        if pending is not None:
-            fx.track(pending, on=False)
         presenter.attend(call, seen)
         presenter.close(failed)
 
@@ -230,7 +228,5 @@ async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
         raise
     finally:
         fx.end(call)
-        if pending is not None:
-            fx.track(pending, on=False)
         presenter.attend(call, seen)
         presenter.close(failed)

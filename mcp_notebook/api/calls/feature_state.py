@@ -53,7 +53,7 @@ class FeatureState:
         self.tool_checks = ToolChecks()  # the cached tools listing's, compiled on first use
         self.list_changes: dict[str, int] = {}
         self.calls: dict[str, Call] = {}  # progress token -> call
-        self.waiting: list[Call] = []  # calls a caller thread waits on, oldest first
+        self.waiting: dict[Call, None] = {}  # calls a caller waits on, oldest first (a dict: O(1) to drop)
         self.pendings: dict[int, Any] = {}  # request id -> Pending, for cancel()
         self._log_ring: Ring[LogRecord] = Ring(LOG_HISTORY, LOG_BYTES, on_drop=self._log_dropped)
         self.logs = self._log_ring.items  # oldest first
@@ -83,7 +83,7 @@ class FeatureState:
         with self.lock:
             if call.token is not None:
                 self.calls[call.token] = call
-            self.waiting.append(call)
+            self.waiting[call] = None
             if pending is not None:
                 self.pendings[pending.id] = pending
 
@@ -91,13 +91,13 @@ class FeatureState:
         with self.lock:
             if call.token is not None:
                 self.calls.pop(call.token, None)
-            if call in self.waiting:
-                self.waiting.remove(call)
+            self.waiting.pop(call, None)
             if pending is not None:
                 self.pendings.pop(pending.id, None)
 
     def track(self, pending: Any, on: bool = True) -> None:
-        """A round of a multi-round request went on the wire (or ended): `cancel(id)` finds it."""
+        """A round of a flow went on the wire (or ended): `cancel(id)` finds it. (A one-round
+        request is its own round: the session's `in_flight(id)` finds it.)"""
         with self.lock:
             if on:
                 self.pendings[pending.id] = pending
@@ -122,7 +122,7 @@ class FeatureState:
                 if wanting:
                     return wanting[-1]
             if for_logs:
-                return self.waiting[-1] if self.waiting else None
+                return next(reversed(self.waiting), None)
             askable = [call for call in self.waiting if call.takes_questions]
             return askable[-1] if askable else None
 
