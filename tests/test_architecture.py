@@ -130,9 +130,9 @@ def test_below_the_notebook_layer_nothing_imports_a_front_end():
 
 
 def is_front_end_adapter(module: str) -> bool:
-    """A notebook module named as what it adapts to: magics, widgets, IPython's display or completer."""
+    """A notebook module named as what it adapts to: magics (their completion too), widgets, IPython's display."""
     name = module.rsplit(".", 1)[-1]
-    return name.startswith(("magic", "ipython_")) or "widget" in name or "display" in name
+    return name.startswith("magic") or "widget" in name or "display" in name
 
 
 def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end():
@@ -147,6 +147,8 @@ def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end
     ]
     assert not unnamed, "front-end imports in modules not named as adapters:\n" + "\n".join(unnamed)
     assert is_front_end_adapter("mcp_notebook.notebook.tool_form_widget")
+    assert is_front_end_adapter("mcp_notebook.notebook.magic_completion")
+    assert not is_front_end_adapter("mcp_notebook.notebook.ipython_completion")
     assert not is_front_end_adapter("mcp_notebook.notebook.line_completion")
 
 

@@ -1,5 +1,5 @@
 """What Tab offers on the text before the cursor: on `%mcp` lines, and for the names a
-connection's methods take. Pure logic; `ipython_completion` plugs it into IPython.
+connection's methods take. Pure logic; `magic_completion` plugs it into IPython.
 
 On a `%mcp` line (also `r = %mcp ...` and the first line of `%%mcp`) the candidates are ours
 alone: subcommands, their options and option values, connection names, the tools, prompts,

@@ -1,6 +1,6 @@
 """The feature subcommands: `%mcp tools`, `call` (and `%%mcp call`), `resources`, `read`,
 `subscribe`, `unsubscribe`, `prompts`, `prompt`, `roots`, `loglevel`, `logs`, `tasks`, `cancel`
-(their tab completion is `ipython_completion`'s). Each works on one connection, named as
+(their tab completion is `magic_completion`'s). Each works on one connection, named as
 `commands.connection` says. `subscribe` and `logs --live` display live panels
 (`live_widgets`) in Jupyter and print text elsewhere.
 

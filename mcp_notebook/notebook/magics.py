@@ -15,9 +15,9 @@ from ..api.connecting import connect as api
 from ..api.connecting import settings as _settings
 from ..runtime import get_runtime
 from . import commands as _commands
-from . import ipython_completion as _completion
 from . import magic_auth as _magic_auth  # noqa: F401 - registers its subcommands
 from . import magic_compare as _magic_compare  # noqa: F401 - registers its subcommands
+from . import magic_completion as _completion
 from . import magic_configs as _magic_configs  # noqa: F401 - registers its subcommands
 from . import magic_doctor as _magic_doctor  # noqa: F401 - registers its subcommands
 from . import magic_features as _magic_features  # tools, resources, prompts, logging

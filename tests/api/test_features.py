@@ -175,22 +175,18 @@ def test_text_progress_in_a_terminal(shown_as, conn, capsys):
 
 
 def test_cancel_by_id_and_ctrl_c_send_cancelled(conn):
-    outcome = []
+    outcome, running = [], threading.Event()
 
     def run():
         try:
-            conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5})
+            conn.call_tool("trigger-long-running-operation", {"duration": 5, "steps": 5}, progress=lambda *a: running.set())
         except mcp_notebook.McpNotebookError as exc:
             outcome.append(exc)
 
     worker = threading.Thread(target=run)
     worker.start()
-    deadline = time.monotonic() + 10
-    calls = []  # the tools/call, not the tools/list that may go first (it may end before the cancel)
-    while not calls and time.monotonic() < deadline:
-        calls = [r["id"] for r in conn.in_flight() if r["method"] == "tools/call"]
-        time.sleep(0.01)
-    request_id = calls[0]
+    assert running.wait(10)  # the first progress: the call is in flight
+    [request_id] = [r["id"] for r in conn.in_flight() if r["method"] == "tools/call"]
     assert conn.cancel(request_id, reason="stopped by id")
     worker.join(10)
     assert isinstance(outcome[0], mcp_notebook.ConnectionClosed)

@@ -1,4 +1,4 @@
-"""Tab completion in IPython: a matcher (IPython 8.6+, matcher API v2) over `line_completion`.
+"""Tab completion for the `%mcp` magics in IPython: a matcher (IPython 8.6+, matcher API v2) over `line_completion`.
 
 The rule kept here: this module only translates. IPython's context becomes a call to
 `line_completion.complete` (the text before the cursor and the user's namespace), and its
