@@ -8,7 +8,8 @@ on Ctrl-C, which also words what the server was told.
 The threading contract: a call settles once, on whichever thread learns its outcome (the
 session loop, or a transport's reading thread), and settling wakes every waiter where it
 waits: a lock released for threads, a future set through its own loop's
-`call_soon_threadsafe` for coroutines. Cancelling runs on the session loop, reached through
+`call_soon_threadsafe` for coroutines (`base.wakeups`: a reading thread settling a chunk of
+answers sends them together). Cancelling runs on the session loop, reached through
 the session (`SessionLoop`), and returns once it has happened. Nothing above the session
 touches its locks or loop.
 """
@@ -21,12 +22,14 @@ from _thread import allocate_lock
 from collections.abc import Callable, Generator
 from typing import Any, Protocol, TypeVar
 
+from ..base import wakeups
 from ..base.errors import ConnectionClosed, Interrupted, RequestTimeout
 
 T = TypeVar("T")
 
 CANCEL_GRACE = 5.0  # seconds a cancellation may take on the loop (a task's tasks/cancel included)
 _callbacks_lock = threading.Lock()  # registering an awaiting coroutine against settling
+Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]  # a coroutine's loop, and the future it awaits
 
 
 class SessionLoop(Protocol):
@@ -67,7 +70,7 @@ class Pending:
         self._loop = loop
         self._done = allocate_lock()
         self._done.acquire()  # released once, when it settles
-        self._callbacks: list[Callable[[], None]] | None = []
+        self._callbacks: list[Waiter] | None = []  # the coroutines awaiting it; None once settled
 
     # ----- what subclasses say ----------------------------------------------------
 
@@ -91,10 +94,10 @@ class Pending:
     def _woken(self) -> None:
         """Settled: wake every waiter, once (any thread)."""
         with _callbacks_lock:
-            callbacks, self._callbacks = self._callbacks, None
-        self._done.release()
-        for wake in callbacks or ():
-            wake()
+            waiters, self._callbacks = self._callbacks, None
+        wakeups.release(self._done)
+        for loop, future in waiters or ():
+            wakeups.resolve(loop, future)
 
     # ----- threads ----------------------------------------------------------------
 
@@ -153,17 +156,11 @@ class Pending:
         settling (through the loop's `call_soon_threadsafe`) or the timeout's timer sets."""
         loop = asyncio.get_running_loop()
         woken: asyncio.Future[None] = loop.create_future()
-
-        def wake() -> None:
-            try:
-                loop.call_soon_threadsafe(_set, woken)
-            except RuntimeError:  # that loop has closed: nobody waits
-                pass
-
+        waiter = (loop, woken)
         with _callbacks_lock:
             if self._callbacks is None:
                 return True
-            self._callbacks.append(wake)
+            self._callbacks.append(waiter)
         timer = None if timeout is None else loop.call_later(max(0.0, timeout), _set, woken)
         try:
             await woken
@@ -172,8 +169,8 @@ class Pending:
                 timer.cancel()
             if not self.settled:
                 with _callbacks_lock:
-                    if self._callbacks is not None and wake in self._callbacks:
-                        self._callbacks.remove(wake)
+                    if self._callbacks is not None and waiter in self._callbacks:
+                        self._callbacks.remove(waiter)
         return self.settled
 
     async def acancel(self, failure: BaseException, reason: str) -> bool:

@@ -2,7 +2,7 @@
 
 The stdio transport's reader. The thread blocks in `poll` on the pipe and hands each frame
 to the sink's `frame_here`, which takes what needs no event loop (an answer a blocked
-caller waits for, a server ping); every other frame goes to the loop, through
+caller waits for, a server ping; the callers a chunk answers are woken as it ends); every other frame goes to the loop, through
 `call_soon_threadsafe`, and once one has, the frames after it follow it there until the
 loop has dispatched it, so the session sees frames in the order they came. The end of
 the output (or the child's exit, once what it wrote is read) reaches the loop after the
@@ -22,6 +22,7 @@ from typing import Any
 
 import anyio.to_thread
 
+from ..base import wakeups
 from ..base.sizes import GIVE_BACK_AFTER, give_back_memory
 from ..protocol.jsonrpc import utf8_problem
 from .base import Sink, size_text
@@ -128,7 +129,8 @@ class PipeReader:
             if not chunk:
                 return False
             overflowed = self._lines.overflowed
-            self._frames(self._lines.feed(chunk))
+            with wakeups.held():  # the callers a chunk answers are woken once it is read
+                self._frames(self._lines.feed(chunk))
             if self._lines.overflowed != overflowed:
                 note = f"a line over {size_text(self._max_frame_bytes)} was dropped"
                 self._to_loop(functools.partial(self._events, "oversized-frame", note=note))

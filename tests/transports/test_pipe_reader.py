@@ -1,5 +1,6 @@
 """The stdio reader's ordering rule, on a plain pipe: a frame the reading thread could take
-itself never overtakes one it handed to the loop before it, and the end comes after both."""
+itself never overtakes one it handed to the loop before it, and the end comes after both; the
+callers a chunk answers are woken as the chunk ends, not one by one while it is read."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import asyncio
 import os
 import threading
 
+from mcp_notebook.base import wakeups
 from mcp_notebook.protocol.jsonrpc import RequestId
 from mcp_notebook.transports.pipe_reader import PipeReader
 
@@ -20,9 +22,16 @@ class RecordingSink:
         self.taken_here: list[str] = []
         self.dispatched: list[str] = []
         self.problems: list[str | None] = []
+        self.waiters: list[threading.Lock] = []  # one a frame taken here, released as its answer would be
+        self.woken_while_reading: list[int] = []  # for each frame taken here: how many waiters were awake
 
     def frame_here(self, text: str) -> bool:
         if text.startswith("here"):
+            self.woken_while_reading.append(sum(not lock.locked() for lock in self.waiters))
+            waiter = threading.Lock()
+            waiter.acquire()
+            self.waiters.append(waiter)
+            wakeups.release(waiter)
             self.taken_here.append(text)
             return True
         return False
@@ -95,3 +104,10 @@ def test_a_line_that_is_not_utf8_goes_to_the_loop_in_its_place_saying_so():
     assert sink.taken_here == ["here 1"]
     assert order == ["here caf\ufffd", "here 3", "end"]
     assert sink.problems == ["not UTF-8: unexpected end of data at byte 8", None]
+
+
+def test_the_callers_a_chunk_answers_are_woken_as_it_ends():
+    sink, _ = read_all(b"here 1\nhere 2\nhere 3\n")  # one write: one chunk
+    assert sink.taken_here == ["here 1", "here 2", "here 3"]
+    assert sink.woken_while_reading == [0, 0, 0]
+    assert not any(lock.locked() for lock in sink.waiters)
