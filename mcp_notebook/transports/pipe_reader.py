@@ -2,7 +2,8 @@
 
 The stdio transport's reader. The thread blocks in `poll` on the pipe and hands each frame
 to the sink's `frame_here`, which takes what needs no event loop (an answer a blocked
-caller waits for, a server ping; the callers a chunk answers are woken as it ends); every other frame goes to the loop, through
+caller waits for, a server ping; the callers a chunk of several answers are woken together as
+it ends, a lone answer's caller as it settles); every other frame goes to the loop, through
 `call_soon_threadsafe`, and once one has, the frames after it follow it there until the
 loop has dispatched it, so the session sees frames in the order they came. The end of
 the output (or the child's exit, once what it wrote is read) reaches the loop after the
@@ -129,8 +130,12 @@ class PipeReader:
             if not chunk:
                 return False
             overflowed = self._lines.overflowed
-            with wakeups.held():  # the callers a chunk answers are woken once it is read
-                self._frames(self._lines.feed(chunk))
+            lines = self._lines.feed(chunk)
+            if len(lines) > 1:
+                with wakeups.held():  # the callers a chunk answers are woken once it is read
+                    self._frames(lines)
+            else:  # one frame: nobody to wake together with its caller, who is woken as it settles
+                self._frames(lines)
             if self._lines.overflowed != overflowed:
                 note = f"a line over {size_text(self._max_frame_bytes)} was dropped"
                 self._to_loop(functools.partial(self._events, "oversized-frame", note=note))

@@ -24,6 +24,7 @@ class RecordingSink:
         self.problems: list[str | None] = []
         self.waiters: list[threading.Lock] = []  # one a frame taken here, released as its answer would be
         self.woken_while_reading: list[int] = []  # for each frame taken here: how many waiters were awake
+        self.woken_at_once: list[bool] = []  # for each frame taken here: its waiter awake as it settled
 
     def frame_here(self, text: str) -> bool:
         if text.startswith("here"):
@@ -32,6 +33,7 @@ class RecordingSink:
             waiter.acquire()
             self.waiters.append(waiter)
             wakeups.release(waiter)
+            self.woken_at_once.append(not waiter.locked())
             self.taken_here.append(text)
             return True
         return False
@@ -110,4 +112,10 @@ def test_the_callers_a_chunk_answers_are_woken_as_it_ends():
     sink, _ = read_all(b"here 1\nhere 2\nhere 3\n")  # one write: one chunk
     assert sink.taken_here == ["here 1", "here 2", "here 3"]
     assert sink.woken_while_reading == [0, 0, 0]
+    assert sink.woken_at_once == [False, False, False]
     assert not any(lock.locked() for lock in sink.waiters)
+
+
+def test_a_chunk_of_one_answer_wakes_its_caller_as_it_settles():
+    sink, _ = read_all(b"here 1\n")  # nothing to wake with it: the caller runs while the reader finishes
+    assert sink.woken_at_once == [True]
