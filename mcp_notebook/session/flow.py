@@ -40,9 +40,9 @@ class Rounds:
         return await self.flow.round(method, params, note=note, probe=probe)
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True)  # not frozen: one is made per call, and a frozen field costs object.__setattr__
 class CallOptions:
-    """How `Session.call` runs one call.
+    """How `Session.call` runs one call (never changed once made).
 
     `timeout`: the call's own deadline in seconds (None: the session's; `own_deadline=True`:
     the caller keeps one and cancels, the session sets none). `flow`: runs the call's rounds

@@ -135,21 +135,18 @@ def _timed_out(call: Call) -> RequestTimeout:
 
 def _options(fx: FeatureState, exchange: Exchange, call: Call, params: dict[str, Any] | None) -> CallOptions:
     """How the session runs the request: under the caller's deadline; a task followed to its end."""
+
+    def in_its_cell() -> None:
+        asking_for(call)  # a question from an input_required round goes to this call's cell
+
+    if not exchange.task:
+        return CallOptions(own_deadline=True, on_round=fx.track, on_start=in_its_cell)
     session = fx.session
 
     def follow_task(send: Any, stopped: Callable[[], bool]) -> Any:
         return TaskRun(session, fx.task_watch, call, send, stopped).run(exchange.method, params)
 
-    def in_its_cell() -> None:
-        asking_for(call)  # a question from an input_required round goes to this call's cell
-
-    return CallOptions(
-        own_deadline=True,
-        flow=follow_task if exchange.task else None,
-        lingers=exchange.task,
-        on_round=fx.track,
-        on_start=in_its_cell,
-    )
+    return CallOptions(own_deadline=True, flow=follow_task, lingers=True, on_round=fx.track, on_start=in_its_cell)
 
 
 def request(fx: FeatureState, exchange: Exchange) -> Any:

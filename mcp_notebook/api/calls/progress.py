@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import queue
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,13 +46,13 @@ class Deadline:
 
     def remaining(self, now: float | None = None) -> float | None:
         """Seconds left (may be <= 0), or None for no limit."""
+        timeout, max_total = self.timeout, self.max_total
+        if timeout is None and max_total is None:
+            return None
         now = time.monotonic() if now is None else now
-        limits = []
-        if self.timeout is not None:
-            limits.append(self.touched + self.timeout - now)
-        if self.max_total is not None:
-            limits.append(self.started + self.max_total - now)
-        return min(limits) if limits else None
+        idle = None if timeout is None else self.touched + timeout - now
+        total = None if max_total is None else self.started + max_total - now
+        return total if idle is None else idle if total is None else min(idle, total)
 
     def reason(self) -> str:
         now = time.monotonic()
@@ -124,7 +123,6 @@ class Call:
         self.token = token
         self.log_level = log_level
         self.progress = ProgressState()
-        self.thread = threading.current_thread()
         self.inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.logs_shown = 0
         self.logs_not_shown = 0

@@ -77,19 +77,20 @@ def call_tool(
     level = request_log_level(fx, log_level)
     known = None
     if validate:
-        compiled = yield from compiled_tool(fx, name)
+        compiled = cached_checks(fx, name) or (yield from compiled_tool(fx, name))
         _check_arguments(name, given, compiled)
         if compiled.may_warn(given):
             warn_undeclared(name, given, compiled.input_schema)
         known = compiled.definition
     params: dict[str, Any] = {"name": name, "arguments": given}
-    as_task = yield from _as_task(fx, name, task, known)
+    as_task = _may_run_as_task(fx, task) and (yield from _as_task(fx, name, task, known))
     if as_task:
         params["task"] = task_metadata(max_total)
     raw = yield Exchange("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
     result = ToolResult(name, raw if isinstance(raw, dict) else {})
     if validate:
-        _check_output(name, result, (yield from compiled_tool(fx, name)))  # the listing may have changed during the call
+        checks = cached_checks(fx, name) or (yield from compiled_tool(fx, name))  # the listing may have changed meanwhile
+        _check_output(name, result, checks)
     return apps.link(conn, result, given)
 
 
@@ -115,14 +116,20 @@ def _definition(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
 def compiled_tool(fx: FeatureState, name: str) -> Steps[CompiledTool]:
     """`tool(name)`'s checks, compiled once per listing: no request and no scan of the listing
     while the cached one lasts."""
-    cached = fx.cached("tools") if "tools" in fx.session.server.capabilities else None
-    found = fx.tool_checks.get(cached, name) if cached is not None else None
+    found = cached_checks(fx, name)
     if found is not None:
         return found
     definition = yield from _definition(fx, name)
     cached = fx.cached("tools")
     found = fx.tool_checks.get(cached, name) if cached is not None else None
     return found if found is not None and found.definition is definition else CompiledTool(definition)
+
+
+def cached_checks(fx: FeatureState, name: str) -> CompiledTool | None:
+    """The checks of a tool in the cached listing, or None: what `compiled_tool` takes without a
+    step (a call looks twice, and a generator per look more than doubles a look's cost)."""
+    cached = fx.cached("tools") if "tools" in fx.session.server.capabilities else None
+    return fx.tool_checks.get(cached, name) if cached is not None else None
 
 
 def _check_arguments(name: str, arguments: dict[str, Any], compiled: CompiledTool) -> None:
@@ -141,9 +148,9 @@ def _check_output(name: str, result: ToolResult, compiled: CompiledTool) -> None
             raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
 
 
-def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, Any] | None = None) -> Steps[bool]:
-    """Whether to call the tool task-augmented: as its `execution.taskSupport` says, or as
-    `task` asks where the tool allows. Servers without tool tasks get plain calls."""
+def _may_run_as_task(fx: FeatureState, task: bool | None) -> bool:
+    """Whether the connection takes task-augmented tool calls at all; `task=True` where it
+    does not is a UsageError. Servers without tool tasks get plain calls."""
     if not fx.session.rules.tasks:
         if task:
             raise UsageError(f"{fx.name}: {MODERN}")
@@ -152,6 +159,12 @@ def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, An
         if task:
             raise UsageError(f"{fx.name}: the server takes no task-augmented tool calls (no tasks.requests.tools.call)")
         return False
+    return True
+
+
+def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, Any] | None = None) -> Steps[bool]:
+    """Whether to call the tool task-augmented, where the connection takes such calls
+    (`_may_run_as_task`): as its `execution.taskSupport` says, or as `task` asks where the tool allows."""
     tool = known or (yield from listing(fx, "tools/list", "tools", False, "tools")).get(name)
     tool = tool or (yield from listing(fx, "tools/list", "tools", True, "tools")).get(name)
     support = task_support(tool)
