@@ -39,15 +39,16 @@ def _server_lines(conn, transport):
         return list(conn.stderr)
     return list(_demo.http_server(conn.name).stderr_log.lines)
 
-def _rtts(lines):
-    return [float(m.group(1)) for m in (re.search(r"pong \d+ \(.*\) after ([\d.]+) ms", line) for line in lines) if m]
+def _pongs(lines):  # {pong number: round trip in ms}; the stderr tail is bounded: by number, not position
+    found = (re.search(r"pong (\d+) \(.*\) after ([\d.]+) ms", line) for line in lines)
+    return {int(m.group(1)): float(m.group(2)) for m in found if m}
 
 result = {}
 for transport in ("stdio", "http"):
     conn = mcp_notebook.demo(f"k{transport}", transport=transport, ping_interval=%(interval)r, keepalive=None)
     time.sleep(1.0)  # the server's first pings
     for mode in ("sleep", "spin"):
-        before = len(_rtts(_server_lines(conn, transport)))
+        before = max(_pongs(_server_lines(conn, transport)), default=0)
         sent_before = conn.health.server_pings
         t_end = time.monotonic() + %(seconds)r
         if mode == "sleep":
@@ -57,7 +58,7 @@ for transport in ("stdio", "http"):
             while time.monotonic() < t_end:
                 n += 1
         time.sleep(0.5)  # the last pong's stderr line
-        rtts = sorted(_rtts(_server_lines(conn, transport))[before:])
+        rtts = sorted(rtt for n, rtt in _pongs(_server_lines(conn, transport)).items() if n > before)
         result[f"{transport} {mode}"] = {
             "pings": conn.health.server_pings - sent_before,
             "pongs": len(rtts),
