@@ -26,22 +26,26 @@ from ..api.calls.progress import ProgressState
 from ..api.client_side.answers import Question, UrlCheck, with_defaults
 from ..api.tools.form_fields import FieldInput, field_input
 from ..api.tools.validate import problems
-from ..base.text import esc
+from ..base.text import esc, plain
 
 
 class ProgressBar:
-    """A live progress bar with the server's message."""
+    """A live progress bar with the server's message; where widgets are not drawn (a saved
+    notebook, an export) its output reads as one line of text, the bar's last state."""
 
     def __init__(self, label: str) -> None:
+        self.label = label
+        self.line = "waiting for progress"
         self.bar = widgets.FloatProgress(value=0.0, min=0.0, max=1.0, description="", bar_style="info")
-        self.label = widgets.HTML(value=f"<code>{esc(label)}</code>")
         self.message = widgets.HTML()
-        self.widget = widgets.VBox([widgets.HBox([self.label, self.bar]), self.message])
+        heading = widgets.HTML(value=f"<code>{esc(label)}</code>")
+        self.widget = ProgressBox(self, [widgets.HBox([heading, self.bar]), self.message])
+        self._shown: Any = None  # the output's display handle
 
     def show(self) -> ProgressBar:
         from IPython.display import display
 
-        display(self.widget)
+        self._shown = display(self.widget, display_id=True)
         return self
 
     def update(self, state: ProgressState) -> None:
@@ -50,11 +54,29 @@ class ProgressBar:
         self.bar.bar_style = "info"
         count = f"{state.progress:g}/{state.total:g}" if state.total else (f"{state.progress:g}" if state.progress else "")
         self.message.value = " ".join(esc(part) for part in (count, state.message) if part)
+        self.line = state.line()
 
     def close(self, failed: bool = False) -> None:
         self.bar.bar_style = "danger" if failed else "success"
         if not failed:
             self.bar.value = self.bar.max
+        self.line += " (failed)" if failed else " (done)"
+        if self._shown is not None:
+            self._shown.update(self.widget)  # the output's text becomes the last state
+
+
+class ProgressBox(widgets.VBox):
+    """The bar's box, whose text form is the bar's line (`ProgressState.line`, plain text), not a repr."""
+
+    def __init__(self, bar: ProgressBar, children: list[widgets.Widget]) -> None:
+        super().__init__(children=children)
+        self._bar = bar
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):
+            bundle["text/plain"] = f"{plain(self._bar.label)}: {self._bar.line}"
+        return bundle
 
 
 def input_widget(field: FieldInput) -> widgets.ValueWidget:

@@ -29,8 +29,16 @@ def kernel_cell(monkeypatch, shown_as):
         forms.append(form)
         return form
 
+    class Handle:  # a displayed output: an update shows its object again
+        def update(self, obj, **_):
+            shown.append(obj)
+
+    def display(obj, *_, display_id=None, **__):
+        shown.append(obj)
+        return Handle() if display_id else None
+
     shown_as("kernel")
-    monkeypatch.setattr("IPython.display.display", shown.append)
+    monkeypatch.setattr("IPython.display.display", display)
     monkeypatch.setattr(iw, "question_form", form_of)
     return shown, forms
 
@@ -269,6 +277,20 @@ def test_the_terminal_form_asks_again_for_a_value_its_schema_refuses(monkeypatch
     out = capsys.readouterr().out
     assert "  'count' should be integer (JSON), not 'many'; again, or empty to leave it out\n" in out
     assert question.future.result() == {"action": "accept", "content": {"count": 3}}
+
+
+def test_where_widgets_are_not_drawn_the_progress_bar_reads_as_its_last_state(kernel_cell):
+    shown, _ = kernel_cell
+    bar = iw.ProgressBar("demo tools/call").show()
+    assert shown == [bar.widget]
+    assert bar.widget._repr_mimebundle_()["text/plain"] == "demo tools/call: waiting for progress"
+    bar.update(ProgressState(progress=2, total=4, message="step \x1b[31mtwo", updates=1))
+    bar.close()
+    assert shown == [bar.widget, bar.widget]  # the output was updated at the end: a saved notebook keeps that
+    bundle = bar.widget._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    text = bundle["text/plain"]
+    assert text.startswith("demo tools/call: [#") and text.endswith("] 2/4 step two (done)"), text
 
 
 def test_the_progress_bar_follows_progress(kernel_cell):

@@ -519,6 +519,8 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
                 | doctor()
                 | magics(monkeypatch)
             )
+            bars = [widget for widget in displayed if isinstance(widget, iw.ProgressBox)]  # shout's, as it ended
+            assert bars and SHOWN in bars[-1]._repr_mimebundle_()["text/plain"], "the bar's text shows the server's message"
     for widget in displayed:  # what the cell showed (progress bar, forms), as it ended
         for html in html_widgets(widget):
             watch.add("displayed in the cell", html.value)
