@@ -241,7 +241,8 @@ def _steady(health: Health) -> Health:
 
 
 class DashboardView(View):
-    """Every open connection in one table."""
+    """Every open connection in one table; one that closes while the table is shown stays in
+    it, closed, until a connection of the same name opens (the table keeps what it showed)."""
 
     def __init__(self, connections: Callable[[], dict[str, Any]]) -> None:
         super().__init__()
@@ -249,10 +250,21 @@ class DashboardView(View):
         self.table = _html()
         self.widget = Panel(self, children=[self.table])
         self._healths: list[Health] = []
+        self._lock = threading.Lock()  # the pump and the end of a cell both ask for rows
+        self._open: dict[str, Any] = {}
+        self._ended: dict[str, Health] = {}  # the last state of those that closed while shown
         self._render_now(time.monotonic())
 
     def _snapshots(self) -> list[Health]:
-        return [conn.health for _, conn in sorted(self.connections().items())]
+        with self._lock:
+            current = dict(self.connections())
+            for name, conn in self._open.items():
+                if current.get(name) is not conn:
+                    self._ended[name] = conn.health
+            self._open = current
+            rows = {name: health for name, health in self._ended.items() if name not in current}
+            rows.update((name, conn.health) for name, conn in current.items())
+        return [rows[name] for name in sorted(rows)]
 
     def key(self) -> Any:
         self._healths = self._snapshots()

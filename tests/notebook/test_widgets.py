@@ -119,6 +119,30 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
     assert any("tools/call" in label for label in listed(view))
 
 
+def test_a_connection_closed_under_the_dashboard_stays_in_it_closed_until_its_name_opens_again(panels):
+    opened: dict[str, mcp_notebook.Connection] = {}
+    dashboard = _widgets.dashboard_widget(lambda: opened)
+    panels.append(dashboard)
+    view = _widgets.views_of(dashboard)
+
+    def rows() -> list[list[str]]:
+        return [line.split()[:2] for line in view.text().splitlines()[1:]]
+
+    try:
+        for name in ("one", "two"):
+            opened[name] = mcp_notebook.demo(f"dash-{name}", keepalive=None)
+        assert rows() == [["dash-one", "ready"], ["dash-two", "ready"]]
+        opened.pop("one").close()
+        assert rows() == [["dash-one", "closed"], ["dash-two", "ready"]]
+        assert "closed" in view.html() and "dash-one" in view.html()
+        opened["one"] = mcp_notebook.demo("dash-one", keepalive=None)  # the same name again: the open one shows
+        assert rows() == [["dash-one", "ready"], ["dash-two", "ready"]]
+    finally:
+        for conn in opened.values():
+            conn.close()
+    assert rows() == [["dash-one", "closed"], ["dash-two", "closed"]]
+
+
 def test_pause_freezes_the_live_table_and_resume_catches_up(sdk, panels):
     view = _trace_widget.TraceView(sdk.trace, live=True, method="ping")  # driven here, not by the pump
     panels.append(view.widget)
