@@ -17,6 +17,7 @@ import re
 from typing import Any
 from urllib.parse import quote, unquote
 
+from ..base.plural import counted
 from ..protocol import jsonrpc as rpc
 from ._app import App, Call, RpcError, Send
 from ._png import demo_image
@@ -103,7 +104,7 @@ async def bump(app: App, call: Call, by: int) -> dict[str, Any]:
     """The bump tool: raise the counter, tell its watchers."""
     app.counter += by
     told = await app.watchers.changed(COUNTER)
-    text = f"counter is {app.counter}; {told} subscriber(s) told"
+    text = f"counter is {app.counter}; {counted(told, 'subscriber')} told"
     return {"content": [{"type": "text", "text": text}]}
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 
+from ..base.plural import counted
 from ..protocol import jsonrpc as rpc
 from . import _asking, _faults, _resources, _ui_app
 from ._app import LOG_LEVELS, App, Call, RpcError, ToolError, crash, log
@@ -159,7 +160,7 @@ async def _slow(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
     for step in range(1, steps + 1):
         await anyio.sleep(seconds / steps)
         await call.progress(step, steps, f"step {step}/{steps}")
-    return text_result(call, f"slept {seconds:g} s in {steps} steps")
+    return text_result(call, f"slept {seconds:g} s in {counted(steps, 'step')}")
 
 
 async def _image(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:

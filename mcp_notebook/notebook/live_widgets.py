@@ -82,7 +82,7 @@ class LogView(View):
         in_cell = sum(r.in_cell for r in matching)
         return (
             f"{state}: {len(shown)} of {len(self.fx.logs)} server log messages shown, newest at the bottom"
-            f" ({in_cell} of them were shown in the waiting cell)"
+            f" ({in_cell} of them {'was' if in_cell == 1 else 'were'} shown in the waiting cell)"
         )
 
     def key(self) -> Any:

@@ -11,6 +11,7 @@ from argparse import Namespace
 from typing import Any
 
 from ..api.connecting.authorization import AuthStatus, auth_status, auth_steps, logout
+from ..base.plural import counted
 from ..base.text import one_line
 from .commands import connection, connections_of, flag, subcommand
 
@@ -48,7 +49,7 @@ def format_status(status: AuthStatus) -> str:
         f"  scopes     {one_line(' '.join(status.scopes)) or '(none named)'}",
         f"  expires    {_expiry(status.expires_at)}",
         f"  refresh    {'yes' if status.refreshable else 'no refresh token'}",
-        f"  asked      {status.authorizations} time(s) this session",
+        f"  asked      {counted(status.authorizations, 'time')} this session",
     ]
     return "\n".join(lines)
 

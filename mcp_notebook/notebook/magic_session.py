@@ -22,6 +22,7 @@ from ..api.connecting.targets import is_url
 from ..api.connection import Connection
 from ..auth.config import OAuth
 from ..base.errors import RequestTimeout, UsageError
+from ..base.plural import counted
 from ..base.text import one_line
 from ..session import health_view
 from ..session.era import ERA_CHOICES
@@ -307,7 +308,8 @@ def format_health(health: Health) -> str:
         f"  server     {one_line(server.get('name', '-'))} {one_line(server.get('version', ''))}".rstrip(),
         f"  command    {one_line(health.endpoint)}",
         f"  {probes:<10} {health.pings_sent} sent, {health.ping_failures} failed, last round trip {rtt}",
-        f"  server pings {health.server_pings} received, {health.pongs_sent} answered, {health.pong_failures} pongs lost",
+        f"  server pings {health.server_pings} received, {health.pongs_sent} answered, "
+        f"{counted(health.pong_failures, 'pong')} lost",
         f"  in flight  {health.requests_in_flight}; invalid frames {health.invalid_frames}; "
         f"violations {health.violations}" + (f" (%mcp violations -c {health.name})" if health.violations else ""),
     ]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ..api.display.diagram import flavour
+from ..base.plural import counted
 from ..base.text import ansi_html, clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
@@ -42,6 +43,10 @@ def ago(seconds: float | None) -> str:
     if seconds is None:
         return "never"
     return f"{seconds * 1000:.0f} ms ago" if seconds < 1 else f"{seconds:.1f} s ago"
+
+
+def _last(verb: str, seconds: float | None) -> str:
+    return f"none {verb}" if seconds is None else f"{verb} {ago(seconds)}"
 
 
 def server_label(health: Health) -> str:
@@ -76,32 +81,32 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
             f"our {'pings' if h.probe == 'ping' else 'probes'}",  # modern servers have no ping: we probe liveness
             f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)",
         ),
-        ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {h.pong_failures} pongs lost"),
+        ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {counted(h.pong_failures, 'pong')} lost"),
         ("pong latency", f"last {ms(h.last_pong_latency)}, median {ms(h.pong_latency_median)}, max {ms(h.pong_latency_max)}"),
         (
             "keepalive",
             (
-                f"every {h.keepalive_interval:g} s: {h.keepalive_pings} pings, {h.keepalive_misses} missed in a row, "
+                f"every {h.keepalive_interval:g} s: {counted(h.keepalive_pings, 'ping')}, {h.keepalive_misses} missed in a row, "
                 f"{h.keepalive_skips} skipped"
             )
             if h.keepalive and h.keepalive_interval
             else "off",
         ),
-        ("last frame", f"in {ago(h.since_frame_in)}, out {ago(h.since_frame_out)}"),
-        ("in flight", f"{h.requests_in_flight} requests; {h.invalid_frames} invalid frames"),
+        ("last frame", f"{_last('received', h.since_frame_in)}, {_last('sent', h.since_frame_out)}"),
+        ("in flight", f"{counted(h.requests_in_flight, 'request')}; {counted(h.invalid_frames, 'invalid frame')}"),
         ("violations", f"{h.violations} (%mcp violations -c {h.name})" if h.violations else "none"),
-        ("trace", f"{h.trace_entries} entries, {h.trace_dropped} dropped"),
+        ("trace", f"{counted(h.trace_entries, 'entry', 'entries')}, {h.trace_dropped} dropped"),
     ]
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
         rows.append(
             (
                 "recovery",
-                f"{h.http_keepalive_ticks} keep-alive ticks, {h.reconnects} reconnects, "
-                f"{h.session_recoveries} session recoveries",
+                f"{counted(h.http_keepalive_ticks, 'keepalive tick')}, {counted(h.reconnects, 'reconnect')}, "
+                f"{counted(h.session_recoveries, 'session recovery', 'session recoveries')}",
             )
         )
     if h.exit_code is not None or h.closed_reason:
-        rows.append(("closed", f"{h.closed_reason or '-'} (exit code {h.exit_code if h.exit_code is not None else '-'})"))
+        rows.append(("closed", (h.closed_reason or "-") + (f" (exit code {h.exit_code})" if h.exit_code is not None else "")))
     return rows
 
 
