@@ -29,7 +29,15 @@ function theme() {
   return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
+function closedNote(model) {
+  return `(the MCP App view was closed: ${model.get("closed_reason") || "torn down"})`;
+}
+
 function render({ model, el }) {
+  if (model.get("closed_reason")) {
+    el.textContent = closedNote(model); // torn down before this view was drawn: no app to start
+    return;
+  }
   if (hosted.has(model)) {
     el.textContent = "(this MCP App is shown in another view of this output)";
     return;
@@ -139,7 +147,7 @@ function render({ model, el }) {
       iframe.remove();
       layer?.remove();
       box.style.height = "";
-      box.textContent = `(the MCP App view was closed: ${model.get("closed_reason") || "torn down"})`;
+      box.textContent = closedNote(model);
     }
   }
 

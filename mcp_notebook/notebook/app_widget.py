@@ -51,6 +51,7 @@ class AppPanel:
             title=f"MCP App: {view.name} ({view.connection})",
             permissions=view.permissions,
             prefers_border=True if border is None else bool(border),
+            closed_reason=(view.ended_because or "torn down") if view.state == "torn down" else "",
         )
         self.records = widgets.HTML()
         self.result = widgets.HTML(value=result_html)
@@ -94,6 +95,8 @@ class AppPanel:
                 self._end()
 
     def _to_front_end(self, message: dict[str, Any]) -> None:
+        if message.get("kind") == "remove":  # kept in the model too: a frame drawn later shows the note at once
+            self.frame.closed_reason = str(message.get("reason") or "torn down")
         self.frame.send(message)
         if message.get("kind") == "remove" and self.leaving:
             self._end()  # the app answered its teardown

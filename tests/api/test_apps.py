@@ -350,7 +350,19 @@ def test_closing_the_connection_tears_the_view_down() -> None:
     teardown = front.wait_for(lambda m: m.get("method") == "ui/resource-teardown")
     assert teardown["params"]["reason"] == "the connection closed"
     view.receive({"jsonrpc": "2.0", "id": teardown["id"], "result": {}})
-    assert view.state == "torn down" and front.sent[-1] == {"kind": "remove"}
+    assert view.state == "torn down" and front.sent[-1] == {"kind": "remove", "reason": "the connection closed"}
+
+
+def test_a_view_closed_before_its_app_started_is_removed_at_once_and_stays_removed() -> None:
+    conn = mcp_notebook.connect(PROBE, era="legacy", apps=True)
+    view = conn.app("probe")
+    front = FrontEnd(view)
+    assert view.wait(WAIT) is not None  # the result came; the frame has not loaded the app yet
+    conn.close()
+    assert view.state == "torn down" and front.sent == [{"kind": "remove", "reason": "the connection closed"}]
+    view.restart()  # the frame is drawn after all (hello): told it is gone, not started afresh
+    view.receive({"jsonrpc": "2.0", "id": "init", "method": "ui/initialize", "params": INIT})
+    assert view.state == "torn down" and front.sent[1:] == [{"kind": "remove", "reason": "the connection closed"}]
 
 
 def test_a_failed_call_reaches_the_view_as_tool_cancelled() -> None:

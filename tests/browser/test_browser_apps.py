@@ -116,6 +116,29 @@ def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
     browse(chromium, jupyter_lab, "teardown.ipynb", tmp_path, check)
 
 
+def test_a_view_shown_after_its_connection_closed_says_so_and_starts_no_app(
+    chromium: str, jupyter_lab: Lab, tmp_path: Path
+) -> None:
+    if not VANILLA.is_file():
+        pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
+    command = [node_executable(), str(VANILLA), "--stdio"]
+    write_notebook(
+        jupyter_lab.root / "late.ipynb",
+        f"import mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')\n"
+        "view = conn.app('get-time')\nassert view.wait(60) is not None\nconn.close()\nview",
+    )
+
+    def check(page: Page) -> None:
+        cell = page.locator(".jp-Notebook .jp-CodeCell").nth(0)
+        run_cell(page, cell)
+        output = cell.locator(".jp-Cell-outputArea")
+        expect(output).to_contain_text("(the MCP App view was closed: the connection closed)", timeout=90_000)
+        expect(output.locator("iframe")).to_have_count(0)
+        expect(page.locator(".mcp-app-layer")).to_have_count(0)
+
+    browse(chromium, jupyter_lab, "late.ipynb", tmp_path, check)
+
+
 def test_an_app_cannot_reach_past_its_sandbox(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
     command = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
     write_notebook(

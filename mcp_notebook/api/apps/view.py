@@ -84,6 +84,7 @@ class AppView:
         self._ids = itertools.count(1)
         self._links: dict[int, Any] = {}  # link id -> the app's open-link request id
         self._teardown_id: str | None = None
+        self.ended_because: str | None = None  # why we tore it down (the connection closed, ...)
         self._delivered = False
 
     # ----- from the front end -----
@@ -126,12 +127,18 @@ class AppView:
             self._send_notification("ui/notifications/host-context-changed", params)
 
     def teardown(self, reason: str) -> bool:
-        """Ask the app to wind down (`ui/resource-teardown`); False if it never started or has ended."""
+        """Ask the app to wind down (`ui/resource-teardown`); False if it never started or has
+        ended. A view whose app has not started yet is removed at once, the cell saying why."""
         with self._lock:
-            if self.state != "initialized":
+            self.ended_because = reason
+            started = self.state == "initialized"
+            if started:
+                self._teardown_id = f"teardown-{next(self._ids)}"
+            else:
                 self.state = "torn down"
-                return False
-            self._teardown_id = f"teardown-{next(self._ids)}"
+        if not started:
+            self._removed()
+            return False
         self._out({"jsonrpc": "2.0", "id": self._teardown_id, "method": "ui/resource-teardown", "params": {"reason": reason}})
         return True
 
@@ -145,10 +152,15 @@ class AppView:
         self._trace(OUT, rpc.REQUEST, request)
 
     def restart(self) -> None:
-        """A new frame will load the app (the view was drawn again): initialize and deliver anew."""
+        """A new frame will load the app (the view was drawn again): initialize and deliver anew;
+        a view we tore down stays down, and the new frame is told so."""
         with self._lock:
-            self.state, self._delivered, self._teardown_id = "new", False, None
-            self._links.clear()
+            ended = self.state == "torn down"
+            if not ended:
+                self.state, self._delivered, self._teardown_id = "new", False, None
+                self._links.clear()
+        if ended:
+            self._removed()
 
     # ----- from the call -----
 
@@ -296,8 +308,12 @@ class AppView:
     def _torn_down(self) -> None:
         with self._lock:
             self.state = "torn down"
+        self._removed()
+
+    def _removed(self) -> None:
+        """Tell the front end the view is gone for good, and why."""
         if self.send is not None:
-            self.send({"kind": "remove"})
+            self.send({"kind": "remove", "reason": self.ended_because or "torn down"})
 
     def _record(self, records: list[dict[str, Any]], record: dict[str, Any]) -> None:
         records.append(record)
