@@ -276,7 +276,7 @@ def _ping(ns: Namespace) -> list[float]:
 
 def _summary(name: str, count: int, rtts: list[float]) -> str:
     lost = count - len(rtts)
-    head = f"--- {name}: {count} pings, {len(rtts)} answered, {lost} lost"
+    head = f"--- {name}: {counted(count, 'ping')}, {len(rtts)} answered, {lost} lost"
     if not rtts:
         return head
     ms = [r * 1000 for r in rtts]
