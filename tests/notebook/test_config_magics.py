@@ -90,7 +90,16 @@ def test_tools_shows_badges_and_pins_a_typed_server(config_shell, config_home):
     )  # fmt: skip
     assert "[read-only] [open-world]" in repr(tools) and "schema" in repr(tools) and "destructive" not in repr(tools)
     html = tools._repr_mimebundle_()["text/html"]
-    assert "read-only</span>" in html and "&lt;T&gt;" in html
+    assert "read-only</span>" in html and "&lt;T&gt;" in html and "<div>1 tool</div>" in html
+
+
+def test_a_listing_leaves_out_the_columns_no_item_fills():
+    plain = Listing("tools", [{"name": "a", "description": "one"}, {"name": "b"}])
+    assert plain._rows()[0] == ["name", "description"]
+    assert repr(plain).splitlines()[0].split() == ["name", "description"]
+    assert "<th" in (html := plain._repr_mimebundle_()["text/html"]) and ">title<" not in html and "<div>2 tools</div>" in html
+    assert Listing("tools", [{"name": "a", "title": "A"}])._rows()[0] == ["name", "title"]
+    assert Listing("prompts", [])._rows()[0] == ["name"]  # the name column stays, whatever is empty
 
 
 def test_configured_names_and_files_complete(config_shell, config_home):

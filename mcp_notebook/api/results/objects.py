@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ...base.errors import UsageError
+from ...base.plural import counted
 from ...base.public import public
 from ...base.text import clip, esc, table_text
 from ..apps import meta as app_meta
@@ -259,6 +260,14 @@ def tool_output(tool: dict[str, Any]) -> str:
     return " ".join(mark for mark, has in (("schema", isinstance(tool.get("outputSchema"), dict)),) if has)
 
 
+KIND_WORDS = {
+    "tools": ("tool", "tools"),
+    "resources": ("resource", "resources"),
+    "resourceTemplates": ("resource template", "resource templates"),
+    "prompts": ("prompt", "prompts"),
+}
+
+
 @public
 class Listing(list, _Rich):  # type: ignore[type-arg]
     """A list of tools, resources, templates or prompts (plain dicts) that displays as a table."""
@@ -315,8 +324,11 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         return next((item for item in self if item.get(self.KEY) == name), None)
 
     def _rows(self) -> tuple[list[str], list[list[str]]]:
+        """The table's columns and rows; a column no item fills (no tool has a title) is left out."""
         columns = self.COLUMNS[self.kind]
-        return [c for c, _ in columns], [[str(fn(item) or "") for _, fn in columns] for item in self]
+        rows = [[str(fn(item) or "") for _, fn in columns] for item in self]
+        kept = [i for i, (name, _) in enumerate(columns) if name == self.KEY or any(row[i] for row in rows)]
+        return [columns[i][0] for i in kept], [[row[i] for i in kept] for row in rows]
 
     def _html(self) -> str:
         head, rows = self._rows()
@@ -329,7 +341,11 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         tds = [f'<td style="text-align:left{self.CELL_STYLES.get(h, "")}">' for h in head]
         body = "".join("<tr>" + "".join(f"{td}{c}</td>" for td, c in zip(tds, row, strict=True)) + "</tr>" for row in cells)
         note = f"; {esc(self.note)}" if self.note else ""
-        return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{len(self)} {esc(self.kind)}{note}</div>'
+        return f'<table class="mcp-listing"><tr>{th}</tr>{body}</table><div>{esc(self._count())}{note}</div>'
+
+    def _count(self) -> str:
+        one, many = KIND_WORDS.get(self.kind, (self.kind, self.kind))
+        return counted(len(self), one, many)
 
     def _text(self) -> str:
         if not self:
