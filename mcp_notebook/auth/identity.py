@@ -115,7 +115,8 @@ async def _register(
     method = answer.get("token_endpoint_auth_method")
     if not isinstance(method, str):
         method = wanted if wanted != "none" or secret is None else secret_method(found)
-    http.step("client", f"registered as client {answer['client_id']} ({method})", client_id=answer["client_id"])
+    how = "a public client: no secret" if method == "none" else f"authenticating with {method}"
+    http.step("client", f"registered as client {answer['client_id']} ({how})", client_id=answer["client_id"])
     return ClientIdentity(answer["client_id"], method, "registered", secret=secret, redirect_uris=tuple(redirect_uris))
 
 

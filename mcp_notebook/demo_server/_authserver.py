@@ -140,7 +140,7 @@ class AuthServer:
         if method != "none":
             client.secret = self._issue("cs")
         self.clients[client.client_id] = client
-        log(f"oauth: registered {client.client_id} ({method})")
+        log(f"oauth: registered {client.client_id} (token_endpoint_auth_method {method})")
         answer = {**body, "client_id": client.client_id, "client_id_issued_at": int(time.time())}
         if client.secret is not None:
             answer |= {"client_secret": client.secret, "client_secret_expires_at": 0}

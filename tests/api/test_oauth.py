@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +21,7 @@ from conftest import fastmcp_oauth_server, free_port
 
 import mcp_notebook
 from mcp_notebook import OAuth
+from mcp_notebook.api.connecting.authorization import auth_steps
 from mcp_notebook.auth.loopback import LoopbackReceiver, wait_for_redirect
 
 
@@ -105,6 +107,9 @@ def test_403_insufficient_scope_steps_up_with_the_union_of_scopes() -> None:
             assert call(conn, "whoami") == "notes:read notes:write"
             assert [visit["scope"] for visit in browser.visits] == [["notes:read"], ["notes:read notes:write"]]
             assert "step-up" in steps(conn)
+            shown = {row["step"]: row["what"] for row in auth_steps(conn)}  # the last row of each step
+            assert shown["step-up"].count("notes:write") == 1, shown["step-up"]  # the scopes named once
+            assert re.search(r"\((a public client: no secret|authenticating with \w+)\)$", shown["client"]), shown["client"]
 
 
 def test_tokens_are_saved_for_later_connections_until_logout(oauth_url: str, token_files: Path) -> None:

@@ -121,7 +121,7 @@ def auth_steps(conn: Connection) -> list[dict[str, Any]]:
             what = f"{detail.get('method', '')} {detail.get('url', '')} -> {detail.get('status', entry.note or 'failed')}"
         else:
             what = entry.note or ""
-            if detail.get("scopes"):
+            if detail.get("scopes") and not what.endswith(str(detail["scopes"])):  # not said twice
                 what += f" (scopes: {detail['scopes']})"
         rows.append({"seconds": round(entry.monotonic - start, 3), "step": detail.get("step", ""), "what": what})
     return rows
