@@ -252,7 +252,8 @@ class DashboardView(View):
         self._healths: list[Health] = []
         self._lock = threading.Lock()  # the pump and the end of a cell both ask for rows
         self._open: dict[str, Any] = {}
-        self._ended: dict[str, Health] = {}  # the last state of those that closed while shown
+        # Those that left while shown: the connection while it is still closing, then its last state.
+        self._ended: dict[str, Any] = {}
         self._render_now(time.monotonic())
 
     def _snapshots(self) -> list[Health]:
@@ -260,10 +261,13 @@ class DashboardView(View):
             current = dict(self.connections())
             for name, conn in self._open.items():
                 if current.get(name) is not conn:
-                    self._ended[name] = conn.health
+                    self._ended[name] = conn
             self._open = current
-            rows = {name: health for name, health in self._ended.items() if name not in current}
-            rows.update((name, conn.health) for name, conn in current.items())
+            rows = {name: conn.health for name, conn in current.items()}
+            for name, ended in self._ended.items():
+                if name not in rows:
+                    rows[name] = ended if isinstance(ended, Health) else ended.health
+            self._ended.update((name, rows[name]) for name in self._ended if name not in current and rows[name].state == CLOSED)
         return [rows[name] for name in sorted(rows)]
 
     def key(self) -> Any:
