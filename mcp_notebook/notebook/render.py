@@ -127,6 +127,7 @@ def health_text(h: Health, stderr: bool = False) -> str:
 
 
 CELL = 'style="text-align:left;white-space:nowrap;padding:1px 0.8em 1px 0"'  # one line a row: nothing wraps
+DASHBOARD_CELL = CELL.replace("0.8em", "0.55em")  # eleven columns in the width of a notebook
 
 
 def clipped_cell(text: str, max_em: float, tag: str = "td") -> str:
@@ -203,14 +204,14 @@ def dashboard_text(healths: Sequence[Health]) -> str:
 def dashboard_html(healths: Sequence[Health]) -> str:
     if not healths:
         return "<i>no open connections</i>"
-    head = "".join(f"<th {CELL}>{esc(x)}</th>" for x in ["", *DASHBOARD_HEAD, "rtt trend"])
+    head = "".join(f"<th {DASHBOARD_CELL}>{esc(x)}</th>" for x in ["", *DASHBOARD_HEAD, "rtt trend"])
     body = "".join(
-        f"<tr><td {CELL}>{state_light(h.state)}</td>"
+        f"<tr><td {DASHBOARD_CELL}>{state_light(h.state)}</td>"
         + "".join(
-            clipped_cell(c, 9) if column == "server" else f"<td {CELL}>{esc(clip(c, 40))}</td>"
+            clipped_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
             for column, c in zip(DASHBOARD_HEAD, row, strict=True)
         )
-        + f"<td {CELL}>{spark_svg(h.rtt_history, 72, 24)}</td></tr>"
+        + f"<td {DASHBOARD_CELL}>{spark_svg(h.rtt_history, 72, 24)}</td></tr>"
         for h, row in zip(healths, dashboard_rows(healths), strict=True)
     )
     style = "font-family:monospace;font-size:0.85em;line-height:1.4"
