@@ -158,6 +158,19 @@ def test_server_text_stays_inert_in_both_panels_and_their_exports(conn, panels):
     assert XSS[:40] in repr(logs)  # text is text: nothing to escape
 
 
+def test_the_subscriptions_of_a_closed_connection_show_as_ended(panels):
+    conn = mcp_notebook.demo("subs-end", keepalive=None)
+    try:
+        conn.subscribe("demo://counter")
+        panel = conn.subscriptions_panel()
+        panels.append(panel)
+        assert re.search(r"^demo://counter\s+subscribed\s", repr(panel), re.MULTILINE), repr(panel)
+    finally:
+        conn.close()
+    assert re.search(r"^demo://counter\s+ended\s", repr(panel), re.MULTILINE), repr(panel)
+    assert ">subscribed</span>" not in _widgets.views_of(panel).html()
+
+
 def test_text_fallbacks_and_records(conn, panels):
     conn.subscribe(URI)
     logs, subs = conn.log_panel(level="info"), conn.subscriptions_panel()

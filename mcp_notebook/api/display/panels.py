@@ -33,7 +33,7 @@ LEVEL_COLOURS = {
     "alert": "#a61e4d",
     "emergency": "#862e9c",
 }
-STATE_COLOURS = {"subscribed": "#2e9e44", "unsubscribed": "#868e96", "not subscribed": "#e67700"}
+STATE_COLOURS = {"subscribed": "#2e9e44", "unsubscribed": "#868e96", "ended": "#868e96", "not subscribed": "#e67700"}
 
 
 def clock(wall: float | None, millis: bool = True) -> str:
@@ -189,10 +189,11 @@ def subscription_rows(
         last[uri] = wall
     earlier, current = set(was_subscribed), set(subscribed)
     wanted = list(uris) if uris is not None else subscribed + sorted((set(counts) | earlier) - current)
+    live = "ended" if fx.session.closed else "subscribed"  # a subscription lasts as long as its connection
     return [
         SubscriptionRow(
             uri,
-            "subscribed" if uri in current else "unsubscribed" if uri in earlier else "not subscribed",
+            live if uri in current else "unsubscribed" if uri in earlier else "not subscribed",
             counts.get(uri, 0),
             last.get(uri),
         )
