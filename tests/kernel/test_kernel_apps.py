@@ -170,7 +170,7 @@ def test_a_view_whose_output_goes_away_is_torn_down_then_no_longer_served(kernel
     teardown = {"jsonrpc": "2.0", "id": "teardown-view", "method": "ui/resource-teardown", "params": {"reason": "gone"}}
     app.send({"kind": "teardown", "message": teardown})
     app.post({"jsonrpc": "2.0", "id": "teardown-view", "result": {}})  # the app's answer
-    assert app.wait_for(lambda m: m.get("kind") == "remove") == {"kind": "remove"}
+    assert app.wait_for(lambda m: m.get("kind") == "remove") == {"kind": "remove", "reason": "gone"}  # the front end's words
     app.wait_for(lambda m: m.get("kind") == "comm_close")  # the kernel stops serving the view
 
     out = ok(

@@ -30,7 +30,7 @@ def test_a_log_flood_in_a_cell_is_a_few_lines_and_one_updating_line(kernel: Kern
     assert len(log_lines) == CELL_LOG_LINES
     assert result.stdout.splitlines()[-1] == "done after 2000 steps"
     shown = [m for m in cell.messages if m["msg_type"] == "display_data" and "more log messages" in str(m["content"])]
-    updates = [m for m in cell.messages if m["msg_type"] == "update_display_data"]
+    updates = [m for m in cell.messages if m["msg_type"] == "update_display_data" and "more log messages" in str(m["content"])]
     assert len(shown) == 1 and updates, [m["msg_type"] for m in cell.messages]
     display_id = shown[0]["content"]["transient"]["display_id"]
     assert {m["content"]["transient"]["display_id"] for m in updates} == {display_id}

@@ -130,6 +130,8 @@ class AppView:
         """Ask the app to wind down (`ui/resource-teardown`); False if it never started or has
         ended. A view whose app has not started yet is removed at once, the cell saying why."""
         with self._lock:
+            if self.state in ENDED:
+                return False
             self.ended_because = reason
             started = self.state == "initialized"
             if started:
@@ -147,8 +149,10 @@ class AppView:
         waits, out of sight): kept in the trace, and the app's answer ends the view."""
         if request.get("method") != "ui/resource-teardown" or not isinstance(request.get("id"), str):
             return
+        reason = (request.get("params") or {}).get("reason") if isinstance(request.get("params"), dict) else None
         with self._lock:
             self._teardown_id = request["id"]
+            self.ended_because = reason if isinstance(reason, str) else "the view left the page"
         self._trace(OUT, rpc.REQUEST, request)
 
     def restart(self) -> None:
