@@ -51,7 +51,7 @@ class AppPanel:
             title=f"MCP App: {view.name} ({view.connection})",
             permissions=view.permissions,
             prefers_border=True if border is None else bool(border),
-            closed_reason=(view.ended_because or "torn down") if view.state == "torn down" else "",
+            closed_reason=view.removed_because or "",
         )
         self.records = widgets.HTML()
         self.result = widgets.HTML(value=result_html)

@@ -31,6 +31,7 @@ from ..api.display.panels import (
 )
 from ..api.results.objects import ResourceResult
 from ..base.errors import ConnectionClosed
+from ..base.plural import counted
 from ..base.text import esc
 from ..runtime import get_runtime
 from .widgets import Panel, View, pump
@@ -207,9 +208,9 @@ class SubscriptionsView(View):
             return self.ended
         if self.uri is not None:
             row = rows[0]
-            return f"live: {row.state}, {row.updates} update{'s' if row.updates != 1 else ''}"
+            return f"live: {row.state}, {counted(row.updates, 'update')}"
         subscribed = sum(r.state == "subscribed" for r in rows)
-        return f"live: {subscribed} subscription{'s' if subscribed != 1 else ''}, {sum(r.updates for r in rows)} updates"
+        return f"live: {counted(subscribed, 'subscription')}, {counted(sum(r.updates for r in rows), 'update')}"
 
     def _rows_now(self) -> list[SubscriptionRow]:
         return subscription_rows(self.fx, None if self.uri is None else [self.uri], self.was_subscribed)

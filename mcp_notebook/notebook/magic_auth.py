@@ -31,7 +31,7 @@ def _auth(ns: Namespace) -> None:
     for conn in conns:
         if ns.logout:
             gone = logout(conn)
-            print(f"{conn.name}: logged out; {gone} saved token file{'s' if gone != 1 else ''} deleted")
+            print(f"{conn.name}: logged out; {counted(gone, 'saved token file')} deleted")
         elif ns.steps:
             print(format_steps(conn.name, auth_steps(conn)))
         else:

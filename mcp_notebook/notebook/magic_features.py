@@ -18,6 +18,7 @@ from ..api.calls.progress import LOG_LEVELS
 from ..api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.tools import pins as tool_pins
 from ..api.tools.validate import parse_pairs
+from ..base.plural import counted
 from .commands import (
     LIVE,
     REFRESH,
@@ -205,7 +206,7 @@ def _unsubscribe(ns: Namespace) -> None:
     conn = connection_of(ns)
     conn.unsubscribe(ns.uri)
     updates = conn.resource_updates(ns.uri)
-    print(f"unsubscribed from {ns.uri} on {conn.name!r} after {updates} update{'s' if updates != 1 else ''}")
+    print(f"unsubscribed from {ns.uri} on {conn.name!r} after {counted(updates, 'update')}")
 
 
 @subcommand("prompts", "the server's prompts and their arguments (* required)", connection(positional=True), REFRESH)
@@ -279,7 +280,7 @@ def _logs(ns: Namespace) -> None:
             written = write_jsonl(conn.log_records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
         except OSError as exc:
             raise CommandError(f"cannot write {ns.save}: {exc.strerror or exc}") from None
-        print(f"saved {written} log message{'s' if written != 1 else ''} to {ns.save}")
+        print(f"saved {counted(written, 'log message')} to {ns.save}")
         return
     if ns.live and _frontend():
         _show(conn.log_panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))

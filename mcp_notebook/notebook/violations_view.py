@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..base.plural import counted
 from ..base.text import clip, esc, one_line
 from ..protocol.frame_rules import Violation
 
@@ -19,7 +20,7 @@ def summary(name: str, shown: int, total: int) -> str:
     if not total:
         return f"{name}: no violations: every frame the server sent follows the spec"
     more = f" (the last {shown} of {total})" if shown < total else ""
-    return f"{name}: {total} violation{'s' if total != 1 else ''}{more}"
+    return f"{name}: {counted(total, 'violation')}{more}"
 
 
 def text(name: str, violations: Sequence[Violation], total: int) -> str:

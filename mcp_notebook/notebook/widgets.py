@@ -264,10 +264,14 @@ class DashboardView(View):
                     self._ended[name] = conn
             self._open = current
             rows = {name: conn.health for name, conn in current.items()}
-            for name, ended in self._ended.items():
-                if name not in rows:
-                    rows[name] = ended if isinstance(ended, Health) else ended.health
-            self._ended.update((name, rows[name]) for name in self._ended if name not in current and rows[name].state == CLOSED)
+            for name, ended in list(self._ended.items()):
+                if name in current:
+                    del self._ended[name]  # the name opened again: the open one shows
+                    continue
+                health = ended if isinstance(ended, Health) else ended.health
+                if health.state == CLOSED:
+                    self._ended[name] = health  # its last state; the connection itself is let go
+                rows[name] = health
         return [rows[name] for name in sorted(rows)]
 
     def key(self) -> Any:

@@ -31,10 +31,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 VANILLA = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / "server-basic-vanillajs" / "dist" / "index.js"
 
 
-def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
+def vanilla_command() -> list[str]:
+    """The command that starts server-basic-vanillajs over stdio; the test is skipped without it."""
     if not VANILLA.is_file():
         pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
-    command = [node_executable(), str(VANILLA), "--stdio"]
+    return [node_executable(), str(VANILLA), "--stdio"]
+
+
+def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jupyter_lab: Lab, tmp_path: Path) -> None:
+    command = vanilla_command()
     write_notebook(
         jupyter_lab.root / "app.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')\n%mcp call get-time",
@@ -71,9 +76,7 @@ def test_an_ext_apps_view_calls_the_server_through_the_bridge(chromium: str, jup
 def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
     chromium: str, jupyter_lab: Lab, tmp_path: Path
 ) -> None:
-    if not VANILLA.is_file():
-        pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
-    command = [node_executable(), str(VANILLA), "--stdio"]
+    command = vanilla_command()
     write_notebook(
         jupyter_lab.root / "teardown.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')",
@@ -119,9 +122,7 @@ def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
 def test_a_view_shown_after_its_connection_closed_says_so_and_starts_no_app(
     chromium: str, jupyter_lab: Lab, tmp_path: Path
 ) -> None:
-    if not VANILLA.is_file():
-        pytest.skip("server-basic-vanillajs is not installed: run `make peers`")
-    command = [node_executable(), str(VANILLA), "--stdio"]
+    command = vanilla_command()
     write_notebook(
         jupyter_lab.root / "late.ipynb",
         f"import mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')\n"

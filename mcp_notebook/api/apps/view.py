@@ -149,7 +149,8 @@ class AppView:
         waits, out of sight): kept in the trace, and the app's answer ends the view."""
         if request.get("method") != "ui/resource-teardown" or not isinstance(request.get("id"), str):
             return
-        reason = (request.get("params") or {}).get("reason") if isinstance(request.get("params"), dict) else None
+        params = request.get("params")
+        reason = params.get("reason") if isinstance(params, dict) else None
         with self._lock:
             self._teardown_id = request["id"]
             self.ended_because = reason if isinstance(reason, str) else "the view left the page"
@@ -314,10 +315,15 @@ class AppView:
             self.state = "torn down"
         self._removed()
 
+    @property
+    def removed_because(self) -> str | None:
+        """Why the view is gone for good (we tore it down), or None while it may still be shown."""
+        return (self.ended_because or "torn down") if self.state == "torn down" else None
+
     def _removed(self) -> None:
         """Tell the front end the view is gone for good, and why."""
         if self.send is not None:
-            self.send({"kind": "remove", "reason": self.ended_because or "torn down"})
+            self.send({"kind": "remove", "reason": self.removed_because})
 
     def _record(self, records: list[dict[str, Any]], record: dict[str, Any]) -> None:
         records.append(record)

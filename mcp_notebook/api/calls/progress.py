@@ -50,9 +50,11 @@ class Deadline:
         if timeout is None and max_total is None:
             return None
         now = time.monotonic() if now is None else now
-        idle = None if timeout is None else self.touched + timeout - now
         total = None if max_total is None else self.started + max_total - now
-        return total if idle is None else idle if total is None else min(idle, total)
+        if timeout is None:
+            return total
+        idle = self.touched + timeout - now
+        return idle if total is None else min(idle, total)
 
     def reason(self) -> str:
         now = time.monotonic()

@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
+from ...base.plural import counted
 from ...transports.urls import redact_url
 from ..connecting.targets import http_settings
 from .context import Context
@@ -173,7 +174,7 @@ def tls(ctx: Context) -> Step:
         left = (ends - datetime.now(timezone.utc)).days
         detail += f", valid until {ends:%Y-%m-%d}"
         if left < EXPIRY_WARNING_DAYS:
-            return ctx.warn(f"{detail}: it expires in {left} day{'s' if left != 1 else ''}", "renew the certificate")
+            return ctx.warn(f"{detail}: it expires in {counted(left, 'day')}", "renew the certificate")
     return ctx.ok(detail)
 
 

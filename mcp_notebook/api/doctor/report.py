@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from ...base.plural import counted
 from ...base.public import public
 from ...base.text import clip, esc, one_line
 from ...session.redaction import Redactor
@@ -88,7 +89,7 @@ class Diagnosis:
         if failed is not None:
             return f"{one_line(self.target)}: failed at {failed.name}"
         warnings = sum(step.status == "warn" for step in self.steps)
-        tail = f", {warnings} warning{'s' if warnings != 1 else ''}" if warnings else ""
+        tail = f", {counted(warnings, 'warning')}" if warnings else ""
         return f"{one_line(self.target)}: ok over {self.transport}{tail}"
 
     def text(self) -> str:

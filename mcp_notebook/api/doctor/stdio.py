@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ...base.plural import counted
 from ...base.text import clip, one_line
 from ...protocol import modern
 from ...protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
@@ -294,7 +295,7 @@ def stdout(ctx: Context) -> Step:
             f"nothing came on stdout within {ctx.timeout:g} s of sending {request}{_stderr_tail(seen)}",
             "does the server read requests from stdin? a slow start: give doctor(timeout=...) more seconds",
         )
-    extra = f", after {seen.frames} other message{'s' if seen.frames != 1 else ''}" if seen.frames else ""
+    extra = f", after {counted(seen.frames, 'other message')}" if seen.frames else ""
     error = seen.answer.get("error")
     kind = f"an error: {one_line(str(error.get('message', '')))[:120]}" if isinstance(error, dict) else "a result"
     return ctx.ok(f"the answer to {request} is JSON-RPC ({kind}){extra}")
