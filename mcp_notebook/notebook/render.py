@@ -97,6 +97,8 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
         ("violations", f"{h.violations} (%mcp violations -c {h.name})" if h.violations else "none"),
         ("trace", f"{counted(h.trace_entries, 'entry', 'entries')}, {h.trace_dropped} dropped"),
     ]
+    if h.listening is not None:  # the server's way to us between our requests (HTTP)
+        rows.insert(2, ("listening", h.listening))
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
         rows.append(
             (

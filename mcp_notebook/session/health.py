@@ -92,6 +92,7 @@ class Health:
     reconnects: int = 0  # dropped SSE streams resumed (HTTP)
     session_recoveries: int = 0
     session_id: str | None = None  # the HTTP session (Mcp-Session-Id) the server gave us
+    listening: str | None = None  # the HTTP listening stream: "open", "down since ... (N reopen attempts): why", "none: why"
     trace_entries: int = 0
     trace_dropped: int = 0
     closed_at: float | None = None  # wall time the connection closed
@@ -141,6 +142,7 @@ class HealthCounters:
     keepalive_skips: int = 0
     session_recoveries: int = 0  # sessions renewed after the server forgot ours
     transport_failures: int = 0  # in a row, since the last frame that came in
+    listening_down: str | None = None  # the listening stream is down: since when, and why
     closed_at: float | None = None  # wall time
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # our pings' round trips
     pong_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # read to pong written
@@ -218,6 +220,7 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         reconnects=getattr(transport, "stream_resumes", 0),
         session_recoveries=c.session_recoveries,
         session_id=getattr(transport, "session_id", None),
+        listening=getattr(transport, "listening_stream", None),
         trace_entries=len(trace),
         trace_dropped=trace.dropped,
         closed_at=c.closed_at,

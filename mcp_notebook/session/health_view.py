@@ -64,6 +64,8 @@ def rows(h: Any) -> list[tuple[str, str]]:
         ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered"),
         ("in flight", str(h.requests_in_flight)),
     ]
+    if h.listening is not None:
+        found.append(("listening", h.listening))
     if h.violations:
         found.append(("violations", f"{h.violations}: conn.violations, %mcp violations -c {h.name}"))
     if h.state == "closed":

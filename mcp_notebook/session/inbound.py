@@ -13,6 +13,7 @@ its transport as the `Sink`.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Any
 
@@ -23,8 +24,9 @@ from ..base.sizes import GIVE_BACK_AFTER, given_back_when_dropped
 from ..protocol import jsonrpc as rpc
 from ..protocol.frame_rules import Seen, Violation
 from ..protocol.versions import accepts_batches
+from . import live_state
 from .handlers import Handler, call_handler, reply_from_handler
-from .health import DEGRADED, FAILURES_TO_STALE, LIVE_STATES, READY, RECONNECTING, STALE
+from .health import LIVE_STATES, RECONNECTING
 from .port import SessionPort
 from .requests import Request
 from .subscriptions import route
@@ -98,7 +100,7 @@ class Inbound:
             return False  # the loop's to wait on, or not ours (anymore): the loop tells which
         entry = self.session.trace.frame(IN, rpc.RESPONSE, text, message, method=pending.method, id=request_id)
         self.session.counters.last_frame_in = entry.monotonic
-        self._check(entry.seq, rpc.RESPONSE, message, pending)
+        self._check(entry.seq, rpc.RESPONSE, message, pending, size=len(text))
         pending.received_at = time.perf_counter()
         requests.settle(pending, response=_held(message, text))
         return True
@@ -111,7 +113,7 @@ class Inbound:
         self.session.counters.last_frame_in = entry.monotonic
         self.session.counters.server_pings += 1
         self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=read_at)
-        self._check(entry.seq, rpc.REQUEST, request, method="ping")
+        self._check(entry.seq, rpc.REQUEST, request, method="ping", size=len(text))
         return True
 
     def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
@@ -125,7 +127,9 @@ class Inbound:
             self.session.counters.last_frame_in = entry.monotonic
             matched = pending is not None or kind not in (rpc.RESPONSE, rpc.ERROR) or note != NO_REQUEST
             problem = note if kind == rpc.INVALID else None
-            broken = self._check(entry.seq, kind, message, pending, matched=matched, problem=problem, method=method)
+            broken = self._check(
+                entry.seq, kind, message, pending, matched=matched, problem=problem, method=method, size=len(text)
+            )
             if broken:
                 self._strict_stop(broken[0], pending)
                 return
@@ -159,8 +163,9 @@ class Inbound:
         matched: bool = True,
         problem: str | None = None,
         method: str | None = None,
+        size: int = 0,
     ) -> list[Violation]:
-        """Hand the frame to the checker, with what we know as it arrives."""
+        """Hand the frame to the checker, with what we know as it arrives (`size`: its text's length)."""
         session = self.session
         answered = pending.method if pending is not None else None
         version = frame_version(session.protocol_version, answered, message, session.client.requested_version)
@@ -169,7 +174,8 @@ class Inbound:
         params = pending.params if pending is not None else None
         return session.checker.submit(
             Seen(seq, kind, message, version, answered or method, params, matched, problem,
-                 session.server.capabilities, session.client.capabilities, session.transport.kind == "stdio")
+                 session.server.capabilities, session.client.capabilities, session.transport.kind == "stdio"),
+            size,
         )  # fmt: skip
 
     def _strict_stop(self, violation: Violation, pending: Request | None) -> None:
@@ -306,24 +312,28 @@ class Inbound:
             self.session.requests.settle(pending, failure=error)
 
     def _transport_failed(self, error: Exception) -> None:
-        """The server could not be reached, or answered with a server error (a 4xx refuses one
-        request: the server is there): a ready connection is degraded, then stale."""
-        status = getattr(error, "status", None)
-        if not isinstance(error, TransportError) or (status is not None and status < 500):
-            return
-        counters = self.session.counters
-        counters.transport_failures += 1
-        if counters.state in (READY, DEGRADED) and counters.transport_failures >= FAILURES_TO_STALE:
-            self.session.set_state(STALE, f"{counters.transport_failures} transport failures in a row: {error}")
-        elif counters.state == READY:
-            self.session.set_state(DEGRADED, f"transport failure: {error}")
+        live_state.transport_failed(self.session, error)
 
     def _reached_again(self) -> None:
-        """A frame came in after transport failures: the server is reachable again."""
-        counters = self.session.counters
-        counters.transport_failures = 0
-        if counters.state in (DEGRADED, STALE) and counters.keepalive_misses == 0:
-            self.session.set_state(READY, "the server answers again")
+        live_state.reached_again(self.session)
+
+    def listening_changed(self, down: str | None) -> None:
+        """The GET listening stream is down, or back: what the server sends between our requests
+        cannot reach us meanwhile, so a ready connection is degraded (`live_state`)."""
+        live_state.listening_changed(self.session, down)
+
+    async def caught_up(self) -> None:
+        """A reader on the loop, between frames: wait while the checker's backlog is full."""
+        checker = self.session.checker
+        while checker.behind():
+            room = anyio.Event()
+            checker.when_room(functools.partial(self.session.soon, room.set))
+            await room.wait()
+
+    def wait_caught_up(self) -> None:
+        """A reader on a thread of its own, between frames: the same, blocking that thread."""
+        if self.session.checker.behind():
+            self.session.checker.wait_room()
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
         """The server forgot our session: shake hands anew and resend what it lost, once."""
@@ -357,7 +367,7 @@ class Inbound:
             return
         self.recovering = False
         resent = self._resend_lost()
-        self.session.set_state(READY, f"new session; {resent} request(s) resent")
+        live_state.ready(self.session, f"new session; {resent} request(s) resent")
 
     def _resend_lost(self) -> int:
         lost, self.lost = self.lost, []

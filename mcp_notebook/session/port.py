@@ -89,6 +89,10 @@ class SessionPort(Protocol):
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None: ...
 
+    def soon(self, fn: Callable[[], None]) -> None:
+        """Run `fn()` on the session's loop, from any thread."""
+        ...
+
     def closed_error(self, detail: str | None = None) -> ConnectionClosed: ...
 
     def end(self, error: ConnectionClosed) -> None:

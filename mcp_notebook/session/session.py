@@ -30,12 +30,13 @@ from ..base.sizes import give_back_memory
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
 from ..transports.base import Transport
+from . import live_state
 from .calls import Calls
 from .era import Era
 from .eras import PROBE_TIMEOUT, EraNegotiator
 from .flow import ONE_CALL, CallOptions
 from .handlers import Handlers
-from .health import CLOSED, CLOSING, READY, HealthCounters
+from .health import CLOSED, CLOSING, LIVE_STATES, HealthCounters
 from .inbound import Inbound
 from .outbox import Outbox
 from .pending import CANCEL_GRACE, Pending, request_timeout
@@ -130,7 +131,7 @@ class Session:
                 self._task_group = tg
                 await self.transport.open(tg, self.inbound)
                 await self.eras.open()
-                self.set_state(READY, f"protocol {self.protocol_version}")
+                live_state.ready(self, f"protocol {self.protocol_version}")
                 self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
@@ -159,7 +160,7 @@ class Session:
         await self._ready.wait()
         if self._failure is not None:
             raise self._failure
-        if self.counters.state != READY:
+        if self.counters.state not in LIVE_STATES:  # degraded, where the listening stream is down
             raise self._hangup or ConnectionClosed("the connection was closed during the handshake")
 
     async def close(self, grace: float | None = None) -> None:
@@ -381,6 +382,10 @@ class Session:
             self.trace.event("state", note=reason, state=state)
             for listener in list(self.state_listeners):
                 listener(state, reason)
+
+    def soon(self, fn: Callable[[], None]) -> None:
+        """Run `fn()` on the session's loop, from any thread (now, if this is its thread)."""
+        self.calls.soon_or_now(fn)
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run a background task (a keepalive, a stream reader) for as long as the session lives."""

@@ -8,6 +8,10 @@ kept (the newest `KEPT`; `count` is every one), and each trace entry that broke 
 marked (`Trace.mark`). `settled()` waits until every frame submitted so far has been checked:
 readers call it, so what they see covers every frame that came before.
 
+The frames waiting to be checked are bounded (BACKLOG frames, BACKLOG_BYTES of text): a server
+sends faster than rules run, so once the backlog is full `behind()` says so and the readers
+wait (`when_room`, `wait_room`) before they read more: backpressure, not memory, absorbs a flood.
+
 In strict mode the rules run in `submit`, on the session thread, before the frame is
 delivered: the first violation is returned there so the dispatcher fails the call it answers
 and ends the connection (the stdio fast paths are off: everything goes through the loop).
@@ -29,6 +33,8 @@ from ..protocol.versions import MODERN_VERSIONS
 from .trace import Trace
 
 KEPT = 1000  # violations kept; older ones are only counted
+BACKLOG = 1000  # frames submitted and not yet checked, at most, before the readers wait
+BACKLOG_BYTES = 64 * 1024 * 1024  # nor more text than this (one frame of any size is always taken)
 PAUSE = 0.002  # seconds the worker rests after a batch, gathering the next frames
 YIELD_AFTER = 0.0002  # seconds of checking after which the worker lets other threads run
 
@@ -44,15 +50,19 @@ class FrameChecker:
         self.found: deque[Violation] = deque(maxlen=KEPT)
         self.count = 0
         self.listeners: list[Callable[[Violation], None]] = []  # called on the worker thread
-        self._queue: queue.SimpleQueue[Seen | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[Seen, int] | None] = queue.SimpleQueue()
         self._done = threading.Condition()
         self._submitted = 0
         self._checked = 0
+        self._backlog_bytes = 0  # text of the frames submitted and not yet checked
+        self._on_room: list[Callable[[], None]] = []  # called (on the worker) once the backlog has room
         self._thread: threading.Thread | None = None
         self._stopped = False
 
-    def submit(self, seen: Seen) -> list[Violation]:
-        """Check `seen` (strict: now, returning what it broke; else later, on the worker)."""
+    def submit(self, seen: Seen, size: int = 0) -> list[Violation]:
+        """Check `seen` (strict: now, returning what it broke; else later, on the worker);
+        `size` is its text's length, for the backlog's bound. Never blocks: readers wait for
+        room before they read the next frame (`behind`)."""
         if not self.enabled:
             return []
         if self.strict:
@@ -61,11 +71,29 @@ class FrameChecker:
             if self._stopped:
                 return []
             self._submitted += 1
+            self._backlog_bytes += size
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="mcp-frame-checker", daemon=True)
                 self._thread.start()
-        self._queue.put(seen)
+        self._queue.put((seen, size))
         return []
+
+    def behind(self) -> bool:
+        """Whether the backlog is full: a reader should wait for room before it reads on."""
+        return not self._stopped and (self._submitted - self._checked >= BACKLOG or self._backlog_bytes >= BACKLOG_BYTES)
+
+    def when_room(self, callback: Callable[[], None]) -> None:
+        """Call `callback()` once the backlog has room (now, on this thread, if it has; else on the worker)."""
+        with self._done:
+            if self.behind():
+                self._on_room.append(callback)
+                return
+        callback()
+
+    def wait_room(self) -> None:
+        """Block this thread (a reader's own) until the backlog has room."""
+        with self._done:
+            self._done.wait_for(lambda: not self.behind())
 
     def _work(self) -> None:
         """Check what has queued up, in batches: after each batch the worker rests `PAUSE`, so a
@@ -78,11 +106,13 @@ class FrameChecker:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            checked, stopping, held = 0, False, time.perf_counter()
-            for seen in batch:
-                if seen is None:
+            checked, size, stopping, held = 0, 0, False, time.perf_counter()
+            seen: Seen | None = None
+            for item in batch:
+                if item is None:
                     stopping = True
                     break
+                seen, size = item[0], size + item[1]
                 try:
                     self._check(seen)
                 except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
@@ -92,10 +122,14 @@ class FrameChecker:
                     time.sleep(0)
                     held = time.perf_counter()
             del batch  # while it waits for the next frames, the worker holds none it checked
-            seen = None
+            seen = item = None
             with self._done:
                 self._checked += checked
+                self._backlog_bytes -= size
                 self._done.notify_all()
+                waiting, self._on_room = self._on_room, []
+            for callback in waiting:
+                callback()
             if stopping:
                 return
             time.sleep(PAUSE)
@@ -131,6 +165,10 @@ class FrameChecker:
         with self._done:
             self._stopped = True
             thread = self._thread
+            waiting, self._on_room = self._on_room, []
+            self._done.notify_all()
+        for callback in waiting:
+            callback()  # nothing is checked any more: no reader waits for it
         if thread is not None:
             self._queue.put(None)
             thread.join()

@@ -54,6 +54,17 @@ class Sink(Protocol):
         """Whether a request of ours still waits for its response (to resume a dropped stream)."""
         ...
 
+    def listening_changed(self, down: str | None) -> None:
+        """The stream the server reaches us on between our requests is down (`down` says since
+        when and why), or open again (None)."""
+
+    async def caught_up(self) -> None:
+        """Wait while the session is behind with the frames pushed in (a reader on the loop calls
+        it between frames: what is not read yet waits on the wire, not in memory)."""
+
+    def wait_caught_up(self) -> None:
+        """The same, for a reader on a thread of its own (blocks that thread)."""
+
 
 class Transport(Protocol):
     """What a session needs from a transport."""

@@ -143,6 +143,13 @@ class HttpTransport:
             return
         self.event("listening-late", note=f"the GET listening stream did not open within {self._connect_timeout:g} s")
 
+    @property
+    def listening_stream(self) -> str | None:
+        """How the GET listening stream is doing, in words; None where there is none to speak of."""
+        if self.kind != "http" or self.modern or self._listening is None:
+            return None
+        return self._streams.status.describe()
+
     def settle_listening(self) -> None:
         """The GET listening stream is open, refused, or gone: nobody needs to wait for it."""
         self.listening_settled.set()

@@ -3,17 +3,23 @@
 A stream (a POST's answer, the GET listening stream, or the one HTTP+SSE stream) is read
 event by event, each message pushed into the session as it arrives. A POST stream that ends
 before our response is polled back with GET and `Last-Event-ID`, and the GET listening
-stream is reopened the same way, after the server's `retry` or a doubling backoff. An event
-over the message limit ends its stream with a TransportError: a POST stream's request fails
-with it, and the GET listening stream is reopened afresh (resuming would replay the event).
-A listening stream that cannot be reopened is a transport failure the session hears of.
+stream is reopened the same way, for the connection's life. The rule every reopen keeps
+(`backoff`): wait the server's `retry`, never less than FLOOR (a `retry: 0` would reopen a
+thousand times a second), doubled for each attempt in a row that brought nothing, never more
+than CAP. An event over the message limit ends its stream with a TransportError: a POST
+stream's request fails with it, and the GET listening stream is reopened afresh (resuming
+would replay the event). While the listening stream cannot be reopened, or keeps closing as
+soon as it opens, it is down (`ListeningStatus`): the session hears it went down and when it
+is back, and the health says since when. Between events the reader waits while the session
+is behind with what came in (`Sink.caught_up`): a flood slows the server, not the memory.
 The streams reach their transport only through `StreamHost`, so this module never imports it.
 """
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from types import TracebackType
 from typing import Any, Protocol
@@ -22,13 +28,16 @@ import anyio
 import httpx2
 
 from ..base.errors import TransportError
+from ..base.plural import counted
 from ..protocol.jsonrpc import RequestId
 from .base import Sink, size_text
 from .http_errors import describe_failure
 from .sse import is_event_stream, iter_events
 
-RESUME_ATTEMPTS = 5
-MAX_BACKOFF = 30.0
+RESUME_ATTEMPTS = 5  # resumes of a POST stream in a row that bring nothing, before its request fails
+FLOOR = 0.5  # seconds: the least wait before a stream is reopened, whatever `retry` the server asks for
+CAP = 30.0  # seconds: the most, however often it failed (a server back up is heard from within this)
+FLAPS_TO_DOWN = 3  # listening streams in a row that close with nothing sent: it is down
 
 
 class StreamHost(Protocol):
@@ -63,11 +72,36 @@ class StreamHost(Protocol):
     def event(self, name: str, note: str | None = None, **detail: Any) -> None: ...
 
 
+class ListeningStatus:
+    """How the GET listening stream is doing, for the health: `state` is "opening", "open",
+    "down" (since `down_since`, wall time, with `attempts` reopens since) or "none" (the
+    server offers no GET stream, or the connection has none)."""
+
+    def __init__(self) -> None:
+        self.state = "opening"
+        self.down_since: float | None = None
+        self.attempts = 0
+        self.why = ""
+
+    def describe(self) -> str:
+        if self.state == "down" and self.down_since is not None:
+            since = time.strftime("%H:%M:%S", time.localtime(self.down_since))
+            return f"down since {since} ({counted(self.attempts, 'reopen attempt')}): {self.why}"
+        if self.state == "none":
+            return f"none: {self.why}"
+        return self.state
+
+
 class Streams:
     """The SSE streams of one HTTP transport."""
 
+    pause: Callable[[float], Awaitable[None]] = staticmethod(anyio.sleep)  # the waits between reopens
+
     def __init__(self, host: StreamHost) -> None:
         self._host = host
+        self.status = ListeningStatus()
+        self._listener = 0  # the GET listening stream's generation: a new session's supersedes the old
+        self._told_down = False
 
     def get(self, last_id: str | None) -> GetStream:
         return GetStream(self._host, last_id)
@@ -78,10 +112,12 @@ class Streams:
         name: str,
         last_id: str | None = None,
         on_endpoint: Callable[[str], None] | None = None,
+        on_message: Callable[[], None] | None = None,
     ) -> tuple[str | None, int | None]:
         """Push each event's data to the session; returns the last event id and retry hint.
 
-        `on_endpoint` takes the data of `endpoint` events (the HTTP+SSE stream's POST URL).
+        `on_endpoint` takes the data of `endpoint` events (the HTTP+SSE stream's POST URL);
+        `on_message()` runs after each message is pushed.
         """
         host = self._host
         retry: int | None = None
@@ -94,6 +130,9 @@ class Streams:
                     on_endpoint(sse.data)
                 elif sse.event == "message" and sse.data.strip():  # empty data: a priming event
                     host.sink.frame_received(sse.data, via=name)
+                    if on_message is not None:
+                        on_message()
+                    await host.sink.caught_up()  # backpressure: no more is read while the session is behind
         except httpx2.SSEError:
             host.event("oversized-event", stream=name, last_event_id=last_id)
             raise TransportError(
@@ -109,54 +148,97 @@ class Streams:
     async def resume(self, request_id: RequestId, last_id: str | None, retry: int | None) -> None:
         """The POST stream ended before our response: poll it back with GET and Last-Event-ID."""
         host = self._host
-        for attempt in range(RESUME_ATTEMPTS):
-            if last_id is None:
-                break
-            await anyio.sleep(_backoff(retry, attempt))
+        empty = 0  # resumes in a row that brought no message
+        while last_id is not None and empty < RESUME_ATTEMPTS:
+            await self.pause(backoff(retry, empty))
             if not host.sink.awaiting(request_id):
                 return
             host.stream_resumes += 1
             host.event("stream-resume", stream=f"POST stream of request {request_id}", last_event_id=last_id)
+            messages: list[None] = []
             async with self.get(last_id) as response:
                 if response is None:
                     break
-                last_id, retry = await self.read(response, f"resumed stream of request {request_id}", last_id)
+                name = f"resumed stream of request {request_id}"
+                last_id, retry = await self.read(response, name, last_id, on_message=functools.partial(messages.append, None))
             if not host.sink.awaiting(request_id):
                 return
+            empty = 0 if messages else empty + 1
         raise TransportError(f"the response stream of request {request_id} ended and could not be resumed")
 
     async def listen(self) -> None:
-        """The GET stream: server requests and notifications between our requests, resumed when dropped."""
+        """The GET stream: server requests and notifications between our requests, reopened when
+        it ends or fails, with `backoff`, for as long as the session lasts; down while it cannot be."""
         host = self._host
+        self._listener += 1
+        self._told_down = False  # whether this generation's session has heard that the stream is down
+        generation, session = self._listener, host.session_id
         last_id: str | None = None
         retry: int | None = None
-        failures = 0
-        session = host.session_id
+        empty = 0  # attempts in a row that brought nothing: no stream, or one that closed with nothing sent
+        first = True
         try:
-            while True:
+            while generation == self._listener:
                 stream = self.get(last_id)
+                lively: list[None] = []
                 async with stream as response:
                     host.settle_listening()
                     if response is None:
-                        if stream.failure is not None:
-                            host.sink.send_failed(None, stream.failure)  # the server is out of reach
-                        return
-                    failures = 0
-                    try:
-                        last_id, retry = await self.read(response, "GET stream", last_id)
-                    except TransportError:
-                        last_id = None  # reopened afresh: resuming after it would replay the event
-                failures += 1
-                if failures > RESUME_ATTEMPTS:
-                    host.event("stream-given-up", stream="GET stream")
-                    return
-                await anyio.sleep(_backoff(retry, failures - 1))
-                if host.session_id != session:
+                        if stream.expired or (first and stream.refused):
+                            self.status.state, self.status.why = "none", stream.why
+                            return  # no stream to keep, or a new session will open its own
+                        self._down(stream.why, stream.failure)
+                    else:
+                        if empty < FLAPS_TO_DOWN:
+                            self._up()
+                        try:
+                            last_id, retry = await self.read(
+                                response, "GET stream", last_id, on_message=functools.partial(self._lively, lively)
+                            )
+                        except TransportError:
+                            last_id = None  # reopened afresh: resuming after it would replay the event
+                first = False
+                empty = 0 if lively else empty + 1
+                if response is not None and empty >= FLAPS_TO_DOWN:
+                    self._down(f"it closed as soon as it opened, {counted(empty, 'time')} in a row", None)
+                await self.pause(backoff(retry, max(empty - 1, 0)))
+                if host.session_id != session or generation != self._listener:
                     return
                 host.stream_resumes += 1
+                if self.status.state == "down":
+                    self.status.attempts += 1
                 host.event("stream-resume", stream="GET stream", last_event_id=last_id)
         finally:
             host.settle_listening()  # it failed before it opened: waiting longer would not help
+
+    def _lively(self, lively: list[None]) -> None:
+        """A message came on the listening stream: it is up (a stream that kept closing is back)."""
+        if not lively:
+            lively.append(None)
+            self._up()
+
+    def _up(self) -> None:
+        status = self.status
+        if status.state == "down" or self._told_down:
+            self._told_down = False
+            self._host.event(
+                "listening-up", note=f"the GET listening stream is open again after {counted(status.attempts, 'reopen attempt')}"
+            )
+            self._host.sink.listening_changed(None)
+        status.state, status.down_since, status.attempts, status.why = "open", None, 0, ""
+
+    def _down(self, why: str, failure: TransportError | None) -> None:
+        """The listening stream could not be (re)opened, or keeps closing: the session hears it once."""
+        status = self.status
+        status.why = why
+        if status.state != "down":
+            status.state, status.down_since, status.attempts = "down", time.time(), 1  # the attempt that failed
+            self._host.event("listening-down", note=f"the GET listening stream is down: {why}")
+            if failure is not None:
+                self._host.sink.send_failed(None, failure)  # the server is out of reach
+        if not self._told_down:
+            self._told_down = True
+            self._host.sink.listening_changed(status.describe())
 
     def _tick(self) -> None:
         self._host.keepalive_ticks += 1
@@ -171,6 +253,9 @@ class GetStream:
         self._last_id = last_id
         self._context: AbstractAsyncContextManager[httpx2.Response] | None = None
         self.failure: TransportError | None = None
+        self.why = ""  # why there is no stream, in words
+        self.refused = False  # the server answered with a 4xx: it offers no GET stream (405, or its own way of saying so)
+        self.expired = False  # the server forgot our session (404): the session is renewed
 
     async def __aenter__(self) -> httpx2.Response | None:
         host = self._host
@@ -181,16 +266,21 @@ class GetStream:
             response = await self._context.__aenter__()
         except httpx2.HTTPError as exc:
             self.failure = TransportError(describe_failure(exc, host.describe()))
-            host.event("stream-failed", note=str(self.failure))
+            self.why = str(self.failure)
+            host.event("stream-failed", note=self.why)
             self._context = None
             return None
         host.record(response, started)
-        if response.status_code == 404 and host.session_id is not None:
-            host.sink.session_expired(None)
+        sent_session = headers.get("Mcp-Session-Id")
+        if response.status_code == 404 and sent_session is not None:
+            self.expired, self.why = True, "the server forgot the session (404)"
+            host.sink.session_expired(None, current=sent_session == host.session_id)
             return None
         if response.status_code != 200 or not is_event_stream(response):
-            why = "the server offers no GET stream (405)" if response.status_code == 405 else f"HTTP {response.status_code}"
-            host.event("no-stream", note=why)
+            self.refused = 400 <= response.status_code < 500
+            status = f"HTTP {response.status_code}" if response.status_code != 200 else "not an event stream"
+            self.why = "the server offers no GET stream (405)" if response.status_code == 405 else status
+            host.event("no-stream", note=self.why)
             return None
         return response
 
@@ -204,7 +294,9 @@ class GetStream:
             await self._context.__aexit__(exc_type, exc, traceback)
 
 
-def _backoff(retry_ms: int | None, attempt: int) -> float:
-    """The server's `retry` hint if it gave one, else 0.5 s doubling; never over 30 s."""
-    base = retry_ms / 1000 if retry_ms is not None else 0.5
-    return min(base * (2**attempt if retry_ms is None else 1), MAX_BACKOFF)
+def backoff(retry_ms: int | None, attempt: int) -> float:
+    """Seconds to wait before reopening a stream: the server's `retry` (FLOOR if it gave none),
+    never less than FLOOR, doubled for each attempt in a row that brought nothing (`attempt`),
+    never more than CAP."""
+    base = FLOOR if retry_ms is None else max(retry_ms / 1000, FLOOR)
+    return min(base * float(2 ** min(attempt, 16)), CAP)

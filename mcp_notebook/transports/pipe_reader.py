@@ -7,7 +7,9 @@ it ends, a lone answer's caller as it settles); every other frame goes to the lo
 `call_soon_threadsafe`, and once one has, the frames after it follow it there until the
 loop has dispatched it, so the session sees frames in the order they came. The end of
 the output (or the child's exit, once what it wrote is read) reaches the loop after the
-last frame. The thread only reads: it never blocks on the loop, and `stop` ends it.
+last frame. The thread never blocks on the loop, but for room: it reads no further while
+HANDING frames wait for the loop, or while the session is behind with checking what came
+(`Sink.wait_caught_up`), so a flood waits in the pipe, not in memory; `stop` ends it.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from .base import Sink, size_text
 from .lines import LineSplitter
 
 READ_SIZE = 256 * 1024
+HANDING = 1000  # frames handed to the loop and not yet dispatched, at most, before the thread waits
 
 
 class PipeReader:
@@ -61,6 +64,8 @@ class PipeReader:
         self._dispatched = 0  # of those, the ones the loop has dispatched (written by the loop only)
         self._child_exited = False
         self._stopping = False
+        self._room = threading.Event()  # set by the loop when the thread waits for room and there is
+        self._waiting = False
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
@@ -75,6 +80,7 @@ class PipeReader:
         """End the thread (what it has not read is dropped) and wait for it."""
         self._stopping = True
         self._wake()
+        self._room.set()
         if self._thread.is_alive():
             await anyio.to_thread.run_sync(self._thread.join)
         for fd in (self._wake_read, self._wake_write):
@@ -163,6 +169,9 @@ class PipeReader:
                 self._to_loop(give_back_memory)
 
     def _frame(self, text: str, problem: str | None) -> None:
+        self._sink.wait_caught_up()
+        if self._handed - self._dispatched >= HANDING:
+            self._wait_for_the_loop()
         if problem is None and self._handed == self._dispatched and self._sink.frame_here(text):
             return
         self._handed += 1
@@ -172,6 +181,14 @@ class PipeReader:
     def _end(self) -> None:
         self._frames([self._lines.rest()])
         self._to_loop(self._on_end)
+
+    def _wait_for_the_loop(self) -> None:
+        self._room.clear()
+        self._waiting = True  # before the check: a dispatch after it sees the flag
+        while self._handed - self._dispatched >= HANDING and not self._stopping:
+            self._room.wait()
+            self._room.clear()
+        self._waiting = False
 
     def _to_loop(self, callback: Callable[[], Any]) -> None:
         try:
@@ -188,3 +205,5 @@ class PipeReader:
             self._sink.frame_received(text, problem=problem)
         finally:
             self._dispatched += 1
+            if self._waiting:
+                self._room.set()

@@ -10,6 +10,7 @@ import threading
 
 from mcp_notebook.base import wakeups
 from mcp_notebook.protocol.jsonrpc import RequestId
+from mcp_notebook.transports import pipe_reader
 from mcp_notebook.transports.pipe_reader import PipeReader
 
 NAME = "test pipe reader"
@@ -53,6 +54,9 @@ class RecordingSink:
 
     def awaiting(self, request_id: RequestId) -> bool:
         return False
+
+    def wait_caught_up(self) -> None:
+        pass  # no checker behind this sink
 
 
 def read_all(data: bytes) -> tuple[RecordingSink, list[str]]:
@@ -119,3 +123,36 @@ def test_the_callers_a_chunk_answers_are_woken_as_it_ends():
 def test_a_chunk_of_one_answer_wakes_its_caller_as_it_settles():
     sink, _ = read_all(b"here 1\n")  # nothing to wake with it: the caller runs while the reader finishes
     assert sink.woken_at_once == [True]
+
+
+def test_the_reader_reads_no_further_while_its_frames_wait_for_the_loop(monkeypatch):
+    """A flood of frames for the loop: the thread hands HANDING of them, then waits (the rest stay
+    in the pipe) until the loop has dispatched some; then every frame arrives, in order."""
+    monkeypatch.setattr(pipe_reader, "HANDING", 3)
+    loop = asyncio.new_event_loop()
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    sink, waited = RecordingSink(), threading.Event()
+    ended = loop.create_future()
+    reader = PipeReader(
+        read_fd, loop, sink, max_frame_bytes=1024, on_end=lambda: ended.set_result(None), events=lambda *a, **k: None, name=NAME
+    )
+    wait = reader._wait_for_the_loop
+
+    def noted_wait() -> None:
+        waited.set()
+        wait()
+
+    reader._wait_for_the_loop = noted_wait  # type: ignore[method-assign]
+    try:
+        reader.start()
+        os.write(write_fd, b"".join(b"loop %d\n" % n for n in range(10)))
+        os.close(write_fd)
+        assert waited.wait(30)
+        assert reader._handed == 3 and sink.dispatched == []  # the loop has not run: the thread waits
+        loop.run_until_complete(asyncio.wait_for(ended, 30))
+        loop.run_until_complete(reader.stop())
+    finally:
+        os.close(read_fd)
+        loop.close()
+    assert sink.dispatched == [f"loop {n}" for n in range(10)]

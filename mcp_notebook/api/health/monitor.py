@@ -22,6 +22,7 @@ import anyio
 from ...base.errors import ConnectionClosed, McpError, McpNotebookError, RequestTimeout
 from ...runtime import get_runtime
 from ...session.health import DEGRADED, LIVE_STATES, READY, STALE, Health, snapshot
+from ...session.live_state import all_clear
 from ..connecting.settings import defaults, on_change
 
 _monitors: weakref.WeakSet[Monitor] = weakref.WeakSet()
@@ -175,8 +176,10 @@ class Monitor:
         except (ConnectionClosed, McpNotebookError):
             return
         missed, counters.keepalive_misses = counters.keepalive_misses, 0
-        if missed:
+        if missed and all_clear(counters):
             self._move(READY, f"keepalive ping answered after {missed} missed")
+        elif missed and counters.listening_down is not None:
+            self._move(DEGRADED, f"keepalive ping answered, but the listening stream is {counters.listening_down}")
 
     async def _sample(self) -> None:
         try:
