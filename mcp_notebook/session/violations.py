@@ -5,7 +5,8 @@ the stdio reading thread, before the frame is delivered) with what it knew then 
 worker thread of the checker's own runs the rules (`protocol.frame_rules`) in arrival order,
 so validating even a 10 MB result, once, never delays a pong or a caller. What it finds is
 kept (the newest `KEPT`; `count` is every one), and each trace entry that broke a rule is
-marked (`Trace.mark`). `settled()` waits until every frame submitted so far has been checked:
+marked (`Trace.mark`). What the transport finds that no frame shows (an SSE event id it will not
+send back) is `report`ed, and kept in the same order. `settled()` waits until every frame submitted so far has been checked:
 readers call it, so what they see covers every frame that came before.
 
 In strict mode the rules run in `submit`, on the session thread, before the frame is
@@ -44,7 +45,7 @@ class FrameChecker:
         self.found: deque[Violation] = deque(maxlen=KEPT)
         self.count = 0
         self.listeners: list[Callable[[Violation], None]] = []  # called on the worker thread
-        self._queue: queue.SimpleQueue[Seen | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[Seen | Violation | None] = queue.SimpleQueue()
         self._done = threading.Condition()
         self._submitted = 0
         self._checked = 0
@@ -57,15 +58,29 @@ class FrameChecker:
             return []
         if self.strict:
             return self._check(seen)
+        self._enqueue(seen)
+        return []
+
+    def report(self, violation: Violation) -> bool:
+        """Keep a violation found outside the rules (the transport's), after the frames before it
+        (strict: now); False when checking is off."""
+        if not self.enabled:
+            return False
+        if self.strict:
+            self._keep([violation])
+        else:
+            self._enqueue(violation)
+        return True
+
+    def _enqueue(self, item: Seen | Violation) -> None:
         with self._done:
             if self._stopped:
-                return []
+                return
             self._submitted += 1
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="mcp-frame-checker", daemon=True)
                 self._thread.start()
-        self._queue.put(seen)
-        return []
+        self._queue.put(item)
 
     def _work(self) -> None:
         """Check what has queued up, in batches: after each batch the worker rests `PAUSE`, so a
@@ -83,6 +98,10 @@ class FrameChecker:
                 if seen is None:
                     stopping = True
                     break
+                if isinstance(seen, Violation):  # found by the transport: only kept
+                    self._keep([seen])
+                    checked += 1
+                    continue
                 try:
                     self._check(seen)
                 except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
@@ -102,7 +121,10 @@ class FrameChecker:
 
     def _check(self, seen: Seen) -> list[Violation]:
         """Run the rules; what they found, with every known secret redacted (messages quote frames)."""
-        found = self.rules.check(seen)
+        return self._keep(self.rules.check(seen))
+
+    def _keep(self, found: list[Violation]) -> list[Violation]:
+        """Record what was found, with every known secret redacted (messages quote frames)."""
         if found and self.trace.redactor:
             redact = self.trace.redact
             found = [dataclasses.replace(v, message=redact(v.message), where=redact(v.where)) for v in found]
