@@ -102,3 +102,28 @@ def test_an_event_id_that_cannot_be_sent_back_is_a_violation_and_never_echoed(ho
         assert len(found[0].message) < 300 and "\x1b" not in found[0].message
         assert found[0].url and "resumability" in found[0].url
 
+
+class Recorded:
+    def __init__(self) -> None:
+        self.events: list[tuple] = []
+        self.secrets: list[str] = []
+
+    def event(self, *args: object, **detail: object) -> None:
+        self.events.append((*args, detail))
+
+
+async def test_an_authorization_endpoint_that_never_finishes_its_answer_is_given_up_on(hostile, anyio_backend):
+    """The OAuth client's exchanges (metadata, registration, tokens) go to URLs the server names:
+    each is over within its timeout however slowly the answer comes (here one byte per 50 ms)."""
+    from mcp_notebook.auth.exchange import AuthExchange
+    from mcp_notebook.base.errors import AuthorizationError
+
+    recorded = Recorded()
+    http = AuthExchange(recorded.event, recorded.secrets.append, timeout=1)
+    try:
+        assert await http.get_json("server metadata", hostile + "/trickle") is None  # as if not there
+        with pytest.raises(AuthorizationError, match=r"^token: http://127\.0\.0\.1:\d+/trickle did not answer within 1 s$"):
+            await http.post("token", hostile + "/trickle", form={"grant_type": "client_credentials"})
+    finally:
+        await http.aclose()
+    assert [e[1] for e in recorded.events if e[0] == "auth-http"][0].endswith("did not answer within 1 s")
