@@ -4,6 +4,8 @@ HTTP-level event with its step; no request or response body is ever traced.
 It is its own HTTP client, apart from the transport's: none of the MCP request headers (API
 keys, the session id, the access token) go to the authorization server, and redirects are
 not followed. It is built on the same `HttpSettings` as the transport's (proxy, trusted roots).
+Each exchange is over within its `timeout`, however slowly the server sends, and reads at most
+`MAX_BODY` of the answer (these endpoints are named by the server: any of them may be hostile).
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import anyio
 import httpx2
 
 from ..base.errors import AuthorizationError
 from ..base.text import plain
+from ..transports.http_bodies import read_head
 from ..transports.http_client import HttpSettings, async_client
 from ..transports.http_errors import describe_failure, redact_url
 
@@ -87,18 +91,25 @@ class AuthExchange:
     ) -> tuple[int, dict[str, Any] | None]:
         started = time.perf_counter()
         all_headers = {"Accept": "application/json", **(headers or {})}
+        client = self.client
+        request = client.build_request(method, url, headers=all_headers, data=dict(form) if form is not None else None, json=body)
         try:
-            if form is not None:
-                response = await self.client.request(method, url, data=dict(form), headers=all_headers)
-            elif body is not None:
-                response = await self.client.request(method, url, json=body, headers=all_headers)
-            else:
-                response = await self.client.request(method, url, headers=all_headers)
-        except httpx2.HTTPError as exc:
-            self._events("auth-http", describe_failure(exc, redact_url(url)), step=step, method=method, url=redact_url(url))
+            with anyio.fail_after(self._timeout):
+                response = await client.send(request, stream=True)
+                try:
+                    content = await read_head(response, MAX_BODY + 1)
+                finally:
+                    await response.aclose()
+        except (httpx2.HTTPError, TimeoutError) as exc:
+            why = (
+                describe_failure(exc, redact_url(url))
+                if isinstance(exc, httpx2.HTTPError)
+                else f"{redact_url(url)} did not answer within {self._timeout:g} s"
+            )
+            self._events("auth-http", why, step=step, method=method, url=redact_url(url))
             if step in ("resource metadata", "server metadata"):
                 return 0, None  # a metadata location that cannot be reached is one that is not there
-            raise AuthorizationError(f"{step}: {describe_failure(exc, redact_url(url))}") from None
+            raise AuthorizationError(f"{step}: {why}") from None
         self._events(
             "auth-http",
             None,
@@ -109,7 +120,7 @@ class AuthExchange:
             seconds=round(time.perf_counter() - started, 6),
         )
         try:
-            data = json.loads(response.content[:MAX_BODY]) if response.content else None
+            data = json.loads(content) if content and len(content) <= MAX_BODY else None
         except ValueError:
             data = None
         return response.status_code, data if isinstance(data, dict) else None

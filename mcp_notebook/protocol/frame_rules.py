@@ -8,7 +8,8 @@ request of ours (`unmatched-response`), a request or notification the declared c
 not cover (`capability`), a tool whose inputSchema/outputSchema is not JSON Schema
 (`tool-schema`) or whose structuredContent breaks its outputSchema (`structured-content`), a
 tool name listed twice (`duplicate-tool`), a nextCursor already seen in the same listing
-(`cursor-loop`), and stdout bytes that are no JSON-RPC message (`not-json-rpc`). The object
+(`cursor-loop`), and stdout bytes that are no JSON-RPC message (`not-json-rpc`); one rule is the
+HTTP transport's, as no frame shows it: an SSE event id it cannot send back (`sse-event-id`). The object
 keeps what later frames are judged by (the tools' output schemas, each listing's cursors), so
 frames must reach it in the order they came. Pure: no I/O, no threads.
 """
@@ -35,7 +36,19 @@ STRUCTURED = "structured-content"
 DUPLICATE_TOOL = "duplicate-tool"
 CURSOR_LOOP = "cursor-loop"
 NOT_JSON_RPC = "not-json-rpc"
-RULES = (SCHEMA, RESULT_SHAPE, UNMATCHED, CAPABILITY, TOOL_SCHEMA, STRUCTURED, DUPLICATE_TOOL, CURSOR_LOOP, NOT_JSON_RPC)
+EVENT_ID = "sse-event-id"
+RULES = (
+    SCHEMA,
+    RESULT_SHAPE,
+    UNMATCHED,
+    CAPABILITY,
+    TOOL_SCHEMA,
+    STRUCTURED,
+    DUPLICATE_TOOL,
+    CURSOR_LOOP,
+    NOT_JSON_RPC,
+    EVENT_ID,
+)
 
 LISTINGS = ("tools/list", "resources/list", "resources/templates/list", "prompts/list", "tasks/list")
 # A server notification -> the server capability (path) that must be declared for it.

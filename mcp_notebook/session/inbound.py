@@ -22,7 +22,7 @@ import anyio
 from ..base.errors import ConnectionClosed, ProtocolViolation, ReissuableError, TransportError
 from ..base.sizes import GIVE_BACK_AFTER, given_back_when_dropped
 from ..protocol import jsonrpc as rpc
-from ..protocol.frame_rules import Seen, Violation
+from ..protocol.frame_rules import Seen, Violation, url
 from ..protocol.versions import accepts_batches
 from . import live_state
 from .handlers import Handler, call_handler, reply_from_handler
@@ -289,6 +289,15 @@ class Inbound:
         """The transport lost its peer: fail what is pending, once we know why."""
         if self.session.running:  # else we are closing: run() has ended the session
             self.session.spawn(self._after_hangup)
+
+    def violated(self, rule: str, message: str, section: str) -> None:
+        """The transport found the server breaking one of its rules: kept with the frames' violations
+        (in strict mode, the connection ends)."""
+        session = self.session
+        entry = session.trace.event("violation", note=message, rule=rule)
+        violation = Violation(entry.seq, IN, None, "", rule, message, url(session.protocol_version, section))
+        if session.checker.report(violation) and session.checker.strict:
+            self._strict_stop(violation, None)
 
     def awaiting(self, request_id: rpc.RequestId) -> bool:
         return request_id in self.session.requests

@@ -5,7 +5,8 @@ the stdio reading thread, before the frame is delivered) with what it knew then 
 worker thread of the checker's own runs the rules (`protocol.frame_rules`) in arrival order,
 so validating even a 10 MB result, once, never delays a pong or a caller. What it finds is
 kept (the newest `KEPT`; `count` is every one), and each trace entry that broke a rule is
-marked (`Trace.mark`). `settled()` waits until every frame submitted so far has been checked:
+marked (`Trace.mark`). What the transport finds that no frame shows (an SSE event id it will not
+send back) is `report`ed, and kept in the same order. `settled()` waits until every frame submitted so far has been checked:
 readers call it, so what they see covers every frame that came before.
 
 The frames waiting to be checked are bounded (BACKLOG frames, BACKLOG_BYTES of text): a server
@@ -50,7 +51,7 @@ class FrameChecker:
         self.found: deque[Violation] = deque(maxlen=KEPT)
         self.count = 0
         self.listeners: list[Callable[[Violation], None]] = []  # called on the worker thread
-        self._queue: queue.SimpleQueue[tuple[Seen, int] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[Seen | Violation, int] | None] = queue.SimpleQueue()
         self._done = threading.Condition()
         self._submitted = 0
         self._checked = 0
@@ -67,16 +68,30 @@ class FrameChecker:
             return []
         if self.strict:
             return self._check(seen)
+        self._enqueue(seen, size)
+        return []
+
+    def report(self, violation: Violation) -> bool:
+        """Keep a violation found outside the rules (the transport's), after the frames before it
+        (strict: now); False when checking is off."""
+        if not self.enabled:
+            return False
+        if self.strict:
+            self._keep([violation])
+        else:
+            self._enqueue(violation)
+        return True
+
+    def _enqueue(self, item: Seen | Violation, size: int = 0) -> None:
         with self._done:
             if self._stopped:
-                return []
+                return
             self._submitted += 1
             self._backlog_bytes += size
             if self._thread is None:
                 self._thread = threading.Thread(target=self._work, name="mcp-frame-checker", daemon=True)
                 self._thread.start()
-        self._queue.put((seen, size))
-        return []
+        self._queue.put((item, size))
 
     def behind(self) -> bool:
         """Whether the backlog is full: a reader should wait for room before it reads on."""
@@ -108,11 +123,17 @@ class FrameChecker:
                     break
             checked, size, stopping, held = 0, 0, False, time.perf_counter()
             seen: Seen | None = None
+            found: Seen | Violation | None = None
             for item in batch:
                 if item is None:
                     stopping = True
                     break
-                seen, size = item[0], size + item[1]
+                found, size = item[0], size + item[1]
+                if isinstance(found, Violation):  # found by the transport: only kept
+                    self._keep([found])
+                    checked += 1
+                    continue
+                seen = found
                 try:
                     self._check(seen)
                 except Exception as exc:  # noqa: BLE001 - a rule that fails on a frame never stops the checking
@@ -122,7 +143,7 @@ class FrameChecker:
                     time.sleep(0)
                     held = time.perf_counter()
             del batch  # while it waits for the next frames, the worker holds none it checked
-            seen = item = None
+            seen = item = found = None
             with self._done:
                 self._checked += checked
                 self._backlog_bytes -= size
@@ -136,7 +157,10 @@ class FrameChecker:
 
     def _check(self, seen: Seen) -> list[Violation]:
         """Run the rules; what they found, with every known secret redacted (messages quote frames)."""
-        found = self.rules.check(seen)
+        return self._keep(self.rules.check(seen))
+
+    def _keep(self, found: list[Violation]) -> list[Violation]:
+        """Record what was found, with every known secret redacted (messages quote frames)."""
         if found and self.trace.redactor:
             redact = self.trace.redact
             found = [dataclasses.replace(v, message=redact(v.message), where=redact(v.where)) for v in found]

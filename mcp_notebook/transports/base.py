@@ -50,6 +50,9 @@ class Sink(Protocol):
         `current` is False when the 404 answered a session id that was already replaced.
         """
 
+    def violated(self, rule: str, message: str, section: str) -> None:
+        """The server broke a rule of the transport no frame shows (`section`: of the spec, for its URL)."""
+
     def awaiting(self, request_id: RequestId) -> bool:
         """Whether a request of ours still waits for its response (to resume a dropped stream)."""
         ...

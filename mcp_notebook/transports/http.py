@@ -3,7 +3,9 @@
 Each frame we send is its own POST, started at once on a task of its own (one kept from
 an earlier POST, see `workers`), so a pong goes out while a long call is still streaming.
 Replies come back as a JSON body, as SSE events on the POST, on the GET listening stream,
-or (HTTP+SSE) on the one GET stream; every one is pushed into the session. The transport
+or (HTTP+SSE) on the one GET stream; every one is pushed into the session. An answer with no
+deadline of its own may pause for the read timeout at most, and no request leaves the origin
+the user named (redirects, the HTTP+SSE endpoint). The transport
 keeps the `Mcp-Session-Id` and the `MCP-Protocol-Version` header, and says when the server
 forgot the session; what to do about that is the session's business. Reading SSE streams,
 and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the
@@ -12,6 +14,7 @@ transport only as its `StreamHost`.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -23,13 +26,15 @@ import anyio
 import anyio.abc
 import httpx2
 
-from ..base.errors import ReissuableError, TransportError
-from ..protocol.jsonrpc import RequestId, utf8_problem
+from ..base.errors import TransportError
+from ..protocol.frame_rules import EVENT_ID
+from ..protocol.jsonrpc import RequestId
 from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
-from .http_bodies import read_body, read_head
+from .http_bodies import MAX_ERROR_BODY, limit_idle, read_head, stalled
 from .http_client import AsyncRoutes, HttpSettings, async_client
-from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
+from .http_errors import describe_failure, redact_url, refuse_cross_origin_redirects, same_origin_endpoint
+from .http_replies import take_reply
 from .http_requests import PostRequests
 from .http_streams import Streams
 from .sse import is_event_stream
@@ -37,7 +42,7 @@ from .workers import Workers
 
 ACCEPT_BOTH = "application/json, text/event-stream"
 FALLBACK_STATUSES = (400, 404, 405)
-MAX_ERROR_BODY = 64 * 1024
+EVENT_ID_SECTION = "basic/transports#resumability-and-redelivery"
 VERSIONS_WITH_HEADER = ("2025-06-18", "2025-11-25", "2026-07-28")  # MCP-Protocol-Version came in 2025-06-18
 
 
@@ -67,6 +72,7 @@ class HttpTransport:
         self._events = events or (lambda *a, **k: None)
         self.http = http or HttpSettings()  # proxy, trusted roots, connect timeout: as every client of the package
         self._connect_timeout = self.http.connect_timeout
+        self._read_timeout = self.http.read_timeout  # an answer with no deadline of its own may pause this long
         self.max_frame_bytes = max_frame_bytes  # the largest body or SSE event read
         self._client: httpx2.AsyncClient | None = None
         self._requests: PostRequests | None = None
@@ -203,7 +209,8 @@ class HttpTransport:
         headers: dict[str, str] | None = None,
         opens: bool = False,
     ) -> None:
-        """POST one frame on a task of its own; notifications and responses keep their order."""
+        """POST one frame on a task of its own; notifications and responses keep their order until
+        each is answered (its status: a body the server stalls holds up only itself)."""
         assert self._workers is not None
         after, done = self._order, None
         if request_id is None:
@@ -241,7 +248,7 @@ class HttpTransport:
                     await self._legacy_ready.wait()
                 if scope.cancel_called:
                     return  # cancelled before it went out: nothing to send
-                await self._post_now(text, request_id, headers or {}, opens)
+                await self._post_now(text, request_id, headers or {}, opens, done)
             except httpx2.HTTPError as exc:
                 self._failed(request_id, TransportError(describe_failure(exc, self.describe())))
             except TransportError as exc:
@@ -253,8 +260,15 @@ class HttpTransport:
                     done.set()
 
     async def _post_now(
-        self, text: str, request_id: RequestId | None, extra: dict[str, str], opens: bool, attempt: int = 0
+        self,
+        text: str,
+        request_id: RequestId | None,
+        extra: dict[str, str],
+        opens: bool,
+        answered: anyio.Event | None,
+        attempt: int = 0,
     ) -> None:
+        """POST `text`; `answered` is set once the server has answered it (the frames after it may go)."""
         if opens and self._mode == "sse" and self._legacy_ready is None:
             await self._start_legacy()
         if self._renewing is not None and not opens:
@@ -264,61 +278,34 @@ class HttpTransport:
         assert self._requests is not None
         request = self._requests.build(self._post_url, {**headers, **extra} if extra else headers, text.encode())
         started = time.perf_counter()
-        response = await self._requests.send(request)
+        try:
+            with anyio.fail_after(self._read_timeout if request_id is None else math.inf):  # a request has its own
+                response = await self._requests.send(request)
+        except TimeoutError:
+            raise stalled(self.describe(), self._read_timeout, "before answering a notification or response") from None
+        if request_id is None or not is_event_stream(response):  # an SSE answer to a request: its timeout bounds it
+            limit_idle(response, self._read_timeout, self.describe())
         try:
             self.record(response, started)
             if opens:
                 self._renewed()  # with or without a session id, the new session has answered
             if response.status_code in (401, 403) and self.auth is not None and await self.auth.retry(response, attempt):
                 await read_head(response, MAX_ERROR_BODY)
-                return await self._post_now(text, request_id, extra, opens, attempt + 1)
+                return await self._post_now(text, request_id, extra, opens, answered, attempt + 1)
             fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
                 await read_head(response, MAX_ERROR_BODY)
                 self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
                 await self._start_legacy()
-                return await self._post_now(text, request_id, extra, opens)
+                return await self._post_now(text, request_id, extra, opens, answered)
             if response.status_code == 404 and sent_session is not None:
                 self.sink.session_expired(request_id, current=sent_session == self.session_id)
                 return
-            await self._take_reply(response, request_id)
+            if answered is not None:
+                answered.set()
+            await take_reply(self, self._streams, response, request_id)
         finally:
             await response.aclose()
-
-    async def _take_reply(self, response: httpx2.Response, request_id: RequestId | None) -> None:
-        """Hand what a POST answered to the session, whatever shape it came in."""
-        sink = self.sink
-        status = response.status_code
-        if status >= 400:
-            body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
-            if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
-                sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
-                if not sink.awaiting(request_id):
-                    return
-            raise TransportError(describe_status(response, body, self.describe()), status=status)
-        if self.kind == "sse" or status == 202:
-            await read_head(response, MAX_ERROR_BODY)
-            if status == 202 and request_id is not None and self.kind == "http":
-                raise TransportError(f"{self.describe()} answered a request with 202 and no body")
-            return
-        if is_event_stream(response):
-            last_id, retry = await self._streams.read(response, f"POST stream of request {request_id}")
-            if request_id is not None and sink.awaiting(request_id):
-                if self.modern:  # 2026-07-28 streams do not resume: the session re-issues the request
-                    raise ReissuableError(f"the response stream of request {request_id} ended before its response")
-                await self._streams.resume(request_id, last_id, retry)
-            return
-        content_type = response.headers.get("content-type", "")
-        if "json" not in content_type:
-            body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
-            raise TransportError(describe_status(response, body, self.describe()), status=status)
-        data = await read_body(response, self.max_frame_bytes, self.describe())
-        try:
-            body_text, problem = data.decode("utf-8"), None
-        except UnicodeDecodeError as exc:  # JSON text is UTF-8: the session hears why this body is not a frame
-            body_text, problem = data.decode("utf-8", errors="replace"), utf8_problem(exc)
-        if body_text.strip():
-            sink.frame_received(body_text, via="POST body", problem=problem)
 
     def _failed(self, request_id: RequestId | None, error: TransportError) -> None:
         self.event("send-failed", note=str(error), id=request_id)
@@ -353,7 +340,8 @@ class HttpTransport:
             raise failure[0]
 
     def _set_legacy_endpoint(self, data: str) -> None:
-        self._post_url = urljoin(self.url, data.strip())
+        """The POST URL the HTTP+SSE stream names, if on the server's origin (else the stream ends)."""
+        self._post_url = same_origin_endpoint(self.url, urljoin(self.url, data.strip()))
         self.event("endpoint", url=redact_url(self._post_url))
         assert self._legacy_ready is not None
         self._legacy_ready.set()
@@ -380,6 +368,10 @@ class HttpTransport:
 
     def stream_headers(self, last_event_id: str | None) -> dict[str, str]:
         return self._request_headers(accept="text/event-stream", last_event_id=last_event_id)
+
+    def event_id_refused(self, problem: str) -> None:
+        """An SSE event id we will not send back: the server broke the transport's rules."""
+        self.sink.violated(EVENT_ID, f"{problem}; not sent back (a resume goes from the last id that can be)", EVENT_ID_SECTION)
 
     def record(self, response: httpx2.Response, started: float) -> None:
         """Trace one exchange, and keep the session id it hands out."""

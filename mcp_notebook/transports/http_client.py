@@ -4,8 +4,8 @@ and streams, the authorization flow, the command-line client and the demo helper
 `HttpSettings` says where requests go (one proxy, or the environment's `HTTP_PROXY`,
 `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY`, read as urllib and curl read them), whom they
 trust (the operating system's certificate store, as httpcore2 finds it, unless
-`SSL_CERT_FILE` / `SSL_CERT_DIR` or `verify=` name other roots), how long a connect may take
-and who the client says it is. `async_client` and `sync_client` build every httpx2 client
+`SSL_CERT_FILE` / `SSL_CERT_DIR` or `verify=` name other roots), how long a connect may take,
+how long a server may pause mid-answer, and who the client says it is. `async_client` and `sync_client` build every httpx2 client
 from it, so no two parts of the package can disagree on any of these: nothing else in the
 package constructs an httpx2 client. Each client's transport is a `Routes`, which sends a
 request through the transport of its origin's route (direct, or a proxy), each made once
@@ -31,6 +31,7 @@ from ..base.about import __version__
 SOCKET_OPTIONS = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
 USER_AGENT = f"mcp-notebook/{__version__}"
 DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_READ_TIMEOUT = 30.0
 DIRECT = ""  # the proxy setting that sends every request straight to its server, whatever the environment says
 
 Verify = ssl.SSLContext | str | bool
@@ -42,6 +43,9 @@ class HttpSettings:
 
     `proxy`: None follows the environment; a URL sends every request through that proxy;
     `DIRECT` ("") none. Hosts `NO_PROXY` names are reached directly either way.
+    `read_timeout`: how long a server may pause in an answer that has no deadline of its own
+    (a body, the status of a notification we POST); an SSE stream answering a request has its
+    request's timeout instead, and a listening stream may be silent for as long as nothing happens.
     `verify`: True trusts the operating system's roots (or those `SSL_CERT_FILE` /
     `SSL_CERT_DIR` name); a path, the CA bundle (or directory) there; False, any certificate;
     or an `ssl.SSLContext` of one's own.
@@ -50,6 +54,7 @@ class HttpSettings:
     proxy: str | None = None
     verify: Verify = True
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    read_timeout: float = DEFAULT_READ_TIMEOUT
     user_agent: str = USER_AGENT
 
     def ssl_context(self) -> ssl.SSLContext:

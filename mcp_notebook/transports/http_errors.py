@@ -1,8 +1,9 @@
 """One-line explanations of HTTP failures that say what to do, URL redaction, and the
-refusal of redirects to another origin (the redaction itself is `urls`', re-exported here).
+refusal of URLs a server names on another origin (the redaction itself is `urls`', re-exported here).
 
 Nothing here may echo a credential: URLs are redacted, header values never quoted, and no
-request follows a redirect off the origin the user named (it would carry our headers there).
+request follows a redirect, or an HTTP+SSE `endpoint` event, off the origin the user named
+(it would carry our headers there: API keys, cookies, the session id, the access token).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import ssl
 
 import httpx2
 
+from ..base.errors import TransportError
 from .urls import REDACTED, SECRET_WORDS, is_secret_name, redact_url
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "origin",
     "redact_url",
     "refuse_cross_origin_redirects",
+    "same_origin_endpoint",
 ]
 
 
@@ -50,6 +53,21 @@ async def refuse_cross_origin_redirects(response: httpx2.Response) -> None:
         target = source.join(response.headers["location"])
         if origin(target) != origin(source):
             raise CrossOriginRedirect(target)
+
+
+def same_origin_endpoint(url: str, endpoint: str) -> str:
+    """`endpoint` (an absolute URL an HTTP+SSE server named for our POSTs), if it is on `url`'s
+    origin; else TransportError: the 2024-11-05 transport's POST endpoint is the server's own."""
+    try:
+        elsewhere = origin(httpx2.URL(endpoint)) != origin(httpx2.URL(url))
+    except httpx2.InvalidURL:
+        elsewhere = True
+    if elsewhere:
+        raise TransportError(
+            f"{redact_url(url)} named a POST endpoint on another origin, {ascii(redact_url(endpoint))[:200]}, in its HTTP+SSE "
+            "endpoint event; refused: the endpoint is the server's own, and our headers and credentials stay with it"
+        )
+    return endpoint
 
 
 def describe_failure(exc: Exception, where: str) -> str:

@@ -69,6 +69,10 @@ class StreamHost(Protocol):
         """Trace one exchange, and keep the session id it hands out."""
         ...
 
+    def event_id_refused(self, problem: str) -> None:
+        """A stream sent an event id that cannot be sent back (`sse.event_id_problem`)."""
+        ...
+
     def event(self, name: str, note: str | None = None, **detail: Any) -> None: ...
 
 
@@ -123,7 +127,7 @@ class Streams:
         retry: int | None = None
         host.event("stream-open", stream=name)
         try:
-            async for sse in iter_events(response, self._tick, host.max_frame_bytes):
+            async for sse in iter_events(response, self._tick, host.max_frame_bytes, host.event_id_refused):
                 last_id = sse.id or last_id
                 retry = sse.retry if sse.retry is not None else retry
                 if sse.event == "endpoint" and on_endpoint is not None:

@@ -52,6 +52,9 @@ class RecordingSink:
     def session_expired(self, request_id: RequestId | None, current: bool = True) -> None:
         raise AssertionError("a pipe has no session")
 
+    def violated(self, rule: str, message: str, section: str) -> None:
+        raise AssertionError("a pipe has no transport rules of its own")
+
     def awaiting(self, request_id: RequestId) -> bool:
         return False
 

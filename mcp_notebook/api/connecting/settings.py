@@ -1,5 +1,5 @@
-"""Defaults every new connection takes: keepalive, trace size, message limit, health history, render rate;
-and our own server configuration files.
+"""Defaults every new connection takes: keepalive, trace size, message limit, HTTP read timeout, health history,
+render rate; and our own server configuration files.
 
 A traitlets Configurable, so `%config McpNotebook.keepalive_interval = 10` (or an
 ipython_config.py) sets them; plain Python reads and writes `defaults.<name>` the same
@@ -33,6 +33,12 @@ class McpNotebook(Configurable):
         MAX_FRAME_BYTES,
         min=1024,
         help="Largest message read from a server: a stdio line, an HTTP body or an SSE event (larger ones are refused).",
+    ).tag(config=True)
+    http_read_timeout = Float(
+        30.0,
+        min=0.001,
+        help="Seconds an HTTP server may pause in an answer with no deadline of its own (a body, the status of a "
+        "notification or response we POST) before it fails; an SSE stream answering a request has the request's timeout.",
     ).tag(config=True)
     health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
     health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)

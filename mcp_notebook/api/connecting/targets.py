@@ -197,7 +197,11 @@ def http_settings(options: ConnectOptions) -> HttpSettings:
     if isinstance(verify, str) and not os.path.exists(os.path.expanduser(verify)):
         raise UsageError(f"verify: no CA bundle at {verify!r}")
     proxy = options.proxy if options.proxy is not None else defaults.proxy
-    return HttpSettings(proxy=proxy, verify=os.path.expanduser(verify) if isinstance(verify, str) else verify)
+    return HttpSettings(
+        proxy=proxy,
+        verify=os.path.expanduser(verify) if isinstance(verify, str) else verify,
+        read_timeout=defaults.http_read_timeout,
+    )
 
 
 def remember_era(target: str | Sequence[str], session: Session) -> None:
