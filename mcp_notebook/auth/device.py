@@ -6,8 +6,9 @@ URL (`verification_uri_complete` when given) through whoever asks the user, then
 token endpoint: every `interval` seconds (5 when not given), 5 s more after each `slow_down`,
 on through `authorization_pending`, ending at a token, `access_denied`, `expired_token` (or
 the code's own `expires_in` passing), or when `stop()` says the wait is given up (Cancel,
-Ctrl-C: no request waits any more). The device code is a secret from the moment it arrives:
-registered for redaction, never in a repr.
+Ctrl-C: no request waits any more). The server's numbers are kept to sane bounds: a code is
+waited for at most `MAX_LIFETIME`, polled at least every `MAX_INTERVAL` seconds. The device
+code is a secret from the moment it arrives: registered for redaction, never in a repr.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..base.errors import AuthorizationError
+from ..base.sizes import seconds_within
 from ..base.text import plain
 from .discovery import Discovered
 from .exchange import AuthExchange, oauth_error
@@ -30,6 +32,8 @@ DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 DEFAULT_INTERVAL = 5.0
 SLOW_DOWN = 5.0  # seconds added to the interval by each slow_down (RFC 8628 section 3.5)
 DEFAULT_LIFETIME = 600.0  # when the server gives no expires_in
+MAX_LIFETIME = 3600.0  # a code said to last longer is waited for this long
+MAX_INTERVAL = 60.0  # seconds between polls at most, whatever the interval or slow_downs ask
 WAKE = 0.25  # seconds between looks at stop() while waiting for the next poll
 
 
@@ -93,8 +97,8 @@ async def request_device_code(
         plain(answer["user_code"])[:100],
         answer["verification_uri"],
         answer["verification_uri_complete"] if _strings(answer, "verification_uri_complete") else None,
-        _seconds(answer.get("expires_in"), DEFAULT_LIFETIME),
-        _seconds(answer.get("interval"), DEFAULT_INTERVAL),
+        _seconds(answer.get("expires_in"), DEFAULT_LIFETIME, MAX_LIFETIME),
+        _seconds(answer.get("interval"), DEFAULT_INTERVAL, MAX_INTERVAL),
         found.issuer,
         answer["device_code"],
     )
@@ -126,7 +130,7 @@ async def poll_for_token(
         if error == "authorization_pending":
             continue
         if error == "slow_down":
-            interval += SLOW_DOWN
+            interval = min(interval + SLOW_DOWN, MAX_INTERVAL)
             http.step("device", f"the server asks to poll more slowly: every {interval:g} s", polls=polls)
             continue
         if error == "access_denied":
@@ -155,7 +159,8 @@ def _strings(answer: dict[str, Any], *names: str) -> bool:
     return all(isinstance(answer.get(name), str) and answer[name] for name in names)
 
 
-def _seconds(value: Any, default: float) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    return default
+def _seconds(value: Any, default: float, most: float) -> float:
+    """A duration the server gave, at most `most`; `default` when it gave none, or a negative one."""
+    seconds = seconds_within(value, 0.0, most)
+    negative = isinstance(value, (int, float)) and value < 0
+    return default if seconds is None or negative else seconds

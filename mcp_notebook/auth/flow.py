@@ -9,8 +9,10 @@ task group: every request that needs it waits for it and is sent again with the 
 A request is sent again at most `MAX_RETRIES` times, and a step-up that could not help (the
 token holds every scope asked for) is refused rather than repeated. A token with a refresh
 token is refreshed in the background `REFRESH_AHEAD` seconds before it expires. The token
-goes only to the server's own origin. A device grant's polling ends when no request waits for its flow any more (each
-was given up: Ctrl-C), as well as on the front end's Cancel.
+goes only to the server's own origin. A flow that asks the user ends when no request waits for
+it any more (each was given up: Ctrl-C): a device grant's polling stops, and an `authorize`
+callback still waiting is abandoned (its thread left to return), as well as on the front
+end's Cancel.
 """
 
 from __future__ import annotations
@@ -18,8 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
@@ -30,6 +31,7 @@ from ..base.errors import AuthorizationError
 from ..base.text import plain
 from ..transports.http_client import HttpSettings
 from ..transports.urls import redact_url
+from .asking import ask_user
 from .challenge import Challenge, bearer_challenge, origin_of
 from .config import DEFAULT_REDIRECT_URI, OAuth
 from .device import DEVICE_GRANT, DeviceWait, ShowCode, offered, poll_for_token, request_device_code
@@ -52,6 +54,7 @@ class _Run:
     done: anyio.Event
     error: AuthorizationError | None = None
     waiting: int = 0  # requests waiting for it now
+    unwanted: anyio.Event = field(default_factory=anyio.Event)  # the last request waiting for it gave up
 
 
 class OAuthFlow:
@@ -188,6 +191,8 @@ class OAuthFlow:
             await run.done.wait()
         finally:
             run.waiting -= 1
+            if run.waiting == 0 and not run.done.is_set():
+                run.unwanted.set()
 
     async def _execute(self, run: _Run, status: int, challenge: Challenge) -> None:
         """One flow, in the connection's task group: the request that started it may be given up
@@ -327,15 +332,8 @@ class OAuthFlow:
             raise AuthorizationError(
                 "the server wants OAuth authorization and nothing here can ask you: pass auth=OAuth(authorize=...)"
             )
-        try:
-            answer: Any = await anyio.to_thread.run_sync(authorize, url, abandon_on_cancel=True)
-        except AuthorizationError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - the user's callback: its failure ends this flow only
-            raise AuthorizationError(f"authorization was not completed: {plain(exc) or type(exc).__name__}") from None
-        if not isinstance(answer, str):
-            raise AuthorizationError("the authorize callback must return the URL the browser was sent back to")
-        return answer
+        run = self._run  # run apart from the requests that wait for it, it is given up with the last of them
+        return await ask_user(authorize, url, run.unwanted if run is not None and self._task_group is not None else None)
 
     def redirect_uri(self) -> str:
         """The given redirect URI; else, where the front end asks the user, the callback of the

@@ -1,7 +1,9 @@
 """The grants: the authorization code with PKCE (S256), refresh, client credentials, and
 cross-app access (RFC 8693 token exchange at the identity provider, then the RFC 7523 JWT
 bearer grant). Every token request carries the RFC 8707 `resource`; every token answer
-becomes a `Token`, whose secrets never show in a repr.
+becomes a `Token`, whose secrets never show in a repr and whose expiry is a time a clock can
+show: an `expires_in` beyond `MAX_LIFETIME` (1e300, say) is taken as that, a negative one as
+now, and one that is no number (text, true, NaN) as not said.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from ..base.errors import AuthorizationError
+from ..base.sizes import seconds_within
 from ..base.text import plain
 from .config import CrossAppAccess
 from .discovery import Discovered
@@ -26,6 +29,7 @@ TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+MAX_LIFETIME = 365 * 24 * 3600.0  # seconds: a token said to last longer is taken to last a year
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,10 @@ class Token:
     scopes: tuple[str, ...]
     expires_at: float | None = None
     refresh_token: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.expires_at is not None:  # a saved token's too: the file may predate the clamp
+            object.__setattr__(self, "expires_at", seconds_within(self.expires_at, 0.0, time.time() + MAX_LIFETIME))
 
     def header(self) -> str:
         return f"Bearer {self.access_token}"
@@ -138,7 +146,7 @@ async def request_token(
 def make_token(
     answer: dict[str, Any], found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None, previous: Token | None
 ) -> Token:
-    expires_in = answer.get("expires_in")
+    lifetime = seconds_within(answer.get("expires_in"), 0.0, MAX_LIFETIME)
     granted = answer.get("scope")
     refresh = answer.get("refresh_token")
     return Token(
@@ -147,7 +155,7 @@ def make_token(
         found.issuer,
         client.client_id,
         tuple(granted.split()) if isinstance(granted, str) else tuple(scopes or ()),
-        time.time() + float(expires_in) if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool) else None,
+        time.time() + lifetime if lifetime is not None else None,
         refresh if isinstance(refresh, str) else previous.refresh_token if previous else None,
     )
 

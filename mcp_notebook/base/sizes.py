@@ -1,5 +1,5 @@
 """Keeping what a server sends within bounds: rings bounded by count and by size, bounded
-copies of JSON values, and freed memory given back.
+copies of JSON values, durations kept to a range, and freed memory given back.
 
 Stores that keep server messages for later (the trace, the server-log store) are `Ring`s,
 and keep a copy made by `bounded` when a message is huge: long strings end in a note of
@@ -13,6 +13,8 @@ keeps. Nothing here locks: a ring's owner does.
 from __future__ import annotations
 
 import functools
+import math
+import re
 import sys
 from collections import deque
 from collections.abc import Callable
@@ -22,6 +24,22 @@ T = TypeVar("T")
 
 SCALAR_COST = 8  # a number, a boolean or null, and the separators around a value
 GIVE_BACK_AFTER = 256 * 1024  # bytes: a frame this big is followed by `give_back_memory` once it is let go of
+
+
+_DECIMAL = re.compile(r"\s*\d{1,15}(?:\.\d{1,9})?\s*")
+
+
+def seconds_within(value: Any, least: float, most: float) -> float | None:
+    """A number of seconds a server gave (a JSON number, or a decimal in a string, as some
+    token endpoints write it) clamped to [least, most]; None when it is no number at all
+    (text, true/false, null, NaN). Never raises: a huge or infinite value is `most`."""
+    if isinstance(value, str) and _DECIMAL.fullmatch(value):
+        value = float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if value < least:  # an int of any size compares with a float exactly: no float() of it overflows
+        return float(least)
+    return float(most) if value > most else float(value)
 
 
 def clipped_text(text: str, limit: int) -> str:

@@ -8,6 +8,10 @@
   the user through `ask`, all at once; its answers are used for this connection only and
   never written anywhere. Answers to `password: true` inputs, and values of variables whose
   name looks like a credential, are returned as `secrets` for the trace to redact.
+
+What an entry takes from this machine (environment variables, `${userHome}`,
+`${workspaceFolder}`) is named in `reads`, never with its value: a configured URL that would
+send any of it is connected to only with consent, as a configured command is run.
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ class Resolved:
     cwd: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     secrets: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()  # the environment variables (and ${userHome}, ${workspaceFolder}) filled in
 
     @property
     def target(self) -> list[str] | str:
@@ -114,14 +119,15 @@ def resolve(
             raise UsageError(f"{entry.name}: not connected: its inputs ({', '.join(r.id for r in requests)}) were not given")
         answers = got
     secrets = [answers[r.id] for r in requests if r.password and answers.get(r.id)]
+    reads: list[str] = []
 
     def fill(text: str) -> str:
         def one(match: re.Match[str]) -> str:
-            return _variable(entry, match.group(1), workspace, answers, environ, secrets)
+            return _variable(entry, match.group(1), workspace, answers, environ, secrets, reads)
 
         out = PATTERN.sub(one, text)
         if entry.client == "gemini":
-            out = BARE.sub(lambda m: _variable(entry, m.group(1), workspace, answers, environ, secrets), out)
+            out = BARE.sub(lambda m: _variable(entry, m.group(1), workspace, answers, environ, secrets, reads), out)
         return out
 
     env = {key: fill(value) for key, value in entry.env}
@@ -132,26 +138,33 @@ def resolve(
         cwd = str(workspace / Path(cwd).expanduser())
     argv = [fill(entry.command or ""), *(fill(a) for a in entry.args)] if entry.is_command else None
     url = fill(entry.url) if entry.url is not None else None
-    return Resolved(entry, argv, url, env, cwd, headers, tuple(dict.fromkeys(s for s in secrets if s)))
+    secret_values = tuple(dict.fromkeys(s for s in secrets if s))
+    return Resolved(entry, argv, url, env, cwd, headers, secret_values, tuple(dict.fromkeys(reads)))
 
 
 def _variable(
-    entry: ServerEntry, name: str, workspace: Path, answers: Mapping[str, str], environ: Mapping[str, str], secrets: list[str]
+    entry: ServerEntry,
+    name: str,
+    workspace: Path,
+    answers: Mapping[str, str],
+    environ: Mapping[str, str],
+    secrets: list[str],
+    reads: list[str],
 ) -> str:
     kind, colon, rest = name.partition(":")
     if colon and kind == "input":
         return str(answers.get(rest, ""))
     if colon and kind == "env":
         var, default = rest, None
-    elif name == "workspaceFolder":
-        return str(workspace)
-    elif name == "userHome":
-        return str(Path.home())
+    elif name in ("workspaceFolder", "userHome"):
+        reads.append(f"${{{name}}}")
+        return str(workspace) if name == "workspaceFolder" else str(Path.home())
     else:
         var, _, default = name.partition(":-")
         default = default if ":-" in name else None
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", var):
         raise UsageError(f"{entry.name}: ${{{name}}} in {entry.source} is not a variable this client knows")
+    reads.append(var)
     value = environ.get(var, default)
     if value is None:
         raise UsageError(f"{entry.name}: environment variable {var} is not set (used as ${{{name}}} in {entry.source})")

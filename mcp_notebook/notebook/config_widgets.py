@@ -1,5 +1,6 @@
 """The widgets a configured server asks with in its cell: Run / Cancel before a configured
-command first starts, and a form for a VS Code entry's inputs (password inputs in a password
+command first starts (Connect / Cancel before a configured URL is first sent values from this
+machine), and a form for a VS Code entry's inputs (password inputs in a password
 field). The cell that connects waits for the answer; the forms' clicks are routed to the
 answering subshell (`interaction_widgets.take_clicks_while_busy`), so they arrive while it
 waits. Where the kernel cannot route them, the form says so and the cell is not left waiting.
@@ -24,27 +25,23 @@ WAKE = 0.2  # seconds between looks at the answer, so an interrupt (Ctrl-C, Jupy
 
 
 class ConsentForm:
-    """What will run, and Run / Cancel."""
+    """What will run (or where what will be sent), and Run (or Connect) / Cancel."""
 
     def __init__(self, request: ConsentRequest) -> None:
         self.request = request
         self.answer: bool | None = None
         self.answered = threading.Event()
-        argv = request.shown_argv()
-        rows = [
-            ("command", argv[0]),
-            ("arguments", " ".join(argv[1:]) or "(none)"),
-            ("working directory", request.cwd or "(the kernel’s)"),
-            ("environment variables", ", ".join(request.env_names) or "(none)"),
-        ]
         table = "".join(
-            f"<tr><th style='text-align:left;padding-right:1em'>{esc(k)}</th><td><code>{esc(v)}</code></td></tr>" for k, v in rows
+            f"<tr><th style='text-align:left;padding-right:1em'>{esc(k)}</th><td><code>{esc(v)}</code></td></tr>"
+            for k, v in request.rows()
         )
+        what = "wants to start this command" if request.runs else "wants to connect here, sending values from this machine"
         self.header = widgets.HTML(
-            f"<b>{esc(request.entry.name)}</b> from <code>{esc(request.entry.where)}</code> wants to start this command "
-            f"(values of environment variables are not shown):<table>{table}</table>"
+            f"<b>{esc(request.entry.name)}</b> from <code>{esc(request.entry.where)}</code> {what} "
+            f"(only the names of the values are shown):<table>{table}</table>"
         )
-        self.run_button = widgets.Button(description="Run", button_style="warning", icon="play")
+        icon = "play" if request.runs else "plug"
+        self.run_button = widgets.Button(description=request.verb, button_style="warning", icon=icon)
         self.cancel_button = widgets.Button(description="Cancel")
         self.status = widgets.HTML()
         self.run_button.on_click(lambda _: self._finish(True))
@@ -56,10 +53,11 @@ class ConsentForm:
             return
         self.answer = answer
         self.run_button.disabled = self.cancel_button.disabled = True
+        doing, nothing = ("starting it", "started") if self.request.runs else ("connecting", "sent")
         self.status.value = (
-            "<i>allowed: starting it (this entry will not be asked about again until it changes)</i>"
+            f"<i>allowed: {doing} (this entry will not be asked about again until it changes)</i>"
             if answer
-            else "<i>cancelled: nothing was started</i>"
+            else f"<i>cancelled: nothing was {nothing}</i>"
         )
         self.answered.set()
 
@@ -110,7 +108,7 @@ class InputsForm:
         self.answered.set()
 
 
-INSTEAD_OF_CONSENT = "connect with consent=True (%mcp connect NAME --consent) once you have read the command"
+INSTEAD_OF_CONSENT = "connect with consent=True (%mcp connect NAME --consent) once you have read the entry"
 INSTEAD_OF_INPUTS = "give the values in terminal IPython, or write them into the entry as ${env:VAR} variables"
 
 

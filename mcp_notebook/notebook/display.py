@@ -138,7 +138,7 @@ class NotebookFrontEnd(frontend.FrontEnd):
         return self.where or environment()
 
     def ask_consent(self, request: ConsentRequest) -> bool | None:
-        """A Run / Cancel form in a kernel; a y/N prompt in terminal IPython; nobody in a script."""
+        """A Run (or Connect) / Cancel form in a kernel; a y/N prompt in terminal IPython; nobody in a script."""
         where = self._env()
         if where == "kernel":
             from .config_widgets import ask_consent
@@ -146,7 +146,7 @@ class NotebookFrontEnd(frontend.FrontEnd):
             return ask_consent(request)
         if where == "ipython" and sys.stdin is not None and sys.stdin.isatty():
             print("\n".join(plain(line) for line in request.lines()))
-            return input("Run it? [y/N] ").strip().lower() in ("y", "yes")
+            return input(f"{request.verb}? [y/N] ").strip().lower() in ("y", "yes")
         return super().ask_consent(request)
 
     def ask_inputs(self, requests: list[InputRequest], entry: ServerEntry) -> Mapping[str, str] | None:

@@ -30,7 +30,10 @@ from .magic_session import _env_pair, _header
     arg(
         "--from", dest="from_file", metavar="FILE", help="a configured server: the file (or client, e.g. cursor) to take it from"
     ),
-    flag("--consent", help="a configured command: run it without asking (you have read it in %%mcp servers)"),
+    flag(
+        "--consent",
+        help="a configured command, or a URL sent values from this machine: go ahead without asking (read it in %%mcp servers)",
+    ),
     after_dashes("command", "COMMAND", "the server command to diagnose over stdio"),
     bare="doctor needs a URL, a configured server's name, or a command after -- (%mcp doctor -- python server.py)",
 )

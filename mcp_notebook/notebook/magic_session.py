@@ -86,7 +86,10 @@ URL_ONLY = "for URLs, not server commands"
     arg(
         "--from", dest="from_file", metavar="FILE", help="a configured server: the file (or client, e.g. cursor) to take it from"
     ),
-    flag("--consent", help="a configured command: run it without asking (you have read it in %%mcp servers)"),
+    flag(
+        "--consent",
+        help="a configured command, or a URL sent values from this machine: go ahead without asking (read it in %%mcp servers)",
+    ),
     flag("--all", help="connect to every configured server (of --from FILE), each asking for consent on its own"),
     arg(
         "--auth",

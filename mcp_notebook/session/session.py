@@ -124,15 +124,17 @@ class Session:
     # ----- lifecycle -------------------------------------------------------------
 
     async def run(self) -> None:
-        """Open the transport, shake hands, serve frames until closed. Never raises."""
+        """Open the transport, shake hands, serve frames until closed. Never raises. Closed
+        before it started, it opens nothing; closed while opening, it stops where it is."""
         self.calls.bind()
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
-                await self.transport.open(tg, self.inbound)
-                await self.eras.open()
-                live_state.ready(self, f"protocol {self.protocol_version}")
-                self._ready.set()
+                if not self._stop.is_set():
+                    await self.transport.open(tg, self.inbound)
+                    await self.eras.open()
+                    live_state.ready(self, f"protocol {self.protocol_version}")
+                    self._ready.set()
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         except BaseException as exc:  # reported through wait_ready()
@@ -170,6 +172,8 @@ class Session:
             self.counters.closed_reason = "closed by the client"
         self._ended = True
         self._stop.set()
+        if not self._ready.is_set() and self._task_group is not None:
+            self._task_group.cancel_scope.cancel()  # a handshake under way (a held answer, an OAuth flow) is not waited for
         await self._done.wait()
 
     async def wait_closed(self) -> None:

@@ -214,7 +214,7 @@ def test_env_cwd_headers_type_and_url_are_honoured(config_home, port, monkeypatc
         "web": {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "headers": {"Authorization": "Bearer ${TEAM_TOKEN}"}},
     }
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    target, options, _ = configured.prepare(None, ConnectOptions(config="web"))
+    target, options, _ = configured.prepare(None, ConnectOptions(config="web", consent=True))  # it sends $TEAM_TOKEN
     assert target == f"http://127.0.0.1:{port}/mcp" and options.transport == "http" and options.name == "web"
     assert options.headers == {"Authorization": "Bearer tkn-31337"} and "Bearer tkn-31337" in options.secrets
     target, options, _ = configured.prepare(None, ConnectOptions(config="relative", consent=True, env={"MORE": "y"}))
@@ -222,6 +222,6 @@ def test_env_cwd_headers_type_and_url_are_honoured(config_home, port, monkeypatc
 
     with mcp_notebook.connect(config="relative", consent=True) as conn:  # sdk_server.py is found only from its cwd
         assert conn.call_tool("echo", {"text": "cwd"}).text == "cwd"
-    with sdk_http(port), mcp_notebook.connect(config="web") as conn:  # a URL: no consent needed
+    with sdk_http(port), mcp_notebook.connect(config="web", consent=True) as conn:
         assert conn.health.transport.startswith("http") and conn.call_tool("add", {"a": 1, "b": 2}).text == "3"
         assert "tkn-31337" not in "".join(f"{e.raw}{e.note}{e.detail}" for e in conn.trace.filter())

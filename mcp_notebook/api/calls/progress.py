@@ -3,12 +3,14 @@ inbox through which the session routes logs and questions to the waiting cell.
 
 The session thread only records (progress, log records, questions) and never prints;
 the caller (the cell's thread, or its awaiting coroutine) displays what it finds at its
-next wake-up.
+next wake-up. A progress notification's numbers are the server's: any JSON number (an
+integer of 400 digits, NaN) is recorded as a float a bar can be drawn from, or not at all.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import queue
 import sys
 import time
@@ -132,11 +134,10 @@ class Call:
     def on_progress(self, params: dict[str, Any]) -> None:
         """Session thread: record a progress notification and reset the idle timeout."""
         state = self.progress
-        value = params.get("progress")
-        if isinstance(value, (int, float)):
-            state.progress = float(value)
-        total = params.get("total")
-        state.total = float(total) if isinstance(total, (int, float)) else None
+        value = _number(params.get("progress"))
+        if value is not None:
+            state.progress = value
+        state.total = _number(params.get("total"))
         message = params.get("message")
         state.message = message if isinstance(message, str) else None
         state.updates += 1
@@ -200,3 +201,12 @@ class CallbackProgress:
 
     def close(self, failed: bool = False) -> None:
         pass
+
+
+def _number(value: Any) -> float | None:
+    """A JSON number as a float (one too large for a float is infinite); None for NaN and non-numbers."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
+        return math.inf if value > 0 else -math.inf
+    return None if math.isnan(value) else float(value)

@@ -61,7 +61,8 @@ class Difference(NamedTuple):
     label: str = ""
 
     def describe(self) -> str:
-        return f"{self.label or self.method} {self.where or '/'}: recorded {shown(self.recorded)}, live {shown(self.live)}"
+        where = plain(self.where or "/")  # a pointer through the server's keys
+        return f"{self.label or self.method} {where}: recorded {shown(self.recorded)}, live {shown(self.live)}"
 
 
 def shown(value: Any) -> str:

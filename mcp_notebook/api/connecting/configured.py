@@ -3,9 +3,11 @@
 `prepare` turns `config="NAME"` (and `config_file`, a path or a client such as "cursor", when
 the name is in several files) into a target and options: the entry is found (`configs.discovery`),
 its `${...}` filled in (inputs asked through the front end), and a command it names runs only
-with consent: remembered from an earlier Run of the same entry, given as `consent=True`, or asked
-for now through the front end. Options given to `connect` win over the entry's. The connection it
-opens has its tools checked against their pin (`tools.pins`).
+with consent, as a URL it names is connected to when the entry sends anything taken from this
+machine (an environment variable in its URL or headers): remembered from an earlier yes to the
+same entry, given as `consent=True`, or asked for now through the front end. Options given to
+`connect` win over the entry's. The connection it opens has its tools checked against their pin
+(`tools.pins`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ _origins: dict[str, str] = {}  # connection name -> the digest of the entry it w
 
 
 class ConsentRefused(UsageError):
-    """A configured command was not started: the user cancelled, or nobody could be asked."""
+    """A configured command was not started, or a configured URL not connected to with values
+    from this machine: the user cancelled, or nobody could be asked."""
 
 
 def servers(*, workspace: str | Path | None = None) -> Discovery:
@@ -52,7 +55,13 @@ def prepare(
     entry = found.named(options.config, options.config_file)
     resolved = resolve(entry, workspace=found.workspace, ask=frontend.current().ask_inputs)
     if entry.is_command and resolved.argv is not None:
-        request = consents.ConsentRequest(entry, resolved.argv, resolved.cwd, entry.env_names(), resolved.secrets)
+        request = consents.ConsentRequest(entry, resolved.argv, resolved.cwd, entry.env_names(), resolved.secrets, resolved.reads)
+        _consent(entry, request, options.consent)
+    elif resolved.reads:  # a URL that would send what it takes from this machine
+        headers = tuple(key for key, _ in entry.headers)
+        request = consents.ConsentRequest(
+            entry, None, None, [], resolved.secrets, resolved.reads, url=entry.shown_target(), headers=headers
+        )
         _consent(entry, request, options.consent)
     name = options.name or entry.name
     prepared = options.replace(
@@ -78,21 +87,22 @@ def prepare(
 def _consent(entry: ServerEntry, request: consents.ConsentRequest, given: bool | None) -> None:
     if given is True or (given is None and consents.allowed(entry)):
         return
-    command = " ".join(request.shown_argv())
+    what = request.summary()
+    not_done = "not started" if request.runs else "not connected"
     if given is False:
-        raise ConsentRefused(f"{entry.name}: not started (consent=False): {command}")
+        raise ConsentRefused(f"{entry.name}: {not_done} (consent=False): {what}")
     answer = frontend.current().ask_consent(request)
     if answer is True:
         try:
             consents.remember(entry)
         except OSError as exc:  # allowed this time all the same; the next connection asks again
-            frontend.current().warn(f"{entry.name}: your Run could not be remembered: {exc}")
+            frontend.current().warn(f"{entry.name}: your {request.verb} could not be remembered: {exc}")
         return
     if answer is False:
-        raise ConsentRefused(f"{entry.name}: cancelled; nothing was started")
+        raise ConsentRefused(f"{entry.name}: cancelled; nothing was {'started' if request.runs else 'sent'}")
+    asks = f"asks to run `{what}`" if request.runs else f"asks to connect to {what}"
     raise ConsentRefused(
-        f"{entry.name}: not started: {entry.where} asks to run `{command}`; read it, then connect with "
-        "consent=True (%mcp connect NAME --consent)"
+        f"{entry.name}: {not_done}: {entry.where} {asks}; read it, then connect with consent=True (%mcp connect NAME --consent)"
     )
 
 

@@ -8,6 +8,12 @@ what happened to it can be read (`health`, `stderr`).
 defaults) and share one opening path: `_opening` is a generator of the attempts (a cached
 era verdict that no longer holds is dropped, and the server probed afresh, once), which
 `connect` drives in the caller's thread and `aconnect` awaits.
+
+`close_all` closes the connections being opened as well as the open ones: a session is known
+to the registry (`_opening_now`) from before it starts until it is registered, and a connect
+that began before a `close_all` is never registered (its server is stopped, and it raises
+ConnectionClosed). Ctrl-C while connecting closes the connection under way at once (an OAuth
+flow waiting for the user included) and raises `Interrupted`.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ from typing import Any
 
 import anyio
 
-from ...base.errors import UsageError
-from ...runtime import get_runtime
+from ...base.errors import ConnectionClosed, Interrupted, UsageError
+from ...runtime import Runtime, get_runtime
 from ...session.handlers import Handler
 from ...session.session import Session
 from ..apps import meta as app_meta
@@ -34,7 +40,9 @@ from .targets import forget_stale_era, prepare_session, remember_era
 EXIT_GRACE_AT_SHUTDOWN = 0.5
 
 _registry: dict[str, Connection] = {}
-_registry_lock = threading.Lock()
+_registry_lock = threading.RLock()
+_opening_now: set[Session] = set()  # started by a connect, not yet registered: close_all closes them too
+_closes = 0  # close_all()s so far: a connect that began before the latest one opens nothing
 
 # One attempt to open: the connection's name and its session, not yet started. The driver
 # sends back None once the session is ready, or the exception that stopped it (the session
@@ -140,23 +148,27 @@ def connect(
         proxy=proxy,
         verify=verify,
     )
+    began = _closes
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
     while True:
         _close_existing(name)
-        runtime.spawn(session.run)
+        _start(runtime, session, name, began)
         failure: BaseException | None = None
         try:
             runtime.call(session.wait_ready)
         except BaseException as exc:  # noqa: BLE001 - handed to the opening, which decides
             runtime.call(session.close)
-            failure = exc
+            failure = _opening_failed(session, name, exc)
         try:
             name, session = opening.send(failure)
         except StopIteration as opened:
             return opened_from_config(opened.value)  # type: ignore[no-any-return]
+        except BaseException:
+            runtime.call(session.close)  # not registered (close_all came first): its server is stopped
+            raise
 
 
 async def aconnect(
@@ -218,6 +230,7 @@ async def aconnect(
         proxy=proxy,
         verify=verify,
     )
+    began = _closes
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
@@ -226,17 +239,20 @@ async def aconnect(
         old = _registry.get(name)
         if old is not None:
             await old.aclose()
-        runtime.spawn(session.run)
+        _start(runtime, session, name, began)
         failure: BaseException | None = None
         try:
             await runtime.acall(session.wait_ready)
         except BaseException as exc:  # noqa: BLE001 - handed to the opening, which decides
             await runtime.acall(session.close)
-            failure = exc
+            failure = _opening_failed(session, name, exc)
         try:
             name, session = opening.send(failure)
         except StopIteration as opened:
             return opened_from_config(opened.value)  # type: ignore[no-any-return]
+        except BaseException:
+            await runtime.acall(session.close)  # not registered (close_all came first): its server is stopped
+            raise
 
 
 def _prepare(
@@ -269,7 +285,7 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         failure = yield name, session
         if failure is None:
             remember_era(target, session)
-            return remember(Connection(name, session, features, on_close=_forget))
+            return _register(Connection(name, session, features, on_close=_forget))
         if attempt == 1 and forget_stale_era(target, session, failure):
             continue  # the cached era was wrong for this server now: probe afresh
         raise failure
@@ -300,9 +316,12 @@ def close_all() -> None:
 
 
 async def _close_all(grace: float | None = None) -> None:
+    global _closes
     with _registry_lock:
-        sessions = [conn.session for conn in _registry.values()]
+        sessions = [conn.session for conn in _registry.values()] + list(_opening_now)
         _registry.clear()
+        _opening_now.clear()
+        _closes += 1
     async with anyio.create_task_group() as tg:
         for session in sessions:
             tg.start_soon(session.close, grace)
@@ -318,6 +337,37 @@ def remember(conn: Connection) -> Connection:
     with _registry_lock:
         _registry[conn.name] = conn
     return conn
+
+
+def _start(runtime: Runtime, session: Session, name: str, began: int) -> None:
+    """Start a connect's session, known to `close_all` from now on; none if one came since it began."""
+    with _registry_lock:
+        if _closes != began:
+            raise ConnectionClosed(f"{name}: not connected: close_all() was called while it was connecting")
+        _opening_now.add(session)
+    runtime.spawn(session.run)  # after a close_all took it, the session opens nothing
+
+
+def _opening_failed(session: Session, name: str, exc: BaseException) -> BaseException:
+    """What a connect whose session did not come up raises: Ctrl-C is `Interrupted`, a
+    session `close_all` closed says so."""
+    with _registry_lock:
+        taken = session not in _opening_now
+        _opening_now.discard(session)
+    if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
+        return Interrupted(f"{name}: interrupted while connecting; the connection is closed")
+    if taken and isinstance(exc, ConnectionClosed):
+        return ConnectionClosed(f"{name}: not connected: close_all() was called while it was connecting")
+    return exc
+
+
+def _register(conn: Connection) -> Connection:
+    """`remember` a connection that came up, unless `close_all` took it meanwhile (it closes it)."""
+    with _registry_lock:
+        if conn.session not in _opening_now:
+            raise ConnectionClosed(f"{conn.name}: not connected: close_all() was called while it was connecting")
+        _opening_now.discard(conn.session)
+        return remember(conn)
 
 
 def _forget(conn: Connection) -> None:

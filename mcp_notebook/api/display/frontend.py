@@ -3,7 +3,8 @@
 A waiting call shows its progress, the server's log lines and the server's questions
 through a `Presenter` the front end makes for it; `log_panel()` and
 `subscriptions_panel()` ask the front end for a live view, `draw_diagram()` for a picture; a
-configured command asks it for consent before it first runs (`ask_consent`), a configured entry's
+configured command asks it for consent before it first runs, and a configured URL before it is
+first sent values from this machine (`ask_consent`), a configured entry's
 inputs are asked through it (`ask_inputs`), and warnings (tools changed since they were pinned) go
 to `warn`; a `doctor()` shows its steps as they complete through `checklist()`. The default
 here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines
@@ -149,8 +150,9 @@ class FrontEnd:
         return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
 
     def ask_consent(self, request: ConsentRequest) -> bool | None:
-        """Run this configured command? True: Run; False: the user cancelled; None: nobody could be
-        asked (a script: it passes consent=True once its author has read the command)."""
+        """Run this configured command, or connect to this configured URL with values from this
+        machine? True: yes; False: the user cancelled; None: nobody could be asked (a script: it
+        passes consent=True once its author has read the entry)."""
         return None
 
     def ask_inputs(self, requests: list[InputRequest], entry: ServerEntry) -> Mapping[str, str] | None:

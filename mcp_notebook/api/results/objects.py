@@ -2,8 +2,9 @@
 
 They wrap the server's result dict (`.raw`, kept whole) and display as HTML in a notebook
 and as text elsewhere, showing what `blocks` shows of a long one. Everything the server
-wrote is escaped; images and audio become data URIs only for image/* and audio/* MIME
-types. Nothing here imports IPython.
+wrote is escaped in HTML and stripped of escape sequences in text (`base.text.plain`: no
+clipboard write or screen clear reaches a terminal); images and audio become data URIs only
+for image/* and audio/* MIME types. Nothing here imports IPython.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 from ...base.errors import UsageError
 from ...base.plural import counted
 from ...base.public import public
-from ...base.text import clip, esc, table_text
+from ...base.text import clip, esc, plain, table_text
 from ..apps import meta as app_meta
 from .blocks import block_html, block_text, data_uri, pre, shown, shown_json
 
@@ -54,7 +55,7 @@ def _view(tool: dict[str, Any]) -> str:
 
 
 class _Rich:
-    """Shared display plumbing: subclasses give `_html()` and `_text()`."""
+    """Shared display plumbing: subclasses give `_html()` and `_text()`; the text shown is `plain`."""
 
     def _html(self) -> str:
         raise NotImplementedError
@@ -63,10 +64,10 @@ class _Rich:
         raise NotImplementedError
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, str]:
-        return {"text/html": self._html(), "text/plain": self._text()}
+        return {"text/html": self._html(), "text/plain": plain(self._text())}
 
     def __str__(self) -> str:
-        return self._text()
+        return plain(self._text())
 
 
 @public
@@ -127,7 +128,7 @@ class ToolResult(_Rich):
     def __repr__(self) -> str:
         blocks = shown(self.content)[0]  # not `.text`, which joins every block of a long result
         text = "\n".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-        return f"<ToolResult {self.name!r}{' error' if self.is_error else ''}: {clip(text or self._text(), 60)!r}>"
+        return f"<ToolResult {self.name!r}{' error' if self.is_error else ''}: {clip(plain(text or self._text()), 60)!r}>"
 
 
 @public
@@ -354,4 +355,4 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         return table_text(head, [[clip(c, 60) for c in row] for row in rows]) + (f"\n{self.note}" if self.note else "")
 
     def __repr__(self) -> str:
-        return self._text()
+        return plain(self._text())

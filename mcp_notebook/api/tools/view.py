@@ -200,7 +200,7 @@ class ToolView(_Rich):
             for row in body:
                 depth, head, note = row if isinstance(row, tuple) else (0, row, "")
                 lines.append(f"  {'  ' * depth}{head}{'  - ' + note if note else ''}")
-        return "\n".join(lines)
+        return plain("\n".join(lines))  # the schema's property names and descriptions are the server's too
 
     def _html(self) -> str:
         parts = [f"<div class='mcp-tool'><b>{esc(self._heading())}</b>"]
