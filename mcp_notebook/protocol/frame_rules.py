@@ -8,7 +8,8 @@ request of ours (`unmatched-response`), a request or notification the declared c
 not cover (`capability`), a tool whose inputSchema/outputSchema is not JSON Schema
 (`tool-schema`) or whose structuredContent breaks its outputSchema (`structured-content`), a
 tool name listed twice (`duplicate-tool`), a tool whose `x-mcp-header` annotations break the
-2026-07-28 HTTP transport's rules (`tool-header`, over HTTP only: the client leaves it out), a nextCursor already seen in the same listing
+2026-07-28 HTTP transport's rules (`tool-header`, over HTTP only: the client leaves it out), a
+nextCursor already seen in the same listing
 (`cursor-loop`), and stdout bytes that are no JSON-RPC message (`not-json-rpc`). The object
 keeps what later frames are judged by (the tools' output schemas, each listing's cursors), so
 frames must reach it in the order they came. Pure: no I/O, no threads.

@@ -71,7 +71,7 @@ def _problem(schema: Any) -> str | None:
         if not isinstance(name, str) or not name:
             return f"x-mcp-header at {where} is empty" if name == "" else f"x-mcp-header at {where} is not a string"
         if not is_token(name):
-            return f"x-mcp-header {name!r} at {where} is not an HTTP header token (no spaces, colons, control or non-ASCII characters)"
+            return f"x-mcp-header {name!r} at {where} is not an HTTP header token (no spaces, colons, controls, non-ASCII)"
         kind = prop.get("type")
         if kind not in PRIMITIVE:
             said = f"of type {kind!r}" if isinstance(kind, str) else "without a single type"

@@ -11,19 +11,25 @@ violation, from the frame as it came.)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..base.errors import ProtocolViolation
 from ..protocol.tool_headers import header_problem
+from ..transports.base import Transport
+from .trace import Trace
 
-if TYPE_CHECKING:
-    from .port import SessionPort
+
+class Owner(Protocol):
+    """The session, as far as its listed tools need it: its transport's kind, and its trace."""
+
+    transport: Transport
+    trace: Trace
 
 
 class ListedTools:
     """One connection's modern tools listing, for headers and exclusions."""
 
-    def __init__(self, session: SessionPort) -> None:
+    def __init__(self, session: Owner) -> None:
         self.session = session
         self.schemas: dict[str, dict[str, Any]] = {}
         self.excluded: dict[str, str] = {}  # tool name -> why it was left out

@@ -40,7 +40,10 @@ def schema(**properties: dict) -> dict:
         ({"v": {"type": "null", "x-mcp-header": "Nil"}}, "of type 'null'"),
         ({"v": {"type": "number", "x-mcp-header": "Score"}}, "of type 'number'"),
         ({"v": {"x-mcp-header": "Untyped"}}, "without a single type"),
-        ({"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}}, "repeats 'MyField'"),
+        (
+            {"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}},
+            "repeats 'MyField'",
+        ),
         ({"v": {"type": "array", "items": {"type": "string", "x-mcp-header": "Tag"}}}, "/properties/v/items"),
         ({"v": {"anyOf": [{"type": "string", "x-mcp-header": "Alt"}]}}, "reached through 'properties' alone"),
     ],
@@ -77,7 +80,9 @@ def test_headers_omit_null_and_absent_values_and_encode_the_unsafe() -> None:
         scope={"type": "object", "properties": {"tenant": {"type": "string", "x-mcp-header": "Tenant"}}},
         bad={"type": "string", "x-mcp-header": "Has Space"},
     )
-    headers = param_headers(spec, {"region": "us west 1", "verbose": None, "tab": "a\tb", "scope": {"tenant": "t"}, "bad": "x"}, modern.header_value)
+    headers = param_headers(
+        spec, {"region": "us west 1", "verbose": None, "tab": "a\tb", "scope": {"tenant": "t"}, "bad": "x"}, modern.header_value
+    )
     assert headers == {
         "Mcp-Param-Region": "us west 1",
         "Mcp-Param-Tab": "=?base64?" + base64.b64encode(b"a\tb").decode() + "?=",
@@ -110,7 +115,9 @@ def test_invalid_tools_are_left_out_with_a_warning_and_a_violation(header_server
         # A call to an excluded tool never reaches the wire, with or without validation.
         with pytest.raises(mcp_notebook.McpNotebookError, match="unknown tool 'space_in_name'"):
             conn.call_tool("space_in_name", value="x")
-        with pytest.raises(mcp_notebook.ProtocolViolation, match="'space_in_name' was left out of the listing: x-mcp-header 'My Region'"):
+        with pytest.raises(
+            mcp_notebook.ProtocolViolation, match="'space_in_name' was left out of the listing: x-mcp-header 'My Region'"
+        ):
             conn.call_tool("space_in_name", {"value": "x"}, validate=False)
         assert not [e for e in conn.trace.frames("out") if e.method == "tools/call"]
         conn.list_tools(refresh=True)  # the same exclusions again: told once
