@@ -5,9 +5,12 @@ official SDK's server accepts, null and absent values give no header, unsafe one
 from __future__ import annotations
 
 import base64
+import http.server
 import json
 import logging
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -95,6 +98,35 @@ def test_headers_omit_null_and_absent_values_and_encode_the_unsafe() -> None:
 
 
 @pytest.fixture
+def canary() -> Iterator[tuple[str, list[str]]]:
+    """A loopback URL that records each request it gets: a schema's network `$ref` points at it."""
+    hits: list[str] = []
+
+    class Canary(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            hits.append(self.path)
+            body = b'{"type": "object", "properties": {"displayName": {"type": "integer"}}}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Canary)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/canary/profile-schema.json", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture
 def header_server(port: int):
     with serving([*SERVER, "--port", str(port)], port) as base:
         yield base + "/mcp"
@@ -135,3 +167,17 @@ def test_the_sdk_server_accepts_the_mirrored_headers(header_server: str) -> None
         }
         received = json.loads(conn.call_tool("mirror", {"region": "eu", "verbose": False}).text)
         assert received == {"mcp-param-region": "eu", "mcp-param-verbose": "false"}
+
+
+def test_a_network_ref_in_a_tool_schema_is_never_fetched(port: int, canary: tuple[str, list[str]]) -> None:
+    """SEP-2106: listing, describing, checking and calling a tool whose input and output schemas
+    `$ref` a network URI never dereferences it (the same-document `#/$defs/...` may be used)."""
+    url, hits = canary
+    with serving([*SERVER, "--port", str(port), "--canary", url], port) as base:
+        with mcp_notebook.connect(base + "/mcp", name="ref") as conn:
+            assert "lookup" in [t["name"] for t in conn.list_tools()]
+            conn.describe_tool("lookup")
+            result = conn.call_tool("lookup", id="ada-1", profile={"displayName": "Ada"})
+            assert result.structured == {"profile": {"displayName": "Ada"}}
+            assert [v.rule for v in conn.violations if v.method == "tools/call"] == []
+    assert hits == []

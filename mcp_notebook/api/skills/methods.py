@@ -110,7 +110,7 @@ def load_skill(conn: Featured, skill: Skill | str) -> Steps[LoadedSkill]:
             f"{held.server}: skill {held.uri!r} not loaded: its frontmatter is YAML, which needs PyYAML (pip install pyyaml)"
         ) from None
     if problem is not None:
-        raise SkillVerificationError(f"{held.server}: skill {held.uri!r} not loaded: {problem}")
+        raise SkillVerificationError(f"{held.server}: skill {held.name!r} not loaded: {problem}")
     return LoadedSkill(held, text)
 
 
