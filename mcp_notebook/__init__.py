@@ -55,6 +55,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "api.cassettes.replay": ("replay",),
     "api.results.objects": ("Listing", "PromptResult", "ResourceResult", "ToolResult"),
     "api.connecting.server_listing": ("configured_servers", "connect_all"),
+    "api.skills.methods": ("LoadedSkill", "Skill", "SkillVerificationError"),
     "api.tasks.follow": ("TaskCancelled", "TaskList"),
     "api.tools.pins": ("accept_tools", "tool_changes"),
     "api.tools.view": ("ToolView",),
@@ -105,6 +106,9 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .api.results.objects import PromptResult as PromptResult
     from .api.results.objects import ResourceResult as ResourceResult
     from .api.results.objects import ToolResult as ToolResult
+    from .api.skills.methods import LoadedSkill as LoadedSkill
+    from .api.skills.methods import Skill as Skill
+    from .api.skills.methods import SkillVerificationError as SkillVerificationError
     from .api.tasks.follow import TaskCancelled as TaskCancelled
     from .api.tasks.follow import TaskList as TaskList
     from .api.tools.arguments import ExtraArgumentWarning as ExtraArgumentWarning

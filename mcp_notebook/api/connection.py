@@ -33,6 +33,7 @@ from .health import violations as health_violations
 from .health.monitor import Monitor
 from .prompts import methods as prompts
 from .resources import methods as resources
+from .skills import methods as skills
 from .tasks import methods as tasks
 from .tools import methods as tools
 
@@ -44,8 +45,8 @@ class Connection:
     Composed of its session (on the runtime's loop), its feature state (caches, calls in
     progress, logs, subscriptions) and its health monitor. The feature methods come from each
     feature's table (`api.tools.methods`, `api.tasks.methods`, `api.resources.methods`,
-    `api.prompts.methods`, `api.client_side.methods`): one steps function per name, given its
-    blocking face and its awaitable twin (`api.calls.twins`).
+    `api.prompts.methods`, `api.skills.methods`, `api.client_side.methods`): one steps
+    function per name, given its blocking face and its awaitable twin (`api.calls.twins`).
     """
 
     def __init__(
@@ -276,6 +277,10 @@ class Connection:
     list_prompts, alist_prompts = prompts.LIST_PROMPTS
     get_prompt, aget_prompt = prompts.GET_PROMPT
     complete, acomplete = prompts.COMPLETE
+    list_skills, alist_skills = skills.LIST_SKILLS
+    get_skill, aget_skill = skills.GET_SKILL
+    load_skill, aload_skill = skills.LOAD_SKILL
+    read_skill_file, aread_skill_file = skills.READ_SKILL_FILE
     set_log_level, aset_log_level = client_side.SET_LOG_LEVEL
     log_level = property(client_side.log_level)
     logs = property(client_side.logs)

@@ -7,9 +7,11 @@ returns the `Violation`s it finds: the JSON-RPC envelope and the method's defini
 request of ours (`unmatched-response`), a request or notification the declared capabilities do
 not cover (`capability`), a tool whose inputSchema/outputSchema is not JSON Schema
 (`tool-schema`) or whose structuredContent breaks its outputSchema (`structured-content`), a
-tool name listed twice (`duplicate-tool`), a nextCursor already seen in the same listing
-(`cursor-loop`), and stdout bytes that are no JSON-RPC message (`not-json-rpc`); one rule is the
-HTTP transport's, as no frame shows it: an SSE event id it cannot send back (`sse-event-id`). The object
+tool name listed twice (`duplicate-tool`), a tool whose `x-mcp-header` annotations break the
+2026-07-28 HTTP transport's rules (`tool-header`, over HTTP only: the client leaves it out), a
+nextCursor already seen in the same listing (`cursor-loop`), and stdout bytes that are no JSON-RPC
+message (`not-json-rpc`); one rule is the HTTP transport's, as no frame shows it: an SSE event id
+it cannot send back (`sse-event-id`). The object
 keeps what later frames are judged by (the tools' output schemas, each listing's cursors), so
 frames must reach it in the order they came. Pure: no I/O, no threads.
 """
@@ -25,6 +27,7 @@ from ..base.public import public
 from ..base.text import clip
 from . import jsonrpc as rpc
 from . import spec_schema as spec
+from .tool_headers import header_problem
 from .versions import LEGACY_VERSIONS
 
 SCHEMA = "schema"
@@ -34,6 +37,7 @@ CAPABILITY = "capability"
 TOOL_SCHEMA = "tool-schema"
 STRUCTURED = "structured-content"
 DUPLICATE_TOOL = "duplicate-tool"
+TOOL_HEADER = "tool-header"
 CURSOR_LOOP = "cursor-loop"
 NOT_JSON_RPC = "not-json-rpc"
 EVENT_ID = "sse-event-id"
@@ -45,6 +49,7 @@ RULES = (
     TOOL_SCHEMA,
     STRUCTURED,
     DUPLICATE_TOOL,
+    TOOL_HEADER,
     CURSOR_LOOP,
     NOT_JSON_RPC,
     EVENT_ID,
@@ -261,6 +266,10 @@ class FrameRules:
                 message = f"tool name {name!r} is listed twice"
                 found.append(self._found(seen, f"/result/tools/{i}/name", DUPLICATE_TOOL, message))
             self._tool_names.add(name)
+            problem = None if seen.stdio or seen.version in LEGACY_VERSIONS else header_problem(tool.get("inputSchema"))
+            if problem is not None:
+                message = f"tool {name!r}: {problem}; the client leaves the tool out"
+                found.append(self._found(seen, f"/result/tools/{i}/inputSchema", TOOL_HEADER, message))
             for key in ("inputSchema", "outputSchema"):
                 if key in tool:
                     problem = spec.json_schema_errors(tool[key])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from .tool_headers import param_headers
 from .versions import MODERN_VERSIONS
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -42,11 +43,13 @@ def with_meta(
 
 
 def header_value(value: str | int | bool) -> str:
-    """A value fit for an HTTP header, or the base64 sentinel form where it is not."""
+    """A value fit for an HTTP header, or the base64 sentinel form where it is not: one with a
+    character outside visible ASCII and space (a control character, a tab, non-ASCII), with
+    leading or trailing whitespace, or that looks like the sentinel itself."""
     if isinstance(value, bool):
         return "true" if value else "false"
     text = str(value)
-    plain = text.isascii() and text == text.strip() and all(ch == "\t" or 0x20 <= ord(ch) < 0x7F for ch in text)
+    plain = text == text.strip() and all(0x20 <= ord(ch) < 0x7F for ch in text)
     if plain and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
     return "=?base64?" + base64.b64encode(text.encode()).decode() + "?="
@@ -62,24 +65,7 @@ def request_headers(
     if field and isinstance(params.get(field), str):
         headers["Mcp-Name"] = header_value(params[field])
     if method == "tools/call" and input_schema:
-        headers.update(param_headers(input_schema, params.get("arguments") or {}))
-    return headers
-
-
-def param_headers(schema: dict[str, Any], arguments: dict[str, Any], _path: tuple[str, ...] = ()) -> dict[str, str]:
-    """`Mcp-Param-*` headers for the arguments a tool's schema marks with `x-mcp-header`."""
-    headers: dict[str, str] = {}
-    for name, prop in (schema.get("properties") or {}).items():
-        if not isinstance(prop, dict):
-            continue
-        value: Any = arguments
-        for key in (*_path, name):
-            value = value.get(key) if isinstance(value, dict) else None
-        header = prop.get("x-mcp-header")
-        if isinstance(header, str) and header and isinstance(value, (str, int, bool)):
-            headers[f"Mcp-Param-{header}"] = header_value(value)
-        if prop.get("type") == "object":
-            headers.update(param_headers(prop, arguments, (*_path, name)))
+        headers.update(param_headers(input_schema, params.get("arguments") or {}, header_value))
     return headers
 
 

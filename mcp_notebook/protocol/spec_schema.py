@@ -11,7 +11,9 @@ jsonschema on these files): the spec's schemas use only keywords that mean the s
 draft-07 and 2020-12, with no `$ref` beside other keywords, so its "valid" is exact. Only a
 frame it rejects goes to jsonschema, which gives the verdict (formats are not asserted, as
 in jsonschema) and the message. Both are imported on first use, so `import mcp_notebook`
-stays light. Pure: reading the packaged files is the only I/O.
+stays light. Pure: reading the packaged files is the only I/O; a tool schema's `$ref` to a
+network (or any other) URI is never dereferenced (SEP-2106): neither validator is given a way to
+fetch one, and an instance whose check needs one is left unchecked.
 """
 
 from __future__ import annotations
@@ -199,10 +201,28 @@ def json_schema_errors(schema: Any) -> str | None:
 
 @functools.lru_cache(maxsize=256)
 def _compiled(text: str) -> Any:
+    """A tool's schema for jsonschema, whose registry knows the metaschemas and retrieves nothing
+    (its default registry would fetch a remote `$ref`)."""
     import jsonschema.validators
+    import jsonschema_specifications
 
     schema = json.loads(text)
-    return jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)(schema)
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)
+    return cls(schema, registry=jsonschema_specifications.REGISTRY)
+
+
+class _NoRemote(dict[str, Any]):
+    """fastjsonschema's URI handlers: every scheme's, and each refuses (it would urlopen the rest)."""
+
+    def __contains__(self, scheme: object) -> bool:
+        return True
+
+    def __getitem__(self, scheme: str) -> Any:
+        return _refuse
+
+
+def _refuse(uri: str) -> Any:
+    raise ValueError(f"a $ref to {uri} is never fetched")
 
 
 @functools.lru_cache(maxsize=256)
@@ -212,7 +232,7 @@ def _fast_compiled(text: str) -> Any:
 
     schema = {**json.loads(text), "$schema": "http://json-schema.org/draft-07/schema#"}
     try:
-        return fastjsonschema.compile(schema, use_default=False, use_formats=False)
+        return fastjsonschema.compile(schema, handlers=_NoRemote(), use_default=False, use_formats=False)
     except Exception:  # noqa: BLE001 - a schema it cannot compile goes to jsonschema, which says why
         return None
 
@@ -225,8 +245,12 @@ def instance_errors(instance: Any, schema: dict[str, Any], at: str) -> list[tupl
     if fast is not None and _fast_valid(fast, instance):
         return []
     import jsonschema.exceptions
+    import referencing.exceptions
 
-    found = list(_compiled(text).iter_errors(instance))
+    try:
+        found = list(_compiled(text).iter_errors(instance))
+    except referencing.exceptions.Unresolvable:  # a $ref we never fetch: nothing to say
+        return []
     if not found:
         return []
     best = jsonschema.exceptions.best_match(found)

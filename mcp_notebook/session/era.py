@@ -20,6 +20,7 @@ from ..protocol.versions import LEGACY_ERA, LEGACY_VERSIONS, MODERN_ERA, MODERN_
 
 if TYPE_CHECKING:
     from ..transports.base import Transport
+    from .listed_tools import ListedTools
     from .requests import Request
     from .sides import ClientSide
 
@@ -44,7 +45,7 @@ class ModernFlow(Protocol):
     schemas for the Mcp-Param headers, and the modern request flow."""
 
     modern_version: str
-    tool_schemas: dict[str, dict[str, Any]]
+    listed_tools: ListedTools
 
     async def modern_request(self, method: str, params: dict[str, Any] | None, *, send: RoundSender) -> Any: ...
 
@@ -160,7 +161,7 @@ class Modern(Era):
         eras = session.eras
         version = session.protocol_version if session.rules is self and session.protocol_version else eras.modern_version
         params = modern.with_meta(pending.params, version, session.client.info, session.client.capabilities)
-        headers = modern.request_headers(pending.method, params, version, eras.tool_schemas.get(tool_name(params)))
+        headers = modern.request_headers(pending.method, params, version, eras.listed_tools.schemas.get(tool_name(params)))
         return params, headers
 
     def one_round(self, method: str) -> bool:

@@ -34,6 +34,7 @@ from ..protocol import modern
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .era import AUTO, LEGACY, MODERN, Era, RoundSender, era_named
 from .handlers import call_handler
+from .listed_tools import ListedTools
 from .port import SessionPort
 from .requests import Request
 from .sides import ServerSide
@@ -68,7 +69,8 @@ class EraNegotiator:
         self.modern_version = protocol_version if protocol_version in MODERN_VERSIONS else MODERN_VERSIONS[0]
         self.discovered: dict[str, Any] | None = None
         self.discovered_at = 0.0
-        self.tool_schemas: dict[str, dict[str, Any]] = {}  # for the modern Mcp-Param-* headers
+        # The tools' schemas for the modern Mcp-Param-* headers; those breaking them, left out.
+        self.listed_tools = ListedTools(session)
 
     @property
     def era(self) -> str:
@@ -240,6 +242,7 @@ class EraNegotiator:
         keeps the deadline and cancels by abandoning the round it sees.
         """
         retried_version = retried_headers = False
+        self.listed_tools.refuse(method, params)
         for _ in range(MAX_INPUT_ROUNDS):
             pending = await send(method, params)
             try:
@@ -264,11 +267,7 @@ class EraNegotiator:
                 raise
             kind = modern.result_type(result)
             if kind == modern.COMPLETE:
-                if method == "tools/list":
-                    self.tool_schemas.update(
-                        {t["name"]: t.get("inputSchema") or {} for t in result.get("tools", []) if "name" in t}
-                    )
-                return result
+                return self.listed_tools.take(params, result) if method == "tools/list" else result
             if kind == modern.INPUT_REQUIRED:
                 params = await self._with_input(method, params, result)
                 continue

@@ -1,5 +1,6 @@
 """The steps every feature's methods share: a paginated listing (cached until the server says
-it changed) and a per-request log level, checked.
+it changed; the tools the session left out of one shown as warnings) and a per-request log
+level, checked.
 
 Steps are generators that yield the requests they need (`Exchange`) and return the method's
 result; each feature's module writes its methods as steps and `twins` gives each its blocking
@@ -11,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
+from ..display import frontend
 from ..results.objects import Listing
 from .exchange import Exchange, Steps
 from .feature_state import FeatureState
@@ -42,6 +44,9 @@ def listing(fx: FeatureState, method: str, key: str, refresh: bool, capability: 
     before = fx.list_changes.get(key, 0)
     found = Listing(key, (yield from pages(fx, method, key)))
     fx.store(key, found, before)
+    if key == "tools":
+        for text in fx.session.eras.listed_tools.untold():  # tools the session left out (x-mcp-header)
+            frontend.current().warn(f"{fx.name}: {text}")
     return found
 
 
