@@ -3,11 +3,10 @@
 Each frame we send is its own POST, started at once on a task of its own (one kept from
 an earlier POST, see `workers`), so a pong goes out while a long call is still streaming.
 Replies come back as a JSON body, as SSE events on the POST, on the GET listening stream,
-or (HTTP+SSE) on the one GET stream; every one is pushed into the session. The transport
-keeps the `Mcp-Session-Id` and the `MCP-Protocol-Version` header, and says when the server
-forgot the session; what to do about that is the session's business. Reading SSE streams,
-and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the
-transport only as its `StreamHost`.
+or (HTTP+SSE) on the one GET stream; every one is pushed into the session. The transport keeps
+the `Mcp-Session-Id` (which answer sets it: `http_session`) and the `MCP-Protocol-Version` header,
+and says when the server forgot the session; what to do about that is the session's business.
+Reading SSE streams, and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ from .http_bodies import read_body, read_head
 from .http_client import AsyncRoutes, HttpSettings, async_client
 from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
 from .http_requests import PostRequests
+from .http_session import session_id_set
 from .http_streams import Streams
 from .sse import is_event_stream
 from .workers import Workers
@@ -158,6 +158,14 @@ class HttpTransport:
         if self._renewing is None:
             self._renewing = anyio.Event()
 
+    def probe_began(self) -> None:
+        """Nothing to do: only the answer to initialize sets a session id (`http_session`)."""
+
+    def probe_refused(self) -> None:
+        """The handshake starts on a clean slate: no session id, no cookie from the probe's answer."""
+        self.session_id = None
+        self.client.cookies.clear()
+
     def _renewed(self) -> None:
         if self._renewing is not None:
             self._renewing.set()
@@ -259,7 +267,7 @@ class HttpTransport:
         started = time.perf_counter()
         response = await self._requests.send(request)
         try:
-            self.record(response, started)
+            self.record(response, started, opens)
             if opens:
                 self._renewed()  # with or without a session id, the new session has answered
             if response.status_code in (401, 403) and self.auth is not None and await self.auth.retry(response, attempt):
@@ -292,7 +300,7 @@ class HttpTransport:
         if self.kind == "sse" or status == 202:
             await read_head(response, MAX_ERROR_BODY)
             if status == 202 and request_id is not None and self.kind == "http":
-                raise TransportError(f"{self.describe()} answered a request with 202 and no body")
+                raise TransportError(f"{self.describe()} answered a request with 202 and no body", status=202)
             return
         if is_event_stream(response):
             last_id, retry = await self._streams.read(response, f"POST stream of request {request_id}")
@@ -374,8 +382,8 @@ class HttpTransport:
     def stream_headers(self, last_event_id: str | None) -> dict[str, str]:
         return self._request_headers(accept="text/event-stream", last_event_id=last_event_id)
 
-    def record(self, response: httpx2.Response, started: float) -> None:
-        """Trace one exchange, and keep the session id it hands out."""
+    def record(self, response: httpx2.Response, started: float, opens: bool = False) -> None:
+        """Trace one exchange, and keep the session id it hands out (`opens`: it answers initialize)."""
         self.event(
             "http",
             method=response.request.method,
@@ -384,8 +392,7 @@ class HttpTransport:
             content_type=response.headers.get("content-type"),
             seconds=round(time.perf_counter() - started, 6),
         )
-        session_id = response.headers.get("mcp-session-id")
-        if session_id and session_id != self.session_id:
+        if (session_id := session_id_set(response, opens, self.describe())) is not None and session_id != self.session_id:
             self.session_id = session_id
             self.event("session-id", note=f"{session_id[:6]}… (the rest is a credential)")
 
