@@ -51,5 +51,5 @@ def not_modern(exc: BaseException) -> str | None:
     if isinstance(exc, TransportError):
         if exc.status is None or exc.status in NOT_VERDICTS:
             return None
-        return f"server/discover answered HTTP {exc.status}"
+        return f"server/discover answered HTTP {exc.status}" + ("" if exc.status >= 300 else ", and no JSON-RPC answer")
     return None
