@@ -28,7 +28,8 @@ def test_a_legacy_server_s_refusal_is_named_and_the_fallback_concluded():
     diagnosis = mcp_notebook.doctor([*DEMO, "--era", "legacy"], live=False)
     step = diagnosis.step("era probe")
     assert step.status == "ok" and step.detail.startswith("server/discover: JSON-RPC error -32601"), step.detail
-    assert "concluded: legacy (server/discover refused:" in step.detail and "the handshake follows on a clean slate" in step.detail
+    assert "concluded: legacy (server/discover refused:" in step.detail
+    assert "the handshake follows on a clean slate" in step.detail
 
 
 def test_a_server_that_exits_when_probed_fails_the_step_and_era_legacy_is_tried_and_named():

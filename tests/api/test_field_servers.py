@@ -119,7 +119,8 @@ def test_an_sdk1_stdio_server_s_answer_to_the_probe_is_never_its_last_words():
     sdk1()
     conn, _ = timed_connect(CALCULATOR, name="calculator_stdio")
     with conn:
-        assert conn.era == "legacy" and conn.health.era_source == "probe: server/discover refused: Invalid request parameters (-32602)"
+        assert conn.era == "legacy"
+        assert conn.health.era_source == "probe: server/discover refused: Invalid request parameters (-32602)"
         probed = [e for e in conn.trace.entries() if e.kind == "stderr" and e.detail.get("during") == "era probe"]
         assert len(probed) > 50 and probed[0].detail["line"].startswith(PROBE_NOISE)
         assert not any(PROBE_NOISE in line for line in conn.stderr)
@@ -148,7 +149,7 @@ def test_the_doctor_names_a_probe_answered_with_500():
     with running([*ERA_HTTP, str(port)], port) as base:
         diagnosis = mcp_notebook.doctor(base + "/probe-500", live=False)
     step = diagnosis.step("era probe")
-    assert step.status == "ok" and step.detail.startswith("server/discover: HTTP 500, text/plain, no JSON-RPC answer"), step.detail
+    assert step.status == "ok"
+    assert step.detail.startswith("server/discover: HTTP 500, text/plain, no JSON-RPC answer"), step.detail
     assert "concluded: legacy (server/discover answered HTTP 500)" in step.detail
     assert diagnosis.step("handshake").status == "ok"
-

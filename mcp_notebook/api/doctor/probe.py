@@ -18,6 +18,7 @@ from typing import Any
 
 from ...base.errors import McpNotebookError
 from ...base.text import one_line
+from ...session.era import LEGACY
 from ...session.session import Session
 from ...session.trace import TraceEntry
 from ..connecting.connect import open_connection
@@ -56,9 +57,9 @@ def era_probe(ctx: Context) -> Step:
 
 def legacy_hint(ctx: Context) -> str:
     """What to try when the default connect failed: era='legacy', if a trial with it connects."""
-    if ctx.options.era == "legacy":
+    if ctx.asked is LEGACY:
         return ""
-    options = ctx.options.replace(name=_name(), timeout=ctx.timeout, era="legacy", protocol_version=None)
+    options = ctx.options.replace(name=_name(), timeout=ctx.timeout, era=LEGACY.name, protocol_version=None)
     try:
         trial = open_connection(ctx.target, options)
     except McpNotebookError as exc:
