@@ -15,7 +15,7 @@ DEMO = [sys.executable, "-m", "mcp_notebook.demo_server"]
 
 
 def test_a_modern_server_s_probe_is_named_with_its_versions():
-    diagnosis = mcp_notebook.doctor(sdk_server_cmd(), live=False, timeout=30)
+    diagnosis = mcp_notebook.doctor(sdk_server_cmd(), live=False, timeout=30, probe_timeout=30)  # however slow it starts
     assert diagnosis.ok, diagnosis.text()
     step = diagnosis.step("era probe")
     assert step.status == "ok"

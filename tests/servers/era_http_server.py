@@ -16,6 +16,8 @@ answer, a request with a session id it does not know gets 404. What the probe ge
                    id holding a space, a control byte, or UTF-8 (é): bytes the spec forbids
 * `/forgot`        everything as above, and the probe gets 400, but the first `initialize` that
                    carries a session id (one left over from before) gets 404
+* `/get-other`     the GET listening stream is refused (405) with an `Mcp-Session-Id` of another
+                   session: only the answer to initialize sets one
 * `/versions-retry`  the first probe gets -32022 (HTTP 400) naming 2026-07-28, the very version
                    asked for (as the conformance suite's request-metadata scenario does); later
                    ones a DiscoverResult, and modern `tools/list` requests are answered
@@ -71,7 +73,7 @@ class Handler(BaseHTTPRequestHandler):
         self._json({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message, **more}}, status)
 
     def do_GET(self) -> None:
-        self._send(405)
+        self._send(405, raw_headers=[b"Mcp-Session-Id: other-session"] if self.path == "/get-other" else [])
 
     def do_DELETE(self) -> None:
         with lock:

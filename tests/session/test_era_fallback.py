@@ -86,6 +86,13 @@ def test_an_initialize_that_carried_a_dead_session_id_goes_again_without_it(base
         assert conn.session.transport.session_id == "s-1" and conn.ping() > 0
 
 
+def test_only_the_answer_to_initialize_sets_the_session_id(base):
+    with mcp_notebook.connect(f"{base}/get-other", name="other", timeout=TIMEOUT) as conn:
+        assert ("GET", 405) in [(e.detail["method"], e.detail["status"]) for e in conn.trace.entries() if e.kind == "http"]
+        assert [t["name"] for t in conn.list_tools()] == ["echo"]
+        assert conn.session.transport.session_id == "s-1" and conn.health.session_recoveries == 0
+
+
 @pytest.mark.parametrize("path", ["id-space", "id-control", "id-utf8"])
 def test_a_session_id_outside_visible_ascii_is_refused_at_connect(base, path):
     with pytest.raises(mcp_notebook.HandshakeError) as refused:

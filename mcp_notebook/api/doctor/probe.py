@@ -46,11 +46,12 @@ def era_probe(ctx: Context) -> Step:
     answered, concluded = _answered(entries), _era_notes(entries)
     noise = [e.note for e in entries if e.kind == "probe-stderr" and e.note]
     heard = f"server/discover: {answered}" + (f" ({noise[0]})" if noise else "")
-    if not any(e.kind == "era" and e.detail.get("era") for e in entries):
+    verdict = next((e for e in reversed(entries) if e.kind == "era" and e.detail.get("era")), None)
+    if verdict is None:
         failure = ctx.facts.get("connect_failure")
         return ctx.fail(f"{heard}; no verdict: {failure}", legacy_hint(ctx))
     step = f"{heard}; concluded: {'; '.join(concluded)}"
-    if any("no answer to server/discover" in note for note in concluded):
+    if verdict.detail["era"] == LEGACY.name and "no answer to server/discover" in (verdict.note or ""):
         return ctx.warn(step, "era='legacy' skips the probe and its wait, for a server that never answers it")
     return ctx.ok(step)
 
