@@ -38,6 +38,7 @@ def era_probe(ctx: Context) -> Step:
         ctx.facts["connect_failure"] = exc
     if not sessions:
         return ctx.fail(f"the connection could not be set up: {ctx.facts.get('connect_failure')}")
+    ctx.facts["legacy"] = _legacy(sessions[-1])
     probed = [session for session in sessions if _probe_sent(session.trace.entries())]
     if not probed:
         why = _era_notes(sessions[-1].trace.entries())
@@ -51,23 +52,29 @@ def era_probe(ctx: Context) -> Step:
         failure = ctx.facts.get("connect_failure")
         return ctx.fail(f"{heard}; no verdict: {failure}", legacy_hint(ctx))
     step = f"{heard}; concluded: {'; '.join(concluded)}"
-    if verdict.detail["era"] == LEGACY.name and "no answer to server/discover" in (verdict.note or ""):
+    if _legacy(probed[-1]) and "no answer to server/discover" in (verdict.note or ""):
         return ctx.warn(step, "era='legacy' skips the probe and its wait, for a server that never answers it")
     return ctx.ok(step)
 
 
 def legacy_hint(ctx: Context) -> str:
-    """What to try when the default connect failed: era='legacy', if a trial with it connects."""
-    if ctx.asked is LEGACY:
+    """When the connect failed short of the legacy handshake: era='legacy', if a trial with it
+    connects; else nothing (the handshake itself failed, or the trial did too)."""
+    if ctx.asked is LEGACY or ctx.facts.get("legacy"):
         return ""
     options = ctx.options.replace(name=_name(), timeout=ctx.timeout, era=LEGACY.name, protocol_version=None)
     try:
         trial = open_connection(ctx.target, options)
-    except McpNotebookError as exc:
-        return f"era='legacy' does not connect either ({one_line(str(exc))[:160]})"
+    except McpNotebookError:
+        return ""
     info = trial.server_info or {}
     trial.close()
     return f"connect with era='legacy': a trial with it connected ({one_line(str(info.get('name', '?')))})"
+
+
+def _legacy(session: Session) -> bool:
+    """Whether the session settled on the legacy era (and so went as far as its handshake)."""
+    return session.eras.settled and session.rules is LEGACY
 
 
 def _name() -> str:
