@@ -75,3 +75,10 @@ def test_loopback_http_servers_are_not_remembered():
     for url in ("http://127.0.0.1:8123/mcp", "http://localhost:8123/mcp", "http://[::1]:8123/mcp"):
         era_memory.remember(url, "legacy")
         assert era_memory.server_key(url) is None and era_memory.recall(url) is None
+
+
+def test_the_file_keeps_the_newest_verdicts_only(monkeypatch):
+    monkeypatch.setattr(era_memory, "MAX_SERVERS", 3)
+    for number in range(5):
+        era_memory.remember(["server", str(number)], "legacy")
+    assert [era_memory.recall(["server", str(number)]) for number in range(5)] == [None, None, "legacy", "legacy", "legacy"]

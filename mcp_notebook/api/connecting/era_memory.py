@@ -62,7 +62,7 @@ def remember(target: str | Sequence[str], era: str) -> None:
         return
 
     def change(data: dict[str, Any]) -> None:
-        data[key] = {"era": era, "at": round(time.time())}
+        data[key] = {"era": era, "at": time.time()}
         for old in sorted(data, key=lambda k: _at(data[k]))[: max(len(data) - MAX_SERVERS, 0)]:
             del data[old]
 
