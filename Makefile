@@ -11,11 +11,15 @@ VENV_STAMP := $(VENV)/.stamp-test
 LAB_STAMP := $(VENV)/.stamp-lab
 PEERS := tests/peers
 PEERS_STAMP := $(PEERS)/node_modules/.stamp
+# The Python SDK 1.x servers of the field (FastMCP 1.x, mcp-proxy): a venv of their own, as .venv pins mcp 2.x.
+SDK1_VENV := .venv-sdk1
+SDK1_REQUIREMENTS := $(PEERS)/sdk1/requirements.txt
+SDK1_STAMP := $(SDK1_VENV)/.stamp
 PYTEST_ARGS ?=
 # Jupyter refuses to start as root without --allow-root (containers, CI machines).
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: .venv peers test lab bench clean
+.PHONY: .venv .venv-sdk1 peers test lab bench clean
 
 # Virtualenv with the package (editable) and its test extra; redone when pyproject.toml changes.
 .venv: $(VENV_STAMP)
@@ -33,7 +37,16 @@ $(PEERS_STAMP): $(PEERS)/package-lock.json $(PEERS)/package.json
 	npm ci --prefix $(PEERS) --no-audit --no-fund
 	touch $@
 
-test: $(VENV_STAMP) $(PEERS_STAMP)
+# Python SDK 1.x test peers (mcp-server-calculator, mcp-proxy), exactly as pinned.
+.venv-sdk1: $(SDK1_STAMP)
+
+$(SDK1_STAMP): $(SDK1_REQUIREMENTS)
+	$(PYTHON) -m venv $(SDK1_VENV)
+	$(SDK1_VENV)/bin/python -m pip install --upgrade pip
+	$(SDK1_VENV)/bin/python -m pip install -r $(SDK1_REQUIREMENTS)
+	touch $@
+
+test: $(VENV_STAMP) $(PEERS_STAMP) $(SDK1_STAMP)
 	$(VENV_PY) -m pytest $(PYTEST_ARGS)
 
 $(LAB_STAMP): $(VENV_STAMP)
@@ -48,5 +61,5 @@ bench: $(VENV_STAMP) $(PEERS_STAMP)
 	$(VENV_PY) bench/ping.py
 
 clean:
-	rm -rf $(VENV) $(PEERS)/node_modules build dist .pytest_cache *.egg-info
+	rm -rf $(VENV) $(SDK1_VENV) $(PEERS)/node_modules build dist .pytest_cache *.egg-info
 	find . -name __pycache__ -type d -prune -not -path './.git/*' -exec rm -rf {} +

@@ -148,17 +148,6 @@ def shown_as() -> Iterator[Callable[..., Any]]:
     frontend.use(previous)
 
 
-@pytest.fixture(autouse=True)
-def fresh_era_cache() -> Iterator[None]:
-    """Each test probes from scratch, as a new kernel does: the era verdicts an earlier test
-    cached (a connect, a doctor run) would make it depend on the order tests run in."""
-    from mcp_notebook.api.connecting import targets
-
-    targets._era_cache.clear()
-    yield
-    targets._era_cache.clear()
-
-
 @pytest.fixture
 def port() -> int:
     return free_port()
@@ -224,10 +213,21 @@ def url() -> Iterator[str]:
 # ------------------------------------------------------ the user's own files
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """What a module-scoped fixture remembers (an era verdict when it connects) goes to a directory
+    of the test session's too, never the user's; each test then gets its own (`private_data_dir`)."""
+    folder = tmp_path_factory.mktemp("mcp-notebook-session-data")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_NOTEBOOK_DATA_DIR", str(folder))
+        yield folder
+
+
 @pytest.fixture(autouse=True)
 def private_data_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Consent records, pinned tool definitions and tokens go to a fresh directory, never the
-    user's, and no token to the user's keyring: keyring's `fail` backend, which we take for no
+    """Consent records, pinned tool definitions, tokens and era verdicts go to a fresh directory,
+    never the user's, so each test probes from scratch as a new machine would; and no token to
+    the user's keyring: keyring's `fail` backend, which we take for no
     keyring (kernels started by the test inherit both)."""
     folder = tmp_path_factory.mktemp("mcp-notebook-data")
     monkeypatch.setenv("MCP_NOTEBOOK_DATA_DIR", str(folder))

@@ -1,11 +1,13 @@
 """Choosing and speaking an era: the `server/discover` probe, modern requests, liveness.
 
 A session opens in the era it was given, or in "auto" probes with `server/discover`
-(2026-07-28) and falls back to the legacy `initialize` handshake on any answer that is
-not a recognised modern one. Modern requests carry `_meta`, follow `resultType`
-(fulfilling `input_required` rounds with the same handlers that answer legacy server
-requests), and retry once at a mutual version on -32022. Ping does not exist in the
-modern era; `liveness()` measures a cache-bypassing `server/discover` instead.
+(2026-07-28) and falls back to the legacy `initialize` handshake, within the same connect
+and on a clean slate, on any answer that is not a DiscoverResult (`probe` says which
+answers are which). Every way the era is chosen is an `era` event in the trace, with why.
+Modern requests carry `_meta`, follow `resultType` (fulfilling `input_required` rounds
+with the same handlers that answer legacy server requests), and retry once at a mutual
+version on -32022. Ping does not exist in the modern era; `liveness()` measures a
+cache-bypassing `server/discover` instead.
 
 On stdio a probe that times out leaves the server running and `initialize` follows on
 the same process (a legacy server that never answers unknown requests is simply
@@ -20,14 +22,7 @@ from typing import Any
 
 import anyio
 
-from ..base.errors import (
-    ConnectionClosed,
-    HandshakeError,
-    McpError,
-    ProtocolViolation,
-    RequestTimeout,
-    TransportError,
-)
+from ..base.errors import ConnectionClosed, HandshakeError, McpError, ProtocolViolation, RequestTimeout
 from ..base.stderr import blames_the_probe, quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
@@ -36,12 +31,12 @@ from .era import AUTO, LEGACY, MODERN, Era, RoundSender, era_named
 from .handlers import call_handler
 from .listed_tools import ListedTools
 from .port import SessionPort
+from .probe import NoCommonVersion, not_modern
 from .requests import Request
 from .sides import ServerSide
 
 PROBE_TIMEOUT = 2.0
 MAX_INPUT_ROUNDS = 8
-NOT_VERDICTS = (401, 403, 407)  # authentication wanted: says nothing about the era
 
 
 class EraNegotiator:
@@ -82,6 +77,7 @@ class EraNegotiator:
 
     async def open(self) -> None:
         if self.pinned is LEGACY:
+            self.session.trace.event("era", note=f"legacy ({self.source}): no probe", era=LEGACY.name)
             await self.session.handshake()
         elif self.pinned is MODERN:
             await self._start_modern(await self._discover(note="discover"))
@@ -96,6 +92,7 @@ class EraNegotiator:
         first (and then refuses initialize), a legacy one answers initialize.
         """
         session = self.session
+        session.transport.probe_began()
         probe = session.new_request("server/discover", None)
         answered = probe.event = anyio.Event()
         probe.note = "era probe"
@@ -106,22 +103,22 @@ class EraNegotiator:
             return
         try:
             result = await self._discover(note="era probe", first=probe)
+            version = self._mutual(result)
         except RequestTimeout:
             return await self._fall_back(f"no answer to server/discover within {self.probe_timeout:g} s")
-        except McpError as exc:
-            if exc.code not in modern.MODERN_ERRORS:
-                return await self._fall_back(f"server/discover refused: {exc.message} ({exc.code})")
-            raise HandshakeError(f"the server speaks the modern protocol but refused us: {exc}") from None
-        except TransportError as exc:
-            if exc.status is None or exc.status in NOT_VERDICTS or exc.status >= 500:
-                raise
-            return await self._fall_back(f"server/discover answered HTTP {exc.status}")
         except ConnectionClosed as exc:
             advice = "; if it exits only when probed, connect with era='legacy'" if blames_the_probe(exc.stderr_tail) else ""
             raise HandshakeError(
                 f"{exc.reason} during the handshake (probing with server/discover){quoted(exc.stderr_tail)}{advice}"
             ) from None
-        await self._start_modern(result, "probe: server/discover answered")
+        except Exception as exc:
+            why = not_modern(exc)
+            if why is not None:
+                return await self._fall_back(why)
+            if isinstance(exc, McpError) and exc.code in modern.MODERN_ERRORS:
+                raise HandshakeError(f"the server speaks the modern protocol but refused us: {exc}") from None
+            raise
+        await self._start_modern(result, "probe: server/discover answered", version)
 
     async def _handshake_answers_first(self, probe: Request, answered: anyio.Event) -> bool:
         """Offer the handshake beside an unanswered probe. True once the session is legacy (initialize
@@ -160,15 +157,18 @@ class EraNegotiator:
         return True
 
     async def _fall_back(self, why: str) -> None:
+        """Not modern: the handshake, on a clean slate (nothing the probe's answer left is kept)."""
         self._settle(LEGACY, f"probe: {why}")
-        self.session.trace.event("era", note=f"legacy ({why})", era=LEGACY.name)
+        self.session.trace.event("era", note=f"legacy ({why}): the handshake follows on a clean slate", era=LEGACY.name)
+        self.session.transport.probe_refused()
         await self.session.handshake()
 
     async def _discover(
         self, *, timeout: float | None = None, note: str | None = None, first: Request | None = None
     ) -> dict[str, Any]:
-        """One server/discover round trip (or `first`, one already answered); a -32022 with a mutual
-        version is retried at that version."""
+        """One server/discover round trip (or `first`, one already answered); a -32022 naming a
+        version we speak is retried once at that version (even the one we sent: a server may
+        refuse a first request for its own reasons), else it is a `NoCommonVersion`."""
         for attempt in range(2):
             if attempt == 0 and first is not None:
                 pending = first
@@ -177,28 +177,30 @@ class EraNegotiator:
             try:
                 result = pending.outcome()
             except McpError as exc:
-                version = modern.mutual_version(modern.supported_versions(exc.data))
-                if exc.code == modern.UNSUPPORTED_VERSION and version and version != self.modern_version:
-                    self.modern_version = version
-                    continue
-                if exc.code == modern.UNSUPPORTED_VERSION:
-                    raise HandshakeError(
-                        f"the server supports {', '.join(modern.supported_versions(exc.data)) or 'no version we know'}; "
-                        f"this client speaks {', '.join(MODERN_VERSIONS)} in the modern era"
-                    ) from None
-                raise
+                if exc.code != modern.UNSUPPORTED_VERSION:
+                    raise
+                theirs = modern.supported_versions(exc.data)
+                version = modern.mutual_version(theirs)
+                if version is None or attempt == 1:
+                    raise NoCommonVersion(self.modern_version, theirs, pinned=self.pinned is MODERN) from None
+                self.session.trace.event("era", note=f"the server refused {self.modern_version}: retrying at {version}")
+                self.modern_version = version
+                continue
             if not isinstance(result, dict) or not isinstance(result.get("supportedVersions"), list):
                 raise McpError(rpc.INTERNAL_ERROR, "server/discover answered without supportedVersions", method="server/discover")
             return result
         raise HandshakeError("the server keeps refusing our protocol version")
 
-    async def _start_modern(self, discovered: dict[str, Any], source: str | None = None) -> None:
-        version = modern.mutual_version(discovered["supportedVersions"])
+    def _mutual(self, discovered: dict[str, Any]) -> str:
+        """The modern version we speak with a server that discovered itself; NoCommonVersion if none."""
+        theirs = [v for v in discovered["supportedVersions"] if isinstance(v, str)]
+        version = modern.mutual_version(theirs)
         if version is None:
-            raise HandshakeError(
-                f"the server supports {', '.join(discovered['supportedVersions'])}; this client speaks "
-                f"{', '.join(MODERN_VERSIONS)} in the modern era (connect with era='legacy' for handshake versions)"
-            )
+            raise NoCommonVersion(self.modern_version, theirs, pinned=self.pinned is MODERN)
+        return version
+
+    async def _start_modern(self, discovered: dict[str, Any], source: str | None = None, version: str | None = None) -> None:
+        version = version or self._mutual(discovered)
         self._settle(MODERN, source or self.source or "pinned")
         self.session.protocol_version = version
         self._remember_discovery(discovered)

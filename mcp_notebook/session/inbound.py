@@ -345,15 +345,22 @@ class Inbound:
             self.session.checker.wait_room()
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
-        """The server forgot our session: shake hands anew and resend what it lost, once."""
+        """The server forgot our session: shake hands anew and resend what it lost, once. An
+        `initialize` that carried a dead session id goes again at once, without it; while the
+        connection opens no recovery comes, so no other request waits for one."""
         pending = self.session.requests.get(request_id)
+        if pending is not None and pending.method == "initialize" and not pending.resent:
+            pending.resent = True
+            self.session.transport.reset_session()
+            self.session.send_request(pending, note="resent without the session id the server no longer knows")
+            return
+        opening = not self.recovering and self.session.counters.state not in LIVE_STATES
         if pending is not None:
-            if pending.resent:
+            if pending.resent or opening:
                 self.session.requests.pop(pending.id)
-                self.session.requests.settle(
-                    pending,
-                    failure=ConnectionClosed(f"{pending.method}: the server forgot the session again after it was renewed"),
-                )
+                why = "again after it was renewed" if pending.resent else "while the connection was opening"
+                failure = ConnectionClosed(f"{pending.method}: the server forgot the session {why}")
+                self.session.requests.settle(pending, failure=failure)
             else:
                 self.lost.append(pending)
         if self.recovering:

@@ -116,6 +116,15 @@ class Transport(Protocol):
     def reset_session(self) -> None:
         """Forget the server-side session, before a new handshake."""
 
+    def probe_began(self) -> None:
+        """The era probe goes out: what the server writes until the era is settled (`initialized`,
+        `use_modern`) is its answer to the probe, not news of its own (stdio: its stderr lines are
+        marked so in the trace and kept out of its last words, unless it exits meanwhile)."""
+
+    def probe_refused(self) -> None:
+        """The probe's answer said "not modern": the handshake follows on a clean slate, keeping
+        nothing that answer left (HTTP: no session id, no cookie)."""
+
     async def wait_exit(self, timeout: float) -> int | None:
         """After a hang-up: wait for the peer process to exit; its exit code, if it has one."""
 

@@ -5,11 +5,11 @@ an earlier POST, see `workers`), so a pong goes out while a long call is still s
 Replies come back as a JSON body, as SSE events on the POST, on the GET listening stream,
 or (HTTP+SSE) on the one GET stream; every one is pushed into the session. An answer with no
 deadline of its own may pause for the read timeout at most, and no request leaves the origin
-the user named (redirects, the HTTP+SSE endpoint). The transport
-keeps the `Mcp-Session-Id` and the `MCP-Protocol-Version` header, and says when the server
-forgot the session; what to do about that is the session's business. Reading SSE streams,
-and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the
-transport only as its `StreamHost`.
+the user named (redirects, the HTTP+SSE endpoint). The transport keeps the `Mcp-Session-Id`
+(which answer sets it: `http_session`) and the `MCP-Protocol-Version` header, and says when the
+server forgot the session; what to do about that is the session's business. Reading SSE streams,
+and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the transport
+only as its `StreamHost`.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from .http_client import AsyncRoutes, HttpSettings, async_client
 from .http_errors import describe_failure, redact_url, refuse_cross_origin_redirects, same_origin_endpoint
 from .http_replies import take_reply
 from .http_requests import PostRequests
+from .http_session import session_id_set
 from .http_streams import Streams
 from .sse import is_event_stream
 from .workers import Workers
@@ -171,6 +172,14 @@ class HttpTransport:
         if self._renewing is None:
             self._renewing = anyio.Event()
 
+    def probe_began(self) -> None:
+        """Nothing to do: only the answer to initialize sets a session id (`http_session`)."""
+
+    def probe_refused(self) -> None:
+        """The handshake starts on a clean slate: no session id, no cookie from the probe's answer."""
+        self.session_id = None
+        self.client.cookies.clear()
+
     def _renewed(self) -> None:
         if self._renewing is not None:
             self._renewing.set()
@@ -286,7 +295,7 @@ class HttpTransport:
         if request_id is None or not is_event_stream(response):  # an SSE answer to a request: its timeout bounds it
             limit_idle(response, self._read_timeout, self.describe())
         try:
-            self.record(response, started)
+            self.record(response, started, opens)
             if opens:
                 self._renewed()  # with or without a session id, the new session has answered
             if response.status_code in (401, 403) and self.auth is not None and await self.auth.retry(response, attempt):
@@ -373,8 +382,8 @@ class HttpTransport:
         """An SSE event id we will not send back: the server broke the transport's rules."""
         self.sink.violated(EVENT_ID, f"{problem}; not sent back (a resume goes from the last id that can be)", EVENT_ID_SECTION)
 
-    def record(self, response: httpx2.Response, started: float) -> None:
-        """Trace one exchange, and keep the session id it hands out."""
+    def record(self, response: httpx2.Response, started: float, opens: bool = False) -> None:
+        """Trace one exchange, and keep the session id it hands out (`opens`: it answers initialize)."""
         self.event(
             "http",
             method=response.request.method,
@@ -383,8 +392,7 @@ class HttpTransport:
             content_type=response.headers.get("content-type"),
             seconds=round(time.perf_counter() - started, 6),
         )
-        session_id = response.headers.get("mcp-session-id")
-        if session_id and session_id != self.session_id:
+        if (session_id := session_id_set(response, opens, self.describe())) is not None and session_id != self.session_id:
             self.session_id = session_id
             self.event("session-id", note=f"{session_id[:6]}… (the rest is a credential)")
 

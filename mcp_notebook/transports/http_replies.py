@@ -48,7 +48,7 @@ async def take_reply(host: ReplyHost, streams: Streams, response: httpx2.Respons
     if host.kind == "sse" or status == 202:
         await read_head(response, MAX_ERROR_BODY)
         if status == 202 and request_id is not None and host.kind == "http":
-            raise TransportError(f"{host.describe()} answered a request with 202 and no body")
+            raise TransportError(f"{host.describe()} answered a request with 202 and no body", status=202)
         return
     if is_event_stream(response):
         last_id, retry = await streams.read(response, f"POST stream of request {request_id}")

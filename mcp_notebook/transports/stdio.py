@@ -6,11 +6,10 @@ settles an answer a blocked caller waits for and answers a server ping itself, a
 every other frame to the event loop in order: an answer wakes its caller with no loop in
 between, which is what keeps a round trip close to a raw blocking loop. Any thread may
 write (`sends_from_any_thread`): a caller's request goes out from the caller's thread,
-under the write lock, in one atomic pipe write; whatever cannot go out at once waits in
-a buffer the loop flushes, so a frame is never torn. The child's
-stderr goes to a bounded buffer, never to our stderr (that would land in a random cell).
-Each child leads a process group of its own, which the reaper stops should this process
-die without closing it.
+under the write lock, in one atomic pipe write; whatever cannot go out at once waits in a
+buffer the loop flushes, so a frame is never torn. The child's stderr goes to a bounded
+tail (`stderr_lines`), never to our stderr (that would land in a random cell). Each child
+leads a process group of its own, which the reaper stops should this process die unclosed.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ import shutil
 import signal
 import subprocess
 import threading
-from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -33,15 +31,14 @@ import anyio.to_thread
 from ..base.errors import ConnectionClosed
 from ..protocol.jsonrpc import RequestId
 from .base import MAX_FRAME_BYTES, Sink
-from .lines import LineSplitter
 from .pipe_reader import PipeReader
 from .reaper import Reaper
+from .stderr_lines import StderrLines
 
 EventSink = Callable[..., Any]
 
 READ_SIZE = 256 * 1024  # stderr; stdout: pipe_reader's
 MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
-STDERR_LINES = 200
 EXIT_GRACE = 2.0
 TERM_GRACE = 2.0
 KILL_WAIT = 5.0
@@ -101,7 +98,7 @@ class StdioTransport:
         self._sink: Sink | None = None
         self.max_frame_bytes = max_frame_bytes
         self._reader: PipeReader | None = None
-        self._stderr = LineSplitter(64 * 1024)
+        self._stderr = StderrLines(events)
         self._unwritten = bytearray()
         self._write_lock = threading.Lock()  # the stdin pipe and what waits to be written
         self._writer_on = False  # the loop watches stdin to flush `_unwritten`
@@ -110,7 +107,7 @@ class StdioTransport:
         self._exited = anyio.Event()
         self._closing = False
         self._hung_up = False
-        self.stderr_tail: deque[str] = deque(maxlen=STDERR_LINES)
+        self.stderr_tail = self._stderr.tail  # the server's last words
         self.exit_code: int | None = None
         self._unwatched: str | None = None
 
@@ -196,18 +193,19 @@ class StdioTransport:
         assert self._process is not None
         self.exit_code = self._process.wait()
         _REAPER.forget(self._process.pid)
-        self._drain(self._process.stderr, self._read_stderr)
+        self._drain_stderr()
+        self._stderr.exited()
         self._exited.set()
         if self._reader is not None:
             self._reader.child_exited()
         else:
             self._hang_up()
 
-    @staticmethod
-    def _drain(stream: Any, read: Callable[[], None]) -> None:
-        """Read a non-blocking pipe until it is empty (a grandchild may still hold it open)."""
+    def _drain_stderr(self) -> None:
+        """Read stderr until it is empty (not until it ends: a grandchild may still hold it open)."""
+        stream = self._process.stderr if self._process is not None else None
         while stream is not None and not stream.closed and select.select([stream.fileno()], [], [], 0)[0]:
-            read()
+            self._read_stderr()
 
     def _hang_up(self) -> None:
         if not self._hung_up:
@@ -227,16 +225,9 @@ class StdioTransport:
             chunk = b""
         if not chunk:
             self._stop_reading(self._process.stderr)
-            self._stderr_line(self._stderr.rest())
+            self._stderr.end()
             return
-        for line in self._stderr.feed(chunk):
-            self._stderr_line(line)
-
-    def _stderr_line(self, line: bytes | bytearray) -> None:
-        text = line.decode("utf-8", errors="replace").rstrip("\r")
-        if text:
-            self.stderr_tail.append(text)
-            self._events("stderr", line=text)
+        self._stderr.feed(chunk)
 
     def _stop_reading(self, stream: Any) -> None:
         if not stream.closed:
@@ -328,7 +319,8 @@ class StdioTransport:
                 self._writer_on = False
 
     def initialized(self, protocol_version: str) -> None:
-        """Nothing to do: a pipe has no version headers and no listening stream."""
+        """A pipe has no version headers and no listening stream: only the era probe is over."""
+        self._stderr.probe_over(self._drain_stderr)
 
     async def listening(self) -> None:
         """A pipe carries the server's requests from the first byte: nothing to wait for."""
@@ -336,8 +328,15 @@ class StdioTransport:
     def reset_session(self) -> None:
         """Nothing to do: a stdio server has no session apart from its process."""
 
+    def probe_began(self) -> None:
+        self._stderr.probe_began()
+
+    def probe_refused(self) -> None:
+        """Nothing to do: the process keeps no state of ours between requests."""
+
     def use_modern(self, protocol_version: str) -> None:
-        """Nothing to do: the version travels in each request's `_meta`."""
+        """The version travels in each request's `_meta`: only the era probe is over."""
+        self._stderr.probe_over(self._drain_stderr)
 
     def cancel(self, request_id: RequestId) -> None:
         """Nothing to do: on stdio the session cancels with notifications/cancelled."""
@@ -379,7 +378,7 @@ class StdioTransport:
                 process.stdout.close()
             if process.stderr is not None:
                 self._stop_reading(process.stderr)
-            self._stderr.rest()
+            self._stderr.drop_partial()
             with self._write_lock:
                 self._unwritten = bytearray()
         self._events("exit", code=self.exit_code)

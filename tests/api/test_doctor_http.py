@@ -38,6 +38,7 @@ STEPS = [
     "session id",
     "listening stream",
     "HTTP+SSE fallback",
+    "era probe",
     "handshake",
     "version and era",
     "ping",

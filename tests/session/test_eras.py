@@ -15,7 +15,7 @@ from schema import spec_dir
 from test_http import everything, sdk_http
 
 import mcp_notebook
-from mcp_notebook.api.connecting import targets as _targets
+from mcp_notebook.api.connecting import era_memory as _era_memory
 from mcp_notebook.protocol import modern as _modern
 from mcp_notebook.session.era import MODERN
 
@@ -135,7 +135,7 @@ def test_the_verdict_is_cached_per_command_line_and_reprobed_when_it_fails():
     with mcp_notebook.connect(cmd, name="second") as conn:
         assert conn.health.era_source == "cache: an earlier probe of the same server"
         assert not sent(conn, "server/discover")
-    _targets._era_cache[_targets._era_key(cmd)] = "modern"  # a stale verdict
+    _era_memory.remember(cmd, "modern")  # a stale verdict
     with mcp_notebook.connect(cmd, name="third") as conn:
         assert conn.era == "legacy" and conn.health.era_source.startswith("probe:")
 

@@ -5,7 +5,7 @@ one whose server ended by itself (it exited, or hung up) is still listed, `close
 what happened to it can be read (`health`, `stderr`).
 
 `connect` and `aconnect` take the same options (`ConnectOptions`, whose fields hold the
-defaults) and share one opening path: `_opening` is a generator of the attempts (a cached
+defaults) and share one opening path: `_opening` is a generator of the attempts (a remembered
 era verdict that no longer holds is dropped, and the server probed afresh, once), which
 `connect` drives in the caller's thread and `aconnect` awaits.
 
@@ -85,8 +85,9 @@ def connect(
     `target` is a server command (an argv list or a shell-style string, run over stdio)
     or an http(s) URL (Streamable HTTP, falling back to HTTP+SSE; `transport="http"`
     forbids the fallback, `"sse"` forces it). `era` is "auto" (probe with
-    server/discover for `probe_timeout` seconds, fall back to the legacy handshake;
-    the verdict is cached per command line or origin), "legacy" or "modern";
+    server/discover for `probe_timeout` seconds, fall back to the legacy handshake; the
+    verdict is remembered per command line or URL, across kernels, and a server found
+    legacy is not probed again), "legacy" or "modern";
     `protocol_version` pins a version (and so an era). A `name` already in use closes
     the old connection first. `timeout` is the default per-request timeout in seconds
     (None waits forever). `headers` go on every HTTP request; `bearer_token_env` names
@@ -148,12 +149,22 @@ def connect(
         proxy=proxy,
         verify=verify,
     )
+    return open_connection(target, options)
+
+
+def open_connection(
+    target: str | Sequence[str] | None, options: ConnectOptions, watch: Callable[[Session], None] | None = None
+) -> Connection:
+    """`connect` with its options gathered; `watch` sees each session tried before it starts
+    (the doctor reads their traces, a failed one's too)."""
     began = _closes
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
     while True:
+        if watch is not None:
+            watch(session)
         _close_existing(name)
         _start(runtime, session, name, began)
         failure: BaseException | None = None

@@ -2,7 +2,8 @@
 
 It decides the transport (stdio, HTTP), registers credentials with the trace before any
 frame is recorded, and chooses the era to open in: as asked, implied by a pinned version
-or transport, or remembered from an earlier probe of the same server. The HTTP transport
+or transport, or remembered from an earlier probe of the same server, in this kernel or
+another (`era_memory`: a server remembered legacy is not probed). The HTTP transport
 (and with it httpx2) is imported with the first URL, so `import mcp_notebook` stays light.
 """
 
@@ -26,6 +27,7 @@ from ...session.trace import Trace
 from ...transports.base import Transport
 from ...transports.stdio import StdioTransport
 from ...transports.urls import is_secret_name, redact_url
+from . import era_memory
 from .authorization import auth_hook
 from .options import ConnectOptions
 from .settings import defaults
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from ...transports.http_client import HttpSettings
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
-_era_cache: dict[str, str] = {}  # command line or HTTP origin -> "legacy" | "modern", for the kernel's lifetime
+REMEMBERED = "cache: an earlier probe of the same server"
 
 
 def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tuple[str, Session]:
@@ -84,17 +86,9 @@ def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tup
     return options.name or default_name, session
 
 
-def _era_key(target: str | Sequence[str]) -> str:
-    """What an era verdict belongs to: the command line, or the HTTP origin."""
-    if is_url(target):
-        assert isinstance(target, str)
-        parts = urlsplit(target.strip())
-        return f"{parts.scheme}://{parts.netloc}"
-    return " ".join(shlex.split(target) if isinstance(target, str) else map(str, target))
-
-
 def _choose_era(target: str | Sequence[str], era: str, protocol_version: str | None, transport: str) -> tuple[str, str | None]:
-    """The era to open in and why: as asked, implied by a pinned version or transport, or cached."""
+    """The era to open in and why: as asked, implied by a pinned version or transport, or remembered
+    legacy (a server remembered modern is probed as any other: the probe is its first request)."""
     try:
         asked = era_named(era)
     except ValueError as exc:
@@ -111,9 +105,8 @@ def _choose_era(target: str | Sequence[str], era: str, protocol_version: str | N
         return asked.name, "pinned"
     if transport == "sse":
         return LEGACY.name, "pinned: the HTTP+SSE transport is handshake-era only"
-    cached = _era_cache.get(_era_key(target))
-    if cached is not None:
-        return cached, "cache: an earlier probe of the same server"
+    if era_memory.recall(target) == LEGACY.name:
+        return LEGACY.name, REMEMBERED
     return AUTO, None
 
 
@@ -205,8 +198,9 @@ def http_settings(options: ConnectOptions) -> HttpSettings:
 
 
 def remember_era(target: str | Sequence[str], session: Session) -> None:
+    """Keep what the probe found, for later connects to the same server, in any kernel."""
     if (session.era_source or "").startswith("probe"):
-        _era_cache[_era_key(target)] = session.era
+        era_memory.remember(target, session.era)
 
 
 def forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseException) -> bool:
@@ -215,8 +209,8 @@ def forget_stale_era(target: str | Sequence[str], session: Session, exc: BaseExc
     person again."""
     if getattr(getattr(session.transport, "auth", None), "authorizations", 0):  # an OAuthFlow that asked
         return False
-    if isinstance(exc, HandshakeError) and (session.era_source or "").startswith("cache"):
-        _era_cache.pop(_era_key(target), None)
+    if isinstance(exc, HandshakeError) and session.era_source == REMEMBERED:
+        era_memory.forget(target)
         return True
     return False
 

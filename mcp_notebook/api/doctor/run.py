@@ -3,7 +3,8 @@ what happened and what to try, as a `Diagnosis`.
 
 A server command gets the stdio plan (the command, the process, its stdout, then the
 connection); a URL the HTTP plan (URL, DNS, TCP, TLS, the initialize POST, a 401's metadata,
-the session id, the listening stream, the HTTP+SSE fallback, then the connection); a
+the session id, the listening stream, the HTTP+SSE fallback, then the connection: its era
+probe, what the server answered and what was concluded, and the handshake); a
 configured server's name becomes its command or URL first, as `connect(config=NAME)` does.
 The rules kept here: every step has a time limit and nothing it starts outlives the
 diagnosis (`Context.close` in a `finally`); the steps after the first failure are listed as
@@ -24,6 +25,7 @@ from ..connecting import configured
 from ..connecting.options import ConnectOptions, check_timeout, option_names
 from ..connecting.targets import is_url
 from ..display import frontend
+from . import probe as doctor_probe
 from . import session as doctor_session
 from . import stdio as doctor_stdio
 from .context import DEFAULT_STEP_TIMEOUT, Context, secrets_of
@@ -32,6 +34,7 @@ from .report import NOT_RUN, Checklist, Diagnosis, Step, make_step
 StepFn = Callable[[Context], Step]
 
 CONNECTION: list[tuple[str, StepFn]] = [
+    ("era probe", doctor_probe.era_probe),
     ("handshake", doctor_session.handshake),
     ("version and era", doctor_session.version),
     ("ping", doctor_session.ping),

@@ -1,6 +1,6 @@
-"""The doctor's last steps, through the real client: `connect()` (handshake or discovery),
-the era and version it settled on, a ping (a liveness probe in the modern era), and the
-listings the server declares.
+"""The doctor's last steps, through the real client: how `connect()` went (handshake or
+discovery; the era probe step before opened it), the era and version it settled on, a ping
+(a liveness probe in the modern era), and the listings the server declares.
 
 No second client: these are the connection a user would get, with every option given to
 `doctor()`, each request bounded by the step's time limit. The connection is registered
@@ -9,14 +9,12 @@ under a name of the doctor's own (never one in use) and closed when the diagnosi
 
 from __future__ import annotations
 
-import dataclasses
-import itertools
-import os
 from typing import Any
 
 from ...base.errors import AuthorizationError, HandshakeError, McpError, McpNotebookError, RequestTimeout, TransportError
 from ...base.text import one_line
 from .context import Context
+from .probe import legacy_hint
 from .report import Step
 
 MAX_PAGES = 20
@@ -26,17 +24,12 @@ LISTINGS = (
     ("resources", "resources/templates/list", "resourceTemplates"),
     ("prompts", "prompts/list", "prompts"),
 )
-_numbers = itertools.count(1)
 
 
 def handshake(ctx: Context) -> Step:
-    """Open the connection as `connect()` does: the handshake, or discovery and its fallback."""
-    from ..connecting.connect import connect
-
-    options = ctx.options.replace(name=f"doctor-{os.getpid()}-{next(_numbers)}", timeout=ctx.timeout)
-    kwargs = {field.name: getattr(options, field.name) for field in dataclasses.fields(options)}
+    """How opening the connection went (the era probe step opened it): the handshake, or discovery."""
     try:
-        ctx.conn = conn = connect(ctx.target, **kwargs)
+        conn = _opened(ctx)
     except AuthorizationError as exc:
         return ctx.fail(f"authorization failed: {exc}", "the authorization step above says what the server asks for")
     except RequestTimeout as exc:
@@ -50,15 +43,25 @@ def handshake(ctx: Context) -> Step:
                 str(exc), f"the era is pinned to {ctx.options.era}: try era='auto', which probes what the server speaks"
             )
         return ctx.fail(
-            str(exc), "the server's log (stderr) usually says why; earlier steps passed, so it is the MCP exchange itself"
+            str(exc),
+            legacy_hint(ctx)
+            or "the server's log (stderr) usually says why; earlier steps passed, so it is the MCP exchange itself",
         )
     except (TransportError, McpNotebookError) as exc:
-        return ctx.fail(str(exc), "see the earlier steps")
+        return ctx.fail(str(exc), legacy_hint(ctx) or "see the earlier steps")
     info = conn.server_info or {}
     opened = conn.rules.opening
     return ctx.ok(
         f"{one_line(info.get('name', '?'))} {one_line(info.get('version', ''))} answered {opened} over {conn.health.transport}"
     )
+
+
+def _opened(ctx: Context) -> Any:
+    """The connection the era probe step opened, or the error that stopped it."""
+    failure = ctx.facts.get("connect_failure")
+    if failure is not None:
+        raise failure
+    return _conn(ctx)
 
 
 def _conn(ctx: Context) -> Any:
