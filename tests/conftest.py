@@ -361,7 +361,7 @@ def client_frames_follow_the_schema(monkeypatch):
     """
     from schema import validate_client_frame
 
-    import mcp_notebook.api.connecting.connect as api
+    import mcp_notebook.api.connecting.registry as api
 
     made: list = []
     remember = api.remember

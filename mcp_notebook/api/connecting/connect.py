@@ -1,48 +1,35 @@
-"""Opening connections, and the registry of connections by name.
-
-A connection stays registered until the user closes it or opens another under its name:
-one whose server ended by itself (it exited, or hung up) is still listed, `closed`, so
-what happened to it can be read (`health`, `stderr`).
+"""Opening connections: `connect` and `aconnect`, over one opening path.
 
 `connect` and `aconnect` take the same options (`ConnectOptions`, whose fields hold the
 defaults) and share one opening path: `_opening` is a generator of the attempts (a remembered
 era verdict that no longer holds is dropped, and the server probed afresh, once), which
-`connect` drives in the caller's thread and `aconnect` awaits.
-
-`close_all` closes the connections being opened as well as the open ones: a session is known
-to the registry (`_opening_now`) from before it starts until it is registered, and a connect
-that began before a `close_all` is never registered (its server is stopped, and it raises
-ConnectionClosed). Ctrl-C while connecting closes the connection under way at once (an OAuth
-flow waiting for the user included) and raises `Interrupted`.
+`connect` drives in the caller's thread and `aconnect` awaits. What comes up is registered by
+name in `registry`, which also closes the connects under way when `close_all` runs. Ctrl-C
+while connecting closes the connection under way at once (an OAuth flow waiting for the user
+included) and raises `Interrupted`.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import anyio
-
-from ...base.errors import ConnectionClosed, Interrupted, UsageError
-from ...runtime import Runtime, get_runtime
+from ...runtime import get_runtime
 from ...session.handlers import Handler
 from ...session.session import Session
 from ..apps import meta as app_meta
 from ..calls.feature_state import install as install_features
 from ..connection import Connection
 from ..display import frontend
+from . import registry
 from .options import DEFAULTS as D
 from .options import ConnectOptions
+from .registry import close_all as close_all
+from .registry import close_existing, default_name, forget, opening_failed, register, start
+from .registry import connections as connections
+from .registry import get_connection as get_connection
 from .targets import forget_stale_era, prepare_session, remember_era
-
-EXIT_GRACE_AT_SHUTDOWN = 0.5
-
-_registry: dict[str, Connection] = {}
-_registry_lock = threading.RLock()
-_opening_now: set[Session] = set()  # started by a connect, not yet registered: close_all closes them too
-_closes = 0  # close_all()s so far: a connect that began before the latest one opens nothing
 
 # One attempt to open: the connection's name and its session, not yet started. The driver
 # sends back None once the session is ready, or the exception that stopped it (the session
@@ -157,7 +144,7 @@ def open_connection(
 ) -> Connection:
     """`connect` with its options gathered; `watch` sees each session tried before it starts
     (the doctor reads their traces, a failed one's too)."""
-    began = _closes
+    began = registry.closes
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
@@ -165,14 +152,14 @@ def open_connection(
     while True:
         if watch is not None:
             watch(session)
-        _close_existing(name)
-        _start(runtime, session, name, began)
+        close_existing(name)
+        start(runtime, session, name, began)
         failure: BaseException | None = None
         try:
             runtime.call(session.wait_ready)
         except BaseException as exc:  # noqa: BLE001 - handed to the opening, which decides
             runtime.call(session.close)
-            failure = _opening_failed(session, name, exc)
+            failure = opening_failed(session, name, exc)
         try:
             name, session = opening.send(failure)
         except StopIteration as opened:
@@ -241,22 +228,22 @@ async def aconnect(
         proxy=proxy,
         verify=verify,
     )
-    began = _closes
+    began = registry.closes
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
     while True:
-        old = _registry.get(name)
+        old = registry.connections().get(name)
         if old is not None:
             await old.aclose()
-        _start(runtime, session, name, began)
+        start(runtime, session, name, began)
         failure: BaseException | None = None
         try:
             await runtime.acall(session.wait_ready)
         except BaseException as exc:  # noqa: BLE001 - handed to the opening, which decides
             await runtime.acall(session.close)
-            failure = _opening_failed(session, name, exc)
+            failure = opening_failed(session, name, exc)
         try:
             name, session = opening.send(failure)
         except StopIteration as opened:
@@ -286,7 +273,7 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
     """The attempts to open `target`: a second only when a cached era verdict failed."""
     for attempt in (1, 2):
         base, session = prepare_session(target, options)
-        name = options.name or _default_name(base)
+        name = options.name or default_name(base)
         features = install_features(
             session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation
         )
@@ -296,111 +283,8 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         failure = yield name, session
         if failure is None:
             remember_era(target, session)
-            return _register(Connection(name, session, features, on_close=_forget))
+            return register(Connection(name, session, features, on_close=forget))
         if attempt == 1 and forget_stale_era(target, session, failure):
             continue  # the cached era was wrong for this server now: probe afresh
         raise failure
     raise AssertionError("unreachable")
-
-
-def connections() -> dict[str, Connection]:
-    """Every connection, by name: the open ones, and those whose server ended by itself (their
-    state is "closed") until they are closed or their name is connected again."""
-    with _registry_lock:
-        return dict(_registry)
-
-
-def get_connection(name: str) -> Connection:
-    """The connection called `name` (open, or closed by its server); UsageError if there is none."""
-    conn = connections().get(name)
-    if conn is None:
-        known = ", ".join(sorted(connections())) or "none"
-        raise UsageError(f"no connection named {name!r} (connections: {known})")
-    return conn
-
-
-def close_all() -> None:
-    """Close every connection and reap every server process."""
-    runtime = get_runtime()
-    if runtime.running:
-        runtime.call(_close_all)
-
-
-async def _close_all(grace: float | None = None) -> None:
-    global _closes
-    with _registry_lock:
-        sessions = [conn.session for conn in _registry.values()] + list(_opening_now)
-        _registry.clear()
-        _opening_now.clear()
-        _closes += 1
-    async with anyio.create_task_group() as tg:
-        for session in sessions:
-            tg.start_soon(session.close, grace)
-
-
-async def _close_all_quickly() -> None:
-    """At interpreter exit or kernel shutdown there is little time: SIGTERM after a short grace."""
-    await _close_all(grace=EXIT_GRACE_AT_SHUTDOWN)
-
-
-def remember(conn: Connection) -> Connection:
-    """Register an open connection under its name (tests wrap this to see every connection made)."""
-    with _registry_lock:
-        _registry[conn.name] = conn
-    return conn
-
-
-def _start(runtime: Runtime, session: Session, name: str, began: int) -> None:
-    """Start a connect's session, known to `close_all` from now on; none if one came since it began."""
-    with _registry_lock:
-        if _closes != began:
-            raise ConnectionClosed(f"{name}: not connected: close_all() was called while it was connecting")
-        _opening_now.add(session)
-    runtime.spawn(session.run)  # after a close_all took it, the session opens nothing
-
-
-def _opening_failed(session: Session, name: str, exc: BaseException) -> BaseException:
-    """What a connect whose session did not come up raises: Ctrl-C is `Interrupted`, a
-    session `close_all` closed says so."""
-    with _registry_lock:
-        taken = session not in _opening_now
-        _opening_now.discard(session)
-    if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, Interrupted):
-        return Interrupted(f"{name}: interrupted while connecting; the connection is closed")
-    if taken and isinstance(exc, ConnectionClosed):
-        return ConnectionClosed(f"{name}: not connected: close_all() was called while it was connecting")
-    return exc
-
-
-def _register(conn: Connection) -> Connection:
-    """`remember` a connection that came up, unless `close_all` took it meanwhile (it closes it)."""
-    with _registry_lock:
-        if conn.session not in _opening_now:
-            raise ConnectionClosed(f"{conn.name}: not connected: close_all() was called while it was connecting")
-        _opening_now.discard(conn.session)
-        return remember(conn)
-
-
-def _forget(conn: Connection) -> None:
-    with _registry_lock:
-        if _registry.get(conn.name) is conn:
-            del _registry[conn.name]
-
-
-def _close_existing(name: str) -> None:
-    with _registry_lock:
-        old = _registry.get(name)
-    if old is not None:
-        old.close()
-
-
-def _default_name(base: str) -> str:
-    """`base`, or `base-2`, `base-3`, ... whichever is not in use (a closed connection's name is free)."""
-    name, n = base, 2
-    with _registry_lock:
-        while name in _registry and not _registry[name].closed:
-            name, n = f"{base}-{n}", n + 1
-    return name
-
-
-get_runtime().on_stop(_close_all_quickly)
