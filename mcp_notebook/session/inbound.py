@@ -5,7 +5,8 @@ which a transport with a reading thread of its own (stdio) calls on that thread 
 answer a blocked caller waits for, and a server ping, are taken there at once, with no
 event loop in between. Any other frame is classified and dispatched on the session thread
 the moment it reaches it (a server ping is answered before the callback returns), a
-malformed answer fails the request it names at once, a hang-up fails what is pending, an
+malformed answer fails the request it names at once, the user's handlers run as bounded
+tasks (`user_handlers`), a hang-up fails what is pending, an
 expired HTTP session is renewed, and transport failures move the health state (degraded,
 then stale) until a frame comes in again. The session owns one `Inbound` and hands it to
 its transport as the `Sink`.
@@ -25,12 +26,12 @@ from ..protocol import jsonrpc as rpc
 from ..protocol.frame_rules import Seen, Violation, url
 from ..protocol.versions import accepts_batches
 from . import live_state
-from .handlers import Handler, call_handler, reply_from_handler
 from .health import LIVE_STATES, RECONNECTING
 from .port import SessionPort
 from .requests import Request
 from .subscriptions import route
 from .trace import IN
+from .user_handlers import UserHandlers
 from .violations import frame_version
 
 NO_REQUEST = "response to no request of ours, ignored"
@@ -51,7 +52,7 @@ class Inbound:
         self.session = session
         self.recovering = False  # a new HTTP session is being shaken hands with
         self.lost: list[Request] = []  # requests the server forgot, resent once it knows us again
-        self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
+        self.handlers = UserHandlers(session)
         self._read_at = 0.0
         # What `frame_here` decoded and left to the loop, with its text: `frame_received` comes
         # next with that same text (frame_here is called only while no frame waits for the loop).
@@ -116,7 +117,9 @@ class Inbound:
         self._check(entry.seq, rpc.REQUEST, request, method="ping", size=len(text))
         return True
 
-    def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
+    def _dispatch(
+        self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None, size: int | None = None
+    ) -> None:
         kind, message, note = frame
         pending, note = self._answered(frame, text)
         if kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
@@ -144,12 +147,12 @@ class Inbound:
             pending.received_at = time.perf_counter()
             self.session.requests.settle(pending, response=_held(message, text))
         elif kind == rpc.REQUEST:
-            self._on_request(message)
+            self._on_request(message, len(text) if size is None else size)
         elif kind == rpc.NOTIFICATION:
-            self._on_notification(message)
+            self._on_notification(message, len(text) if size is None else size)
         elif kind == rpc.BATCH:
-            for item in message:
-                self._dispatch(text, rpc.classify(item), record=False)
+            for item in message:  # each item is held by its handler as an equal share of the text
+                self._dispatch(text, rpc.classify(item), record=False, size=len(text) // max(len(message), 1))
         elif kind == rpc.INVALID:
             self._on_invalid(message)
 
@@ -227,7 +230,7 @@ class Inbound:
             except ConnectionClosed:
                 pass
 
-    def _on_request(self, request: dict[str, Any]) -> None:
+    def _on_request(self, request: dict[str, Any], size: int) -> None:
         method = request["method"]
         if not self.session.rules.server_requests:
             # 2026-07-28 has no server-to-client requests (input comes through input_required
@@ -239,36 +242,20 @@ class Inbound:
         if method == "ping":
             self.session.counters.server_pings += 1
         handler = self.session.request_handlers.get(method)
-        if handler is not None and self.session.running:
-            self.session.spawn(self._serve_with_handler, handler, request, self._read_at)
-        elif method == "ping":
+        if handler is not None and self.session.running and self.handlers.serve(handler, request, self._read_at, size):
+            return
+        if method == "ping":  # no handler of the user's, or theirs are all busy: pings are never refused
             self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=self._read_at)
         else:
             self.session.outbox.send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
 
-    async def _serve_with_handler(self, handler: Handler, request: dict[str, Any], read_at: float) -> None:
-        request_id = request["id"]
-        with anyio.CancelScope() as scope:
-            self._handler_scopes[request_id] = scope
-            try:
-                reply, problem = await reply_from_handler(handler, request)
-            finally:
-                self._handler_scopes.pop(request_id, None)
-            if problem:
-                self.session.trace.event("handler-error", note=problem, method=request["method"])
-            self.session.outbox.send_reply(reply, request, note="from user handler", read_at=read_at)
-        if scope.cancelled_caught:
-            self.session.trace.event("handler-cancelled", id=request_id, method=request["method"])
-
-    def _on_notification(self, message: dict[str, Any]) -> None:
+    def _on_notification(self, message: dict[str, Any], size: int) -> None:
         method = message["method"]
         params = message.get("params") or {}
         if self.session.subscriptions:
             route(self.session.subscriptions, method, params)
         if method == "notifications/cancelled" and isinstance(params, dict):
-            scope = self._handler_scopes.get(params.get("requestId"))  # type: ignore[arg-type]
-            if scope is not None:
-                scope.cancel()
+            self.handlers.cancel(params.get("requestId"))
         inline = self.session.notification_handlers.inline(method)
         if inline is not None:
             try:
@@ -277,13 +264,7 @@ class Inbound:
                 self.session.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}", method=method)
         handler = self.session.notification_handlers.get(method)
         if handler is not None and self.session.running:
-            self.session.spawn(self._notify_handler, handler, params)
-
-    async def _notify_handler(self, handler: Handler, params: dict[str, Any]) -> None:
-        try:
-            await call_handler(handler, params)
-        except Exception as exc:  # noqa: BLE001 - never let a user callback kill the session
-            self.session.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}")
+            self.handlers.notify(handler, method, params, size)
 
     def hung_up(self) -> None:
         """The transport lost its peer: fail what is pending, once we know why."""
