@@ -7,7 +7,7 @@ event loop in between. Any other frame is classified and dispatched on the sessi
 the moment it reaches it (a server ping is answered before the callback returns), a
 malformed answer fails the request it names at once, the user's handlers run as bounded
 tasks (`user_handlers`), a hang-up fails what is pending, an
-expired HTTP session is renewed, and transport failures move the health state (degraded,
+expired HTTP session is renewed (`renewal`), and transport failures move the health state (degraded,
 then stale) until a frame comes in again. The session owns one `Inbound` and hands it to
 its transport as the `Sink`.
 """
@@ -26,8 +26,8 @@ from ..protocol import jsonrpc as rpc
 from ..protocol.frame_rules import Seen, Violation, url
 from ..protocol.versions import accepts_batches
 from . import live_state
-from .health import LIVE_STATES, RECONNECTING
 from .port import SessionPort
+from .renewal import Renewal
 from .requests import Request
 from .subscriptions import route
 from .trace import IN
@@ -50,8 +50,7 @@ class Inbound:
 
     def __init__(self, session: SessionPort) -> None:
         self.session = session
-        self.recovering = False  # a new HTTP session is being shaken hands with
-        self.lost: list[Request] = []  # requests the server forgot, resent once it knows us again
+        self.renewal = Renewal(session)  # of the HTTP session, when the server forgets it
         self.handlers = UserHandlers(session)
         self._read_at = 0.0
         # What `frame_here` decoded and left to the loop, with its text: `frame_received` comes
@@ -62,6 +61,8 @@ class Inbound:
         """The transport read a frame: dispatch it now, on the session thread (`problem`: what
         was wrong with its bytes, which makes it invalid whatever its text says)."""
         self._read_at = time.perf_counter()
+        if self.renewal.in_row:
+            self.renewal.heard()
         if self.session.counters.transport_failures:
             self._reached_again()
         decoded, self._decoded_here = self._decoded_here, None
@@ -79,7 +80,7 @@ class Inbound:
         earlier frame has been dispatched, so the order of frames holds; a frame left to the loop
         is not decoded again there."""
         session = self.session
-        if session.counters.transport_failures or self.recovering or session.checker.strict:
+        if session.counters.transport_failures or self.renewal.recovering or session.checker.strict:
             return False
         try:
             frame = rpc.decode(text)
@@ -326,55 +327,8 @@ class Inbound:
             self.session.checker.wait_room()
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
-        """The server forgot our session: shake hands anew and resend what it lost, once."""
-        pending = self.session.requests.get(request_id)
-        if pending is not None:
-            if pending.resent:
-                self.session.requests.pop(pending.id)
-                self.session.requests.settle(
-                    pending,
-                    failure=ConnectionClosed(f"{pending.method}: the server forgot the session again after it was renewed"),
-                )
-            else:
-                self.lost.append(pending)
-        if self.recovering:
-            return
-        if not current:  # a 404 for a session we have already replaced: just resend
-            self._resend_lost()
-        elif self.session.running and self.session.counters.state in LIVE_STATES:
-            self.recovering = True
-            self.session.spawn(self._recover)
-
-    async def _recover(self) -> None:
-        self.session.set_state(RECONNECTING, "HTTP 404: the server no longer knows our session")
-        self.session.counters.session_recoveries += 1
-        self.session.transport.reset_session()
-        try:
-            await self.session.handshake()
-        except Exception as exc:  # noqa: BLE001 - the connection ends with the reason
-            self.recovering = False
-            self.session.end(ConnectionClosed(f"the session expired and a new one could not be started: {exc}"))
-            return
-        self.recovering = False
-        resent = self._resend_lost()
-        live_state.ready(self.session, f"new session; {resent} request(s) resent")
-
-    def _resend_lost(self) -> int:
-        lost, self.lost = self.lost, []
-        count = 0
-        for pending in lost:
-            if pending.settled:
-                continue
-            pending.resent = True
-            count += 1
-            try:
-                self.session.outbox.send(
-                    rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session"
-                )
-            except ConnectionClosed as exc:
-                self.session.requests.pop(pending.id)
-                self.session.requests.settle(pending, failure=self.session.closed_error(str(exc)))
-        return count
+        """The server forgot our session: shake hands anew and resend what it lost, once (`renewal`)."""
+        self.renewal.expired(request_id, current)
 
     async def _after_hangup(self) -> None:
         code = await self.session.transport.wait_exit(timeout=2.0)
