@@ -19,6 +19,7 @@ from ..api.display.diagram import flavour
 from ..base.plural import counted
 from ..base.text import ansi_html, clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
+from ..session.health_view import turned_away
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 from .diagram_svg import histogram_svg, spark_svg
 
@@ -99,6 +100,8 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
     ]
     if h.listening is not None:  # the server's way to us between our requests (HTTP)
         rows.insert(2, ("listening", h.listening))
+    if h.notifications_dropped or h.requests_refused:
+        rows.append(("handlers", turned_away(h)))
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
         rows.append(
             (

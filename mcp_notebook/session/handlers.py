@@ -1,7 +1,8 @@
 """User handlers for server requests and notifications, and how they are run.
 
 Handlers are user code: sync ones run in a worker thread and async ones as their own
-task, never on the path that reads frames, so a slow handler cannot delay a pong.
+task, never on the path that reads frames, so a slow handler cannot delay a pong; how many
+run at once for one connection is bounded in `user_handlers`.
 """
 
 from __future__ import annotations

@@ -92,6 +92,8 @@ class Health:
     reconnects: int = 0  # dropped SSE streams resumed (HTTP)
     session_recoveries: int = 0
     session_id: str | None = None  # the HTTP session (Mcp-Session-Id) the server gave us
+    notifications_dropped: int = 0  # server notifications whose handler never ran: its tasks were full
+    requests_refused: int = 0  # server requests answered 'busy' for the same reason
     listening: str | None = None  # the HTTP listening stream: "open", "down since ... (N reopen attempts): why", "none: why"
     trace_entries: int = 0
     trace_dropped: int = 0
@@ -143,6 +145,8 @@ class HealthCounters:
     session_recoveries: int = 0  # sessions renewed after the server forgot ours
     transport_failures: int = 0  # in a row, since the last frame that came in
     listening_down: str | None = None  # the listening stream is down: since when, and why
+    notifications_dropped: int = 0  # server notifications dropped while their handlers' tasks were full
+    requests_refused: int = 0  # server requests answered 'busy' while their handlers' tasks were full
     closed_at: float | None = None  # wall time
     rtts: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # our pings' round trips
     pong_latencies: deque[float] = field(default_factory=lambda: deque(maxlen=RTT_HISTORY))  # read to pong written
@@ -220,6 +224,8 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         reconnects=getattr(transport, "stream_resumes", 0),
         session_recoveries=c.session_recoveries,
         session_id=getattr(transport, "session_id", None),
+        notifications_dropped=c.notifications_dropped,
+        requests_refused=c.requests_refused,
         listening=getattr(transport, "listening_stream", None),
         trace_entries=len(trace),
         trace_dropped=trace.dropped,

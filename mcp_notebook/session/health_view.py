@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from ..base.plural import counted
 from ..base.text import ansi_html, esc, one_line
 
 STDERR_SHOWN = 5  # last stderr lines in a display
@@ -45,6 +46,14 @@ def ended(h: Any, now: float | None = None) -> str | None:
     return f"{reason}, at {time.strftime('%H:%M:%S', time.localtime(h.closed_at))} ({ago:.0f} s ago)"
 
 
+def turned_away(h: Any) -> str:
+    """What of the server's was turned away while its handlers' tasks were full (`user_handlers`)."""
+    return (
+        f"{counted(h.notifications_dropped, 'notification')} dropped, {counted(h.requests_refused, 'request')} "
+        "answered 'busy': their handlers were behind"
+    )
+
+
 def summary(h: Any) -> str:
     """The repr's words: how it ended, or its era, transport and last round trip."""
     if h.state == "closed":
@@ -66,6 +75,8 @@ def rows(h: Any) -> list[tuple[str, str]]:
     ]
     if h.listening is not None:
         found.append(("listening", h.listening))
+    if h.notifications_dropped or h.requests_refused:
+        found.append(("handlers", turned_away(h)))
     if h.violations:
         found.append(("violations", f"{h.violations}: conn.violations, %mcp violations -c {h.name}"))
     if h.state == "closed":

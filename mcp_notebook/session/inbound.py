@@ -5,8 +5,9 @@ which a transport with a reading thread of its own (stdio) calls on that thread 
 answer a blocked caller waits for, and a server ping, are taken there at once, with no
 event loop in between. Any other frame is classified and dispatched on the session thread
 the moment it reaches it (a server ping is answered before the callback returns), a
-malformed answer fails the request it names at once, a hang-up fails what is pending, an
-expired HTTP session is renewed, and transport failures move the health state (degraded,
+malformed answer fails the request it names at once, the user's handlers run as bounded
+tasks (`user_handlers`), a hang-up fails what is pending, an
+expired HTTP session is renewed (`renewal`), and transport failures move the health state (degraded,
 then stale) until a frame comes in again. The session owns one `Inbound` and hands it to
 its transport as the `Sink`.
 """
@@ -25,12 +26,12 @@ from ..protocol import jsonrpc as rpc
 from ..protocol.frame_rules import Seen, Violation, url
 from ..protocol.versions import accepts_batches
 from . import live_state
-from .handlers import Handler, call_handler, reply_from_handler
-from .health import LIVE_STATES, RECONNECTING
 from .port import SessionPort
+from .renewal import Renewal
 from .requests import Request
 from .subscriptions import route
 from .trace import IN
+from .user_handlers import UserHandlers
 from .violations import frame_version
 
 NO_REQUEST = "response to no request of ours, ignored"
@@ -49,9 +50,8 @@ class Inbound:
 
     def __init__(self, session: SessionPort) -> None:
         self.session = session
-        self.recovering = False  # a new HTTP session is being shaken hands with
-        self.lost: list[Request] = []  # requests the server forgot, resent once it knows us again
-        self._handler_scopes: dict[rpc.RequestId, anyio.CancelScope] = {}
+        self.renewal = Renewal(session)  # of the HTTP session, when the server forgets it
+        self.handlers = UserHandlers(session)
         self._read_at = 0.0
         # What `frame_here` decoded and left to the loop, with its text: `frame_received` comes
         # next with that same text (frame_here is called only while no frame waits for the loop).
@@ -61,6 +61,8 @@ class Inbound:
         """The transport read a frame: dispatch it now, on the session thread (`problem`: what
         was wrong with its bytes, which makes it invalid whatever its text says)."""
         self._read_at = time.perf_counter()
+        if self.renewal.in_row:
+            self.renewal.heard()
         if self.session.counters.transport_failures:
             self._reached_again()
         decoded, self._decoded_here = self._decoded_here, None
@@ -78,7 +80,7 @@ class Inbound:
         earlier frame has been dispatched, so the order of frames holds; a frame left to the loop
         is not decoded again there."""
         session = self.session
-        if session.counters.transport_failures or self.recovering or session.checker.strict:
+        if session.counters.transport_failures or self.renewal.recovering or session.checker.strict:
             return False
         try:
             frame = rpc.decode(text)
@@ -116,7 +118,9 @@ class Inbound:
         self._check(entry.seq, rpc.REQUEST, request, method="ping", size=len(text))
         return True
 
-    def _dispatch(self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None) -> None:
+    def _dispatch(
+        self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None, size: int | None = None
+    ) -> None:
         kind, message, note = frame
         pending, note = self._answered(frame, text)
         if kind == rpc.BATCH and not accepts_batches(self.session.protocol_version):
@@ -144,12 +148,12 @@ class Inbound:
             pending.received_at = time.perf_counter()
             self.session.requests.settle(pending, response=_held(message, text))
         elif kind == rpc.REQUEST:
-            self._on_request(message)
+            self._on_request(message, len(text) if size is None else size)
         elif kind == rpc.NOTIFICATION:
-            self._on_notification(message)
+            self._on_notification(message, len(text) if size is None else size)
         elif kind == rpc.BATCH:
-            for item in message:
-                self._dispatch(text, rpc.classify(item), record=False)
+            for item in message:  # each item is held by its handler as an equal share of the text
+                self._dispatch(text, rpc.classify(item), record=False, size=len(text) // max(len(message), 1))
         elif kind == rpc.INVALID:
             self._on_invalid(message)
 
@@ -227,7 +231,7 @@ class Inbound:
             except ConnectionClosed:
                 pass
 
-    def _on_request(self, request: dict[str, Any]) -> None:
+    def _on_request(self, request: dict[str, Any], size: int) -> None:
         method = request["method"]
         if not self.session.rules.server_requests:
             # 2026-07-28 has no server-to-client requests (input comes through input_required
@@ -239,36 +243,20 @@ class Inbound:
         if method == "ping":
             self.session.counters.server_pings += 1
         handler = self.session.request_handlers.get(method)
-        if handler is not None and self.session.running:
-            self.session.spawn(self._serve_with_handler, handler, request, self._read_at)
-        elif method == "ping":
+        if handler is not None and self.session.running and self.handlers.serve(handler, request, self._read_at, size):
+            return
+        if method == "ping":  # no handler of the user's, or theirs are all busy: pings are never refused
             self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=self._read_at)
         else:
             self.session.outbox.send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
 
-    async def _serve_with_handler(self, handler: Handler, request: dict[str, Any], read_at: float) -> None:
-        request_id = request["id"]
-        with anyio.CancelScope() as scope:
-            self._handler_scopes[request_id] = scope
-            try:
-                reply, problem = await reply_from_handler(handler, request)
-            finally:
-                self._handler_scopes.pop(request_id, None)
-            if problem:
-                self.session.trace.event("handler-error", note=problem, method=request["method"])
-            self.session.outbox.send_reply(reply, request, note="from user handler", read_at=read_at)
-        if scope.cancelled_caught:
-            self.session.trace.event("handler-cancelled", id=request_id, method=request["method"])
-
-    def _on_notification(self, message: dict[str, Any]) -> None:
+    def _on_notification(self, message: dict[str, Any], size: int) -> None:
         method = message["method"]
         params = message.get("params") or {}
         if self.session.subscriptions:
             route(self.session.subscriptions, method, params)
         if method == "notifications/cancelled" and isinstance(params, dict):
-            scope = self._handler_scopes.get(params.get("requestId"))  # type: ignore[arg-type]
-            if scope is not None:
-                scope.cancel()
+            self.handlers.cancel(params.get("requestId"))
         inline = self.session.notification_handlers.inline(method)
         if inline is not None:
             try:
@@ -277,13 +265,7 @@ class Inbound:
                 self.session.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}", method=method)
         handler = self.session.notification_handlers.get(method)
         if handler is not None and self.session.running:
-            self.session.spawn(self._notify_handler, handler, params)
-
-    async def _notify_handler(self, handler: Handler, params: dict[str, Any]) -> None:
-        try:
-            await call_handler(handler, params)
-        except Exception as exc:  # noqa: BLE001 - never let a user callback kill the session
-            self.session.trace.event("handler-error", note=f"{type(exc).__name__}: {exc}")
+            self.handlers.notify(handler, method, params, size)
 
     def hung_up(self) -> None:
         """The transport lost its peer: fail what is pending, once we know why."""
@@ -345,62 +327,8 @@ class Inbound:
             self.session.checker.wait_room()
 
     def session_expired(self, request_id: rpc.RequestId | None, current: bool = True) -> None:
-        """The server forgot our session: shake hands anew and resend what it lost, once. An
-        `initialize` that carried a dead session id goes again at once, without it; while the
-        connection opens no recovery comes, so no other request waits for one."""
-        pending = self.session.requests.get(request_id)
-        if pending is not None and pending.method == "initialize" and not pending.resent:
-            pending.resent = True
-            self.session.transport.reset_session()
-            self.session.send_request(pending, note="resent without the session id the server no longer knows")
-            return
-        opening = not self.recovering and self.session.counters.state not in LIVE_STATES
-        if pending is not None:
-            if pending.resent or opening:
-                self.session.requests.pop(pending.id)
-                why = "again after it was renewed" if pending.resent else "while the connection was opening"
-                failure = ConnectionClosed(f"{pending.method}: the server forgot the session {why}")
-                self.session.requests.settle(pending, failure=failure)
-            else:
-                self.lost.append(pending)
-        if self.recovering:
-            return
-        if not current:  # a 404 for a session we have already replaced: just resend
-            self._resend_lost()
-        elif self.session.running and self.session.counters.state in LIVE_STATES:
-            self.recovering = True
-            self.session.spawn(self._recover)
-
-    async def _recover(self) -> None:
-        self.session.set_state(RECONNECTING, "HTTP 404: the server no longer knows our session")
-        self.session.counters.session_recoveries += 1
-        self.session.transport.reset_session()
-        try:
-            await self.session.handshake()
-        except Exception as exc:  # noqa: BLE001 - the connection ends with the reason
-            self.recovering = False
-            self.session.end(ConnectionClosed(f"the session expired and a new one could not be started: {exc}"))
-            return
-        self.recovering = False
-        resent = self._resend_lost()
-        live_state.ready(self.session, f"new session; {resent} request(s) resent")
-
-    def _resend_lost(self) -> int:
-        lost, self.lost = self.lost, []
-        count = 0
-        for pending in lost:
-            if pending.settled:
-                continue
-            pending.resent = True
-            count += 1
-            try:
-                self.session.outbox.send(
-                    rpc.request(pending.id, pending.method, pending.params), rpc.REQUEST, note="resent in a new session"
-                )
-            except ConnectionClosed as exc:
-                self.session.requests.pop(pending.id)
-                self.session.requests.settle(pending, failure=self.session.closed_error(str(exc)))
-        return count
+        """The server forgot our session: shake hands anew and resend what it lost, once (`renewal`)."""
+        self.renewal.expired(request_id, current)
 
     async def _after_hangup(self) -> None:
         code = await self.session.transport.wait_exit(timeout=2.0)

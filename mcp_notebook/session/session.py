@@ -267,8 +267,8 @@ class Session:
         self.requests.add(pending)
         self.count_sent(pending)
         pending.sent_at = time.perf_counter()
-        if self.inbound.recovering and pending.method != "initialize":
-            self.inbound.lost.append(pending)  # sent once the new session is up
+        if self.inbound.renewal.recovering and pending.method != "initialize":
+            self.inbound.renewal.lost.append(pending)  # sent once the new session is up
             return
         self.send_request(pending)
 

@@ -4,8 +4,8 @@ A stream (a POST's answer, the GET listening stream, or the one HTTP+SSE stream)
 event by event, each message pushed into the session as it arrives. A POST stream that ends
 before our response is polled back with GET and `Last-Event-ID`, and the GET listening
 stream is reopened the same way, for the connection's life. The rule every reopen keeps
-(`backoff`): wait the server's `retry`, never less than FLOOR (a `retry: 0` would reopen a
-thousand times a second), doubled for each attempt in a row that brought nothing, never more
+(`backoff.backoff`): wait the server's `retry`, never less than FLOOR (a `retry: 0` would reopen
+a thousand times a second), doubled for each attempt in a row that brought nothing, never more
 than CAP. An event over the message limit ends its stream with a TransportError: a POST
 stream's request fails with it, and the GET listening stream is reopened afresh (resuming
 would replay the event). While the listening stream cannot be reopened, or keeps closing as
@@ -30,13 +30,12 @@ import httpx2
 from ..base.errors import TransportError
 from ..base.plural import counted
 from ..protocol.jsonrpc import RequestId
+from .backoff import backoff
 from .base import Sink, size_text
 from .http_errors import describe_failure
 from .sse import is_event_stream, iter_events
 
 RESUME_ATTEMPTS = 5  # resumes of a POST stream in a row that bring nothing, before its request fails
-FLOOR = 0.5  # seconds: the least wait before a stream is reopened, whatever `retry` the server asks for
-CAP = 30.0  # seconds: the most, however often it failed (a server back up is heard from within this)
 FLAPS_TO_DOWN = 3  # listening streams in a row that close with nothing sent: it is down
 
 
@@ -296,11 +295,3 @@ class GetStream:
     ) -> None:
         if self._context is not None:
             await self._context.__aexit__(exc_type, exc, traceback)
-
-
-def backoff(retry_ms: int | None, attempt: int) -> float:
-    """Seconds to wait before reopening a stream: the server's `retry` (FLOOR if it gave none),
-    never less than FLOOR, doubled for each attempt in a row that brought nothing (`attempt`),
-    never more than CAP."""
-    base = FLOOR if retry_ms is None else max(retry_ms / 1000, FLOOR)
-    return min(base * float(2 ** min(attempt, 16)), CAP)

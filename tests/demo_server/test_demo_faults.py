@@ -14,6 +14,7 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook import ConnectionClosed, RequestTimeout
+from mcp_notebook.session.renewal import Renewal
 
 
 @pytest.fixture
@@ -135,6 +136,22 @@ def test_expire_session_over_http_is_recovered_transparently(opened):
     assert 404 in statuses
     assert states(conn)[-2:] == ["reconnecting", "ready"]
     assert len(conn.trace.filter(direction="event", kind="session-reset")) == 1
+
+
+def test_renewals_with_the_server_speaking_between_them_go_at_once(opened, monkeypatch):
+    """Only renewals in a row with nothing from the server between them wait (session/renewal.py)."""
+    waits: list[float] = []
+
+    async def pause(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(Renewal, "pause", staticmethod(pause))
+    conn = demo(opened, "web", transport="http", keepalive=None)
+    for _ in range(3):
+        faults(conn, expire_session=True)
+        assert conn.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})["content"][0]["text"] == "5"
+    assert conn.health.session_recoveries == 3 and conn.state == "ready"
+    assert waits == []
 
 
 def test_expire_session_on_stdio_has_nothing_to_expire(opened):

@@ -8,6 +8,10 @@ The GET listening stream acts out the path:
 * `/refuse-once`   the first GET's stream stays open until the `drop` tool ends it; the next
                    GET is refused (503); the one after gets a stream that carries a
                    `notifications/message` ("after the reopen") and stays open.
+* `/forget`        every `initialize` gets a new session id; the first GET of each session
+                   gets a stream that says `retry: 0` and ends at once, and the next GET a
+                   404, as for a session the server forgot; POSTs are served as usual. The
+                   `initializes` tool says how many `initialize` requests it has seen.
 * `/flood`         the stream sends `count` (the query, default 100000) small notifications as
                    fast as the client reads them, then a `ping` with id "after-flood"; the
                    `flood-answered` tool says how many went out, once the client answered
@@ -28,6 +32,8 @@ HOST = "127.0.0.1"
 SESSION = "listening-session"
 changed = threading.Condition()
 gets = 0
+initializes = 0
+streamed: set[str | None] = set()  # /forget: the sessions whose stream was opened once
 sent = 0
 dropped = threading.Event()
 closed = threading.Event()
@@ -81,11 +87,22 @@ class Handler(BaseHTTPRequestHandler):
                 self._refuse_once(number)
             elif path == "/flood":
                 self._flood()
+            elif path == "/forget":
+                self._forget(self.headers.get("Mcp-Session-Id"))
             else:
                 self._send(405)
         except OSError:
             pass  # the client hung up
         self.close_connection = True
+
+    def _forget(self, session: str | None) -> None:
+        with changed:
+            first = session not in streamed
+            streamed.add(session)
+        if first:
+            self._open_stream(b"retry: 0\n\n")
+        else:
+            self._send(404, b"no such session", "text/plain")
 
     def _refuse_once(self, number: int) -> None:
         if number == 2:
@@ -116,6 +133,7 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200)
 
     def do_POST(self) -> None:
+        global initializes
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
         if "method" not in body or "id" not in body:  # a response or a notification of the client's
             if body.get("id") == "after-flood" and "result" in body:
@@ -129,12 +147,18 @@ class Handler(BaseHTTPRequestHandler):
                 "capabilities": {"tools": {}},
                 "serverInfo": {"name": "listening-test-server", "version": "0"},
             }
-            self._json({"jsonrpc": "2.0", "id": request_id, "result": result}, {"Mcp-Session-Id": SESSION})
+            with changed:
+                initializes += 1
+                session = SESSION if urlsplit(self.path).path != "/forget" else f"{SESSION}-{initializes}"
+            self._json({"jsonrpc": "2.0", "id": request_id, "result": result}, {"Mcp-Session-Id": session})
         elif method == "ping":
             self._json({"jsonrpc": "2.0", "id": request_id, "result": {}})
         elif method == "tools/call" and body["params"]["name"] == "gets":
             with changed:
                 self._result(request_id, str(gets))
+        elif method == "tools/call" and body["params"]["name"] == "initializes":
+            with changed:
+                self._result(request_id, str(initializes))
         elif method == "tools/call" and body["params"]["name"] == "drop":
             dropped.set()
             self._result(request_id, "dropped")

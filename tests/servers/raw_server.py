@@ -19,6 +19,8 @@ then acts out a scenario for each `tools/call` whose tool name names one:
                   pieces, then answers "survived".
 * `log-flood`     sends `count` log notifications whose data is `size` characters, then
                   answers "flooded".
+* `updates-flood` sends `notifications/resources/updated` for `count` resources, `note://0`
+                  on, none of them subscribed, then answers "flooded".
 * `stderr-flood`  writes `count` lines to stderr ("stderr line N"), then answers "flooded".
 * `large`         answers with `items` text blocks (default 1), each `size` characters of
                   "x" (with no `size`: the block's number); the result is encoded once per
@@ -112,6 +114,12 @@ def log_flood(request_id: object, arguments: dict) -> None:
     for number in range(int(arguments["count"])):
         data = f"{number:06d}" + "x" * max(0, int(arguments["size"]) - 6)
         send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": data}})
+    answer(request_id, "flooded")
+
+
+def updates_flood(request_id: object, arguments: dict) -> None:
+    for number in range(int(arguments["count"])):
+        send({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": f"note://{number}"}})
     answer(request_id, "flooded")
 
 
@@ -257,6 +265,7 @@ WITH_ARGUMENTS = {
     "pong-latencies": pong_latencies,
     "long-line": long_line,
     "log-flood": log_flood,
+    "updates-flood": updates_flood,
     "stderr-flood": stderr_flood,
     "malformed": malformed,
     "violate": violate,

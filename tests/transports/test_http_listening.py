@@ -12,13 +12,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 from conftest import stop, wait_for_port
 
 import mcp_notebook
 from mcp_notebook.runtime import get_runtime
 from mcp_notebook.session import violations
+from mcp_notebook.session.renewal import MAX_IN_ROW, Renewal
 from mcp_notebook.session.violations import FrameChecker
-from mcp_notebook.transports.http_streams import CAP, FLOOR, Streams, backoff
+from mcp_notebook.transports.backoff import CAP, FLOOR, backoff
+from mcp_notebook.transports.http_streams import Streams
 
 SERVER = [sys.executable, str(Path(__file__).parents[1] / "servers" / "listening_server.py")]
 WAIT = 30  # seconds: only a broken client waits this long
@@ -64,6 +67,17 @@ class Pauses:
         with self.changed:
             gate = self._gates[-1]
         get_runtime().call_soon(gate.set)
+
+
+class Asked:
+    """Stands in for a wait that is over at once: records the seconds asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.asked.append(seconds)
+        await anyio.lowlevel.checkpoint()
 
 
 def tool_text(conn: mcp_notebook.Connection, name: str) -> str:
@@ -142,3 +156,29 @@ def test_a_flood_on_the_listening_stream_waits_on_the_wire_while_the_checker_is_
         assert checker.settled(WAIT)
         assert tool_text(conn, "flood-answered") == f"{count} sent, ping answered"  # the flood's last frame
         assert checker._submitted >= count + 1 and conn.health.pongs_sent == 1 and conn.state == "ready"
+
+
+def test_a_server_that_forgets_every_new_session_is_renewed_ever_more_slowly_then_given_up(port, monkeypatch):
+    """Each session's listening stream closes at once and its reopen meets a 404: the first
+    renewal goes at once, each next one (nothing came between) waits longer, and the eighth in
+    a row is the last: the connection ends saying why."""
+    renewals = Asked()
+    monkeypatch.setattr(Renewal, "pause", renewals)
+    monkeypatch.setattr(Streams, "pause", Asked())  # the reopens between: at once
+    with serving(port) as base:
+        conn = mcp_notebook.connect(base + "/forget", era="legacy", name="forget")
+        try:
+            assert conn.monitor.wait_state("closed", WAIT), f"still {conn.state}: {conn.health.state_reason}"
+            health = conn.health
+        finally:
+            conn.close()
+    assert renewals.asked == [FLOOR, 1, 2, 4, 8, 16, CAP]  # the first renewal waited for nothing
+    assert health.session_recoveries == MAX_IN_ROW
+    assert health.closed_reason == (
+        "the server forgot 8 new sessions in a row before it sent anything in them (HTTP 404); gave up renewing"
+    )
+    reasons = [e.note for e in conn.trace.filter(kind="state") if e.detail["state"] == "reconnecting"]
+    assert reasons[:2] == [
+        "HTTP 404: the server no longer knows our session",
+        "HTTP 404: the server no longer knows our session; renewing in 0.5 s (1 renewal in a row brought nothing)",
+    ]

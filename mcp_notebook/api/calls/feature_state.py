@@ -3,7 +3,9 @@
 One `FeatureState` is installed on a session when it is made (`install`), so the
 notification handlers are in place from the first frame on, and the connection holds it.
 Handlers run on the session thread, only record, and never print. The server's log messages
-are kept in a ring bounded by count and by size, each one's data clipped when huge.
+are kept in a ring bounded by count and by size, each one's data clipped when huge; resource
+updates are counted for the subscribed resources and the UPDATED_URIS most recently updated
+others (the server names the URIs), and in all.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .progress import Call, LogRecord
 
 LOG_HISTORY = 1000
 LOG_BYTES = 16 * 1024 * 1024  # about the most the kept log messages hold
+UPDATED_URIS = 1000  # resources whose updates are counted one by one, besides those subscribed
 LOG_DATA_CLIP = 64 * 1024  # characters of one log message's data kept (panels unfold 20,000)
 RECORD_COST = 300  # what a kept log record costs besides its data
 LIST_CHANGED = {
@@ -62,7 +65,8 @@ class FeatureState:
         self.subscriptions: dict[str, list[Callable[[str], Any]]] = {}
         self.listens: dict[str, Any] = {}  # modern: uri -> its subscriptions/listen Subscription
         self.updates: deque[tuple[str, float]] = deque(maxlen=LOG_HISTORY)
-        self.update_counts: dict[str, int] = {}
+        self.update_counts: dict[str, int] = {}  # by resource, the most recently updated UPDATED_URIS (and all subscribed)
+        self.updates_total = 0
         self.requests = requests or ServerRequests()
         self.requests.current_call = self.current_call
         self.task_watch = TaskWatch(session)
@@ -164,7 +168,13 @@ class FeatureState:
         uri = str(params.get("uri", ""))
         self.updates.append((uri, time.time()))
         with self.lock:
-            self.update_counts[uri] = self.update_counts.get(uri, 0) + 1
+            counts = self.update_counts
+            counts[uri] = counts.pop(uri, 0) + 1  # last in the dict: the most recently updated
+            self.updates_total += 1
+            if len(counts) > UPDATED_URIS:  # the server names the URIs: the longest unheard of one not subscribed goes
+                gone = next((old for old in counts if old not in self.subscriptions), None)
+                if gone is not None:
+                    del counts[gone]
             callbacks = list(self.subscriptions.get(uri, ()))
         for callback in callbacks:  # user code: in a worker thread, never on the frame path
             await anyio.to_thread.run_sync(callback, uri, abandon_on_cancel=True)

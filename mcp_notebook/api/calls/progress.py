@@ -5,6 +5,11 @@ The session thread only records (progress, log records, questions) and never pri
 the caller (the cell's thread, or its awaiting coroutine) displays what it finds at its
 next wake-up. A progress notification's numbers are the server's: any JSON number (an
 integer of 400 digits, NaN) is recorded as a float a bar can be drawn from, or not at all.
+The inbox is fed by the server, so it is bounded: at most INBOX_PROGRESS progress reports
+wait in it (a caller may be held for long: a slow progress callback, a question typed at a
+terminal); beyond that a report is only counted (`progress_skipped`), and the caller's next
+look adds the latest one if it missed it, so a callback always ends on the newest state.
+Log lines are bounded by CELL_LOG_LINES, questions by the handlers' bound.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from ...base.text import clip, one_line, plain
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 CELL_LOG_LINES = 20  # log lines a waiting call shows one by one; the rest are only counted there
+INBOX_PROGRESS = 1000  # progress reports waiting for the caller, at most; the rest are only counted
 
 _tokens = itertools.count(1)
 
@@ -130,6 +136,10 @@ class Call:
         self.inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
         self.logs_shown = 0
         self.logs_not_shown = 0
+        self.progress_skipped = 0  # reports not put in the inbox: it held INBOX_PROGRESS already
+        self._progress_put = 0  # written on the session thread only
+        self._progress_taken = 0  # written on the caller's thread only
+        self._skipped_seen = 0  # caller's thread: progress_skipped at its last look
 
     def on_progress(self, params: dict[str, Any]) -> None:
         """Session thread: record a progress notification and reset the idle timeout."""
@@ -142,6 +152,10 @@ class Call:
         state.message = message if isinstance(message, str) else None
         state.updates += 1
         self.deadline.touch()
+        if self._progress_put - self._progress_taken >= INBOX_PROGRESS:
+            self.progress_skipped += 1
+            return
+        self._progress_put += 1
         self.inbox.put(("progress", (state.progress, state.total, state.message)))  # for callbacks: every one
 
     def take_log(self, record: LogRecord) -> bool:
@@ -160,10 +174,20 @@ class Call:
         self.inbox.put((kind, payload))
 
     def drain(self) -> list[tuple[str, Any]]:
-        """Caller's thread (the only one that takes from the inbox)."""
+        """Caller's thread (the only one that takes from the inbox); ends with the latest progress
+        report when some were skipped since the last look and the inbox does not end with it."""
         inbox, items = self.inbox, []
+        skipped = self.progress_skipped
         while not inbox.empty():
             items.append(inbox.get_nowait())
+        reports = [payload for kind, payload in items if kind == "progress"]
+        self._progress_taken += len(reports)
+        if skipped != self._skipped_seen:
+            self._skipped_seen = skipped
+            state = self.progress
+            latest = (state.progress, state.total, state.message)
+            if not reports or reports[-1] != latest:
+                items.append(("progress", latest))
         return items
 
 

@@ -67,8 +67,8 @@ def read_template(conn: Featured, /, name: str, **values: Any) -> Steps[Resource
 
 def resource_updates(self: Featured, uri: str | None = None) -> int:
     """How many `notifications/resources/updated` arrived (for `uri`, or in all)."""
-    counts = self.feature_state.update_counts
-    return counts.get(uri, 0) if uri is not None else sum(counts.values())
+    fx = self.feature_state
+    return fx.update_counts.get(uri, 0) if uri is not None else fx.updates_total
 
 
 # ----- subscriptions: a request (legacy) or a stream (modern) -----
