@@ -177,7 +177,7 @@ class HttpTransport:
             if self.session_id is not None and self.kind == "http" and not self.modern:
                 with anyio.move_on_after(grace if grace is not None else 2.0):
                     try:
-                        response = await client.delete(self.url, headers=self._request_headers())
+                        response = await client.delete(self.url, headers=self._request_headers(method="DELETE"))
                         self.event("http", method="DELETE", url=self.describe(), status=response.status_code)
                     except httpx2.HTTPError as exc:
                         self.event("http-error", note=describe_failure(exc, self.describe()), method="DELETE")
@@ -354,7 +354,12 @@ class HttpTransport:
     # ----- helpers -----
 
     def _request_headers(
-        self, *, content_type: str | None = None, accept: str | None = None, last_event_id: str | None = None
+        self,
+        *,
+        content_type: str | None = None,
+        accept: str | None = None,
+        last_event_id: str | None = None,
+        method: str = "POST",
     ) -> dict[str, str]:
         headers = dict(self._headers)
         if accept:
@@ -365,14 +370,14 @@ class HttpTransport:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version in VERSIONS_WITH_HEADER:
             headers["MCP-Protocol-Version"] = self.protocol_version
-        if self.auth is not None and (credential := self.auth.authorization(self._post_url)):
-            headers["Authorization"] = credential
+        if self.auth is not None:
+            headers |= self.auth.credentials(method, self._post_url if method == "POST" else self.url)
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         return headers
 
     def stream_headers(self, last_event_id: str | None) -> dict[str, str]:
-        return self._request_headers(accept="text/event-stream", last_event_id=last_event_id)
+        return self._request_headers(accept="text/event-stream", last_event_id=last_event_id, method="GET")
 
     def record(self, response: httpx2.Response, started: float) -> None:
         """Trace one exchange, and keep the session id it hands out."""
