@@ -6,7 +6,7 @@ server what a saved session asked and prints every difference; exit status 0 whe
 is none, 1 when there are, 2 when it could not compare.
 Under the official conformance suite (which sets MCP_CONFORMANCE_SCENARIO and passes the
 server URL last) it calls every tool the scenario's server offers, and takes the client
-credentials the suite hands over in MCP_CONFORMANCE_CONTEXT.
+credentials the suite hands over in MCP_CONFORMANCE_CONTEXT (a workload's JWT among them).
 
 A server that wants OAuth is authorized through the same `authorize=` callback a program
 would pass: it follows the authorization URL's redirects without a browser (through the
@@ -60,6 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     auth.add_argument("--scope", action="append", metavar="SCOPE", help="ask for this scope (repeatable)")
     auth.add_argument("--redirect-uri", default=DEFAULT_REDIRECT_URI, help=f"default {DEFAULT_REDIRECT_URI}")
     auth.add_argument("--device", action="store_true", help="the device grant: print a code to enter on any device")
+    auth.add_argument(
+        "--assertion-file", metavar="FILE", help="a workload's identity JWT, read afresh for each grant (RFC 7523 JWT bearer)"
+    )
     return parser
 
 
@@ -92,6 +95,9 @@ def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
         return None
     secret = os.environ.get(args.client_secret_env) if args.client_secret_env else None
     key = Path(args.private_key).read_text() if args.private_key else None
+    assertion: Any = context.get("valid_jwt")  # the suite's workload identity JWT
+    if args.assertion_file:
+        assertion = Path(args.assertion_file).read_text  # re-read for each grant: such tokens rotate
     cross_app = None
     if context.get("idp_id_token"):
         cross_app = CrossAppAccess(
@@ -106,6 +112,7 @@ def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
         private_key=context.get("private_key_pem") or key,
         signing_algorithm=context.get("signing_algorithm"),
         cross_app=cross_app,
+        assertion=assertion,
         grant="device" if args.device else "auto",
         authorize=follow_authorization(args.redirect_uri, HttpSettings(proxy=args.proxy, verify=args.cacert or True)),
         remember=not os.environ.get("MCP_CONFORMANCE_SCENARIO"),  # each scenario is a new server on a reused port

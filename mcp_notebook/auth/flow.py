@@ -372,8 +372,9 @@ class OAuthFlow:
                 assertion = assertion()
             except Exception as exc:  # noqa: BLE001 - the user's function: its failure ends this flow only
                 raise AuthorizationError(f"the assertion function failed: {plain(exc) or type(exc).__name__}") from None
-        if not isinstance(assertion, str) or not assertion:
+        if not isinstance(assertion, str) or not assertion.strip():
             raise AuthorizationError("the assertion must be a JWT (a non-empty string)")
+        assertion = assertion.strip()  # a token file's line end
         self.http.secret(assertion)
         return assertion
 
