@@ -29,7 +29,7 @@ from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import read_body, read_head
 from .http_client import AsyncRoutes, HttpSettings, async_client
-from .http_errors import describe_failure, describe_status, redact_url, refuse_cross_origin_redirects
+from .http_errors import describe_failure, describe_status, is_json_rpc, redact_url, refuse_cross_origin_redirects
 from .http_requests import PostRequests
 from .http_streams import Streams
 from .sse import is_event_stream
@@ -267,7 +267,9 @@ class HttpTransport:
                 return await self._post_now(text, request_id, extra, opens, attempt + 1)
             fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
-                await read_head(response, MAX_ERROR_BODY)
+                body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
+                if is_json_rpc(body):  # a Streamable HTTP server refusing the request: no sign of the old transport
+                    return self._take_error(response, body, request_id)
                 self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
                 await self._start_legacy()
                 return await self._post_now(text, request_id, extra, opens)
@@ -284,11 +286,7 @@ class HttpTransport:
         status = response.status_code
         if status >= 400:
             body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
-            if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
-                sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
-                if not sink.awaiting(request_id):
-                    return
-            raise TransportError(describe_status(response, body, self.describe()), status=status)
+            return self._take_error(response, body, request_id)
         if self.kind == "sse" or status == 202:
             await read_head(response, MAX_ERROR_BODY)
             if status == 202 and request_id is not None and self.kind == "http":
@@ -312,6 +310,14 @@ class HttpTransport:
             body_text, problem = data.decode("utf-8", errors="replace"), utf8_problem(exc)
         if body_text.strip():
             sink.frame_received(body_text, via="POST body", problem=problem)
+
+    def _take_error(self, response: httpx2.Response, body: str, request_id: RequestId | None) -> None:
+        """An HTTP error answer: the JSON-RPC error it carries for our request, else a TransportError."""
+        if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
+            self.sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
+            if not self.sink.awaiting(request_id):
+                return
+        raise TransportError(describe_status(response, body, self.describe()), status=response.status_code)
 
     def _failed(self, request_id: RequestId | None, error: TransportError) -> None:
         self.event("send-failed", note=str(error), id=request_id)

@@ -20,6 +20,7 @@ __all__ = [
     "CrossOriginRedirect",
     "describe_failure",
     "describe_status",
+    "is_json_rpc",
     "is_secret_name",
     "origin",
     "redact_url",
@@ -92,6 +93,15 @@ def describe_status(response: httpx2.Response, body: str, where: str) -> str:
     if status < 400:
         return f"{head} with {content_type}, not MCP (expected application/json or text/event-stream); check the URL"
     return f"{head}{': ' + detail if detail else ''}"
+
+
+def is_json_rpc(body: str) -> bool:
+    """Whether an HTTP error body is a JSON-RPC answer (an MCP server's refusal), not a page."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("jsonrpc") == "2.0" and ("error" in data or "result" in data)
 
 
 def _json_rpc_message(body: str) -> str:
