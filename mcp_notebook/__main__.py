@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--arguments", default="{}", metavar="JSON", help="arguments for the tools called")
     parser.add_argument("--all-tools", action="store_true", help="call every tool, with arguments made from its schema")
     parser.add_argument("--header", action="append", default=[], metavar="'K: V'", help="an HTTP header (repeatable)")
+    parser.add_argument("--bearer-token-env", metavar="VAR", help="environment variable holding a bearer token to send")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every frame and transport event at the end")
     parser.add_argument(
@@ -91,8 +92,8 @@ def follow_authorization(redirect_uri: str, http: HttpSettings) -> Any:
 
 def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
     """The `auth=` of connect: from the options, or from the conformance suite's context."""
-    if args.no_auth:
-        return None
+    if args.no_auth or args.bearer_token_env:
+        return None  # never authorize, or a credential of the caller's
     secret = os.environ.get(args.client_secret_env) if args.client_secret_env else None
     key = Path(args.private_key).read_text() if args.private_key else None
     assertion: Any = context.get("valid_jwt")  # the suite's workload identity JWT
@@ -207,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             name="cli",
             timeout=args.timeout,
             headers={k.strip(): v.strip() for k, v in headers.items()} or None,
+            bearer_token_env=args.bearer_token_env,
             elicitation="defaults",
             auth=auth_option(args, context) if isinstance(target, str) else None,  # OAuth is for URLs
             proxy=args.proxy,

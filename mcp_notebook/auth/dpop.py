@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 from ..base.errors import AuthorizationError
 from .challenge import origin_of
 
-ALGORITHMS = ("ES256", "EdDSA", "RS256")  # those we sign with, in our order of preference
+ALGORITHMS = ("ES256", "RS256")  # those we sign with, in our order of preference (joserfc warns on EdDSA: RFC 9864)
 NONCE_LIMIT = 1024  # a server's nonce longer than this is not kept (it goes into every proof)
 NONCE_ERROR = "use_dpop_nonce"
 
@@ -52,12 +52,10 @@ class DpopKey:
 
     @classmethod
     def generate(cls, algorithm: str = "ES256") -> DpopKey:
-        from joserfc.jwk import ECKey, OKPKey, RSAKey  # here: it loads `cryptography`, which only DPoP and JWTs need
+        from joserfc.jwk import ECKey, RSAKey  # here: it loads `cryptography`, which only DPoP and JWTs need
 
         if algorithm == "ES256":
             return cls(ECKey.generate_key("P-256"), algorithm)
-        if algorithm == "EdDSA":
-            return cls(OKPKey.generate_key("Ed25519"), algorithm)
         if algorithm == "RS256":
             return cls(RSAKey.generate_key(2048), algorithm)
         raise AuthorizationError(f"DPoP with {algorithm} is not supported; use one of {', '.join(ALGORITHMS)}")

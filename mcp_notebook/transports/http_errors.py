@@ -84,7 +84,10 @@ def describe_status(response: httpx2.Response, body: str, where: str) -> str:
     detail = _json_rpc_message(body)
     head = f"{where} answered HTTP {status} {response.reason_phrase}".rstrip()
     if status in (401, 403):
-        hint = "the server wants credentials: pass --header 'Authorization: Bearer …' or --bearer-token-env VAR"
+        hint = (
+            "the server wants credentials: pass headers={'Authorization': 'Bearer …'} or bearer_token_env='VAR' "
+            "(--header or --bearer-token-env in %mcp connect and python -m mcp_notebook), or OAuth with auth=OAuth(...)"
+        )
         if response.headers.get("www-authenticate"):
             hint += " (it sent WWW-Authenticate)"
         return f"{head}{': ' + detail if detail else ''}; {hint}"

@@ -8,7 +8,8 @@ is followed without a browser (the suite's authorization servers redirect at onc
 token outlives the scenario (`remember=False`: every scenario is a new server on a reused port).
 
 Run on its own it is a conformance `--command`: the scenario and its context come from the
-environment, the server URL is the last argument.
+environment, the server URL is the last argument; AUTH_SCENARIOS_PROBE_TIMEOUT shortens the
+era probe's timeout, to make a loaded machine's slow authorization certain.
 """
 
 from __future__ import annotations
@@ -78,10 +79,12 @@ def oauth_options(scenario: str, context: dict[str, Any]) -> mcp_notebook.OAuth:
     return mcp_notebook.OAuth(**options)
 
 
-def run(scenario: str, context: dict[str, Any], url: str) -> int:
-    """Connect with OAuth, list the tools, call each; 0 when all of it worked, else 1 (and why, on stderr)."""
+def run(scenario: str, context: dict[str, Any], url: str, **options: Any) -> int:
+    """Connect with OAuth (and `options` for connect), list the tools, call each; 0 when all of it
+    worked, else 1 (and why, on stderr)."""
+    auth = oauth_options(scenario, context)
     try:
-        with mcp_notebook.connect(url, name="conformance-auth", auth=oauth_options(scenario, context), timeout=TIMEOUT) as conn:
+        with mcp_notebook.connect(url, name="conformance-auth", auth=auth, timeout=TIMEOUT, **options) as conn:
             tools = list(conn.list_tools()) if "tools" in conn.server_capabilities else []
             for tool in tools:
                 conn.call_tool(tool["name"], {})
@@ -95,7 +98,9 @@ def run(scenario: str, context: dict[str, Any], url: str) -> int:
 def main() -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    return run(scenario, context, sys.argv[-1])
+    probe_timeout = os.environ.get("AUTH_SCENARIOS_PROBE_TIMEOUT")
+    options = {"probe_timeout": float(probe_timeout)} if probe_timeout else {}
+    return run(scenario, context, sys.argv[-1], **options)
 
 
 if __name__ == "__main__":
