@@ -138,16 +138,18 @@ async def request_token(
     endpoint = found.metadata.get("token_endpoint")
     if not isinstance(endpoint, str):
         raise AuthorizationError(f"the authorization server {found.issuer} has no token endpoint")
-    for attempt in range(2):
+    retried = False
+    while True:
         sent = {**form, "resource": found.resource}
         headers = authenticate(client, sent, found.issuer)  # afresh each time: a client assertion is used once
         if dpop is not None:
             headers["DPoP"] = dpop.proof("POST", endpoint)
         answer = await http.post_form(step, endpoint, sent, headers)
         nonce_asked = answer.status == 400 and (answer.data or {}).get("error") == NONCE_ERROR
-        if dpop is None or not dpop.take_nonce(endpoint, answer.nonces) or not nonce_asked or attempt:
+        if dpop is None or not dpop.take_nonce(endpoint, answer.nonces) or not nonce_asked or retried:
             break
         http.step(step, "the authorization server wants a DPoP nonce: asking again with it")
+        retried = True
     status, data = answer.status, answer.data
     if status != 200 or not data or not isinstance(data.get("access_token"), str):
         raise oauth_error(step, status, data)

@@ -177,7 +177,7 @@ class HttpTransport:
             if self.session_id is not None and self.kind == "http" and not self.modern:
                 with anyio.move_on_after(grace if grace is not None else 2.0):
                     try:
-                        response = await client.delete(self.url, headers=self._request_headers(method="DELETE"))
+                        response = await client.delete(self.url, headers=self._request_headers("DELETE"))
                         self.event("http", method="DELETE", url=self.describe(), status=response.status_code)
                     except httpx2.HTTPError as exc:
                         self.event("http-error", note=describe_failure(exc, self.describe()), method="DELETE")
@@ -360,12 +360,7 @@ class HttpTransport:
     # ----- helpers -----
 
     def _request_headers(
-        self,
-        *,
-        content_type: str | None = None,
-        accept: str | None = None,
-        last_event_id: str | None = None,
-        method: str = "POST",
+        self, method: str = "POST", *, content_type: str = "", accept: str = "", last_event_id: str | None = None
     ) -> dict[str, str]:
         headers = dict(self._headers)
         if accept:
@@ -383,7 +378,7 @@ class HttpTransport:
         return headers
 
     def stream_headers(self, last_event_id: str | None) -> dict[str, str]:
-        return self._request_headers(accept="text/event-stream", last_event_id=last_event_id, method="GET")
+        return self._request_headers("GET", accept="text/event-stream", last_event_id=last_event_id)
 
     def record(self, response: httpx2.Response, started: float) -> None:
         """Trace one exchange, and keep the session id it hands out."""
