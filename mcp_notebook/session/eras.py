@@ -98,7 +98,8 @@ class EraNegotiator:
         answered = probe.event = anyio.Event()
         probe.note = "era probe"
         session.launch(probe)
-        await self._probe_answer(answered)
+        with anyio.move_on_after(self.probe_timeout):
+            await answered.wait()
         if not probe.settled and await self._handshake_answers_first(probe, answered):
             return
         try:
@@ -119,16 +120,6 @@ class EraNegotiator:
                 f"{exc.reason} during the handshake (probing with server/discover){quoted(exc.stderr_tail)}{advice}"
             ) from None
         await self._start_modern(result, "probe: server/discover answered")
-
-    async def _probe_answer(self, answered: anyio.Event) -> None:
-        """Wait `probe_timeout` for the probe's answer, plus the time an authorization it met takes
-        (a 401 says the server is there and wants a token first; a person may be in a browser):
-        the handshake is offered beside a probe that is slow, never beside one being authorized."""
-        while not answered.is_set():
-            with anyio.move_on_after(self.probe_timeout):
-                await answered.wait()
-            if not answered.is_set() and not await self.session.outwait_user():
-                return
 
     async def _handshake_answers_first(self, probe: Request, answered: anyio.Event) -> bool:
         """Offer the handshake beside an unanswered probe. True once the session is legacy (initialize
@@ -151,7 +142,9 @@ class EraNegotiator:
             handshake.start_soon(shake)
             await _first_of(answered, shaken)
             if not shaken.is_set() or failures:  # no verdict from the handshake yet, or a refusal
-                await self._probe_answer(answered)
+                if not answered.is_set():
+                    with anyio.move_on_after(self.probe_timeout):
+                        await answered.wait()
                 if answered.is_set() and _speaks_modern(probe):
                     handshake.cancel_scope.cancel()  # initialize is never cancelled on the wire, only forgotten
                     return False
