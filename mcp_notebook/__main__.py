@@ -6,7 +6,7 @@ server what a saved session asked and prints every difference; exit status 0 whe
 is none, 1 when there are, 2 when it could not compare.
 Under the official conformance suite (which sets MCP_CONFORMANCE_SCENARIO and passes the
 server URL last) it calls every tool the scenario's server offers, and takes the client
-credentials the suite hands over in MCP_CONFORMANCE_CONTEXT.
+credentials the suite hands over in MCP_CONFORMANCE_CONTEXT (a workload's JWT among them).
 
 A server that wants OAuth is authorized through the same `authorize=` callback a program
 would pass: it follows the authorization URL's redirects without a browser (through the
@@ -45,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--arguments", default="{}", metavar="JSON", help="arguments for the tools called")
     parser.add_argument("--all-tools", action="store_true", help="call every tool, with arguments made from its schema")
     parser.add_argument("--header", action="append", default=[], metavar="'K: V'", help="an HTTP header (repeatable)")
+    parser.add_argument("--bearer-token-env", metavar="VAR", help="environment variable holding a bearer token to send")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request (default 30)")
     parser.add_argument("--trace", action="store_true", help="print every frame and transport event at the end")
     parser.add_argument(
@@ -60,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     auth.add_argument("--scope", action="append", metavar="SCOPE", help="ask for this scope (repeatable)")
     auth.add_argument("--redirect-uri", default=DEFAULT_REDIRECT_URI, help=f"default {DEFAULT_REDIRECT_URI}")
     auth.add_argument("--device", action="store_true", help="the device grant: print a code to enter on any device")
+    auth.add_argument(
+        "--assertion-file", metavar="FILE", help="a workload's identity JWT, read afresh for each grant (RFC 7523 JWT bearer)"
+    )
     return parser
 
 
@@ -88,10 +92,13 @@ def follow_authorization(redirect_uri: str, http: HttpSettings) -> Any:
 
 def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
     """The `auth=` of connect: from the options, or from the conformance suite's context."""
-    if args.no_auth:
-        return None
+    if args.no_auth or args.bearer_token_env:
+        return None  # never authorize, or a credential of the caller's
     secret = os.environ.get(args.client_secret_env) if args.client_secret_env else None
     key = Path(args.private_key).read_text() if args.private_key else None
+    assertion: Any = context.get("valid_jwt")  # the suite's workload identity JWT
+    if args.assertion_file:
+        assertion = Path(args.assertion_file).read_text  # re-read for each grant: such tokens rotate
     cross_app = None
     if context.get("idp_id_token"):
         cross_app = CrossAppAccess(
@@ -106,6 +113,7 @@ def auth_option(args: argparse.Namespace, context: dict[str, Any]) -> Any:
         private_key=context.get("private_key_pem") or key,
         signing_algorithm=context.get("signing_algorithm"),
         cross_app=cross_app,
+        assertion=assertion,
         grant="device" if args.device else "auto",
         authorize=follow_authorization(args.redirect_uri, HttpSettings(proxy=args.proxy, verify=args.cacert or True)),
         remember=not os.environ.get("MCP_CONFORMANCE_SCENARIO"),  # each scenario is a new server on a reused port
@@ -200,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             name="cli",
             timeout=args.timeout,
             headers={k.strip(): v.strip() for k, v in headers.items()} or None,
+            bearer_token_env=args.bearer_token_env,
             elicitation="defaults",
             auth=auth_option(args, context) if isinstance(target, str) else None,  # OAuth is for URLs
             proxy=args.proxy,

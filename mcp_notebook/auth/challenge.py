@@ -1,5 +1,5 @@
-"""What a 401 or 403 says (the `Bearer` challenge of `WWW-Authenticate`, RFC 6750 and
-RFC 9728), and which resource a token is for (RFC 8707 canonical URIs).
+"""What a 401 or 403 says (the `Bearer` or `DPoP` challenge of `WWW-Authenticate`, RFC 6750,
+RFC 9449 and RFC 9728), and which resource a token is for (RFC 8707 canonical URIs).
 
 Pure functions over strings; no I/O.
 """
@@ -15,11 +15,15 @@ _TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
 _ITEM = re.compile(rf'\s*(?:({_TOKEN})\s*=\s*("(?:[^"\\]|\\.)*"|[^\s,]*)|({_TOKEN}=*))\s*,?')
 
 
+OAUTH_SCHEMES = ("bearer", "dpop")
+
+
 @dataclass(frozen=True)
 class Challenge:
-    """The parameters of a `Bearer` challenge; empty when the server sent none."""
+    """The parameters of a `Bearer` or `DPoP` challenge; empty when the server sent neither."""
 
     params: dict[str, str]
+    scheme: str = "Bearer"
 
     @property
     def error(self) -> str | None:
@@ -35,25 +39,25 @@ class Challenge:
 
 
 def bearer_challenge(headers: Iterable[str]) -> Challenge:
-    """The `Bearer` challenge among the `WWW-Authenticate` header values (several schemes may
-    share one header, each followed by its comma-separated auth-params)."""
+    """The first `Bearer` or `DPoP` challenge among the `WWW-Authenticate` header values
+    (several schemes may share one header, each followed by its comma-separated auth-params)."""
     for header in headers:
         scheme: str | None = None
         params: dict[str, str] = {}
         for match in _ITEM.finditer(header):
             name, value, bare = match.groups()
             if bare is not None:
-                if scheme is not None and scheme.lower() == "bearer":
-                    return Challenge(params)
+                if scheme is not None and scheme.lower() in OAUTH_SCHEMES:
+                    return Challenge(params, scheme)
                 if "=" in bare:
-                    continue  # a token68, which Bearer does not use
+                    continue  # a token68, which neither scheme uses
                 scheme, params = bare, {}
             elif name is not None and scheme is not None:
                 if value.startswith('"'):
                     value = re.sub(r"\\(.)", r"\1", value[1:-1])
                 params[name.lower()] = value
-        if scheme is not None and scheme.lower() == "bearer":
-            return Challenge(params)
+        if scheme is not None and scheme.lower() in OAUTH_SCHEMES:
+            return Challenge(params, scheme)
     return Challenge({})
 
 

@@ -1,6 +1,6 @@
 """`OAuth` and `CrossAppAccess`: how a user asks to be authorized, as plain values.
 
-Secrets (client secret, private key, ID token) never show in a repr.
+Secrets (client secret, private key, ID token, assertion) never show in a repr.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from ..base.errors import UsageError
 from ..base.public import public
 
 DEFAULT_REDIRECT_URI = "http://127.0.0.1:33418/callback"
-GRANTS = ("auto", "authorization_code", "client_credentials", "device")
+GRANTS = ("auto", "authorization_code", "client_credentials", "device", "jwt_bearer")
 
 
 @public
@@ -42,7 +42,13 @@ class OAuth:
     the client credentials grant; `grant` picks the grant ("auto": client credentials when
     there is a key or the server offers no other, the device grant (RFC 8628: a code to enter
     at a URL on any device, no redirect) when the server offers it and not the authorization
-    code, else the authorization code; "device" asks for the device grant). With
+    code, else the authorization code; "device" asks for the device grant). An `assertion`
+    (a JWT, or a function that returns a fresh one: a workload's identity token, such as a
+    Kubernetes service account token) is exchanged for a token with the JWT bearer grant
+    (RFC 7523, workload identity federation), with `client_id` when the authorization server
+    knows the workload by one; a refused assertion is not retried. `dpop` binds tokens to a
+    key this client holds (DPoP, RFC 9449): None uses it when the authorization server offers
+    it, True always, False never. With
     `remember`, tokens are kept in the user data directory for later kernels. In a kernel
     of a Jupyter server with the mcp-notebook extension, the browser is sent back to that
     server's callback unless `redirect_uri` or `authorize` is given; `public_url` is the
@@ -58,6 +64,8 @@ class OAuth:
     signing_algorithm: str | None = None
     grant: str = "auto"
     cross_app: CrossAppAccess | None = None
+    assertion: str | Callable[[], str] | None = field(default=None, repr=False)
+    dpop: bool | None = None
     authorize: Callable[[str], str] | None = field(default=None, repr=False)
     client_name: str = "mcp-notebook"
     remember: bool = True
@@ -72,5 +80,7 @@ class OAuth:
             raise UsageError("client_metadata_url must be an https:// URL with a path (the Client ID Metadata Document)")
         if self.client_secret is not None and self.client_id is None:
             raise UsageError("a client_secret needs its client_id")
+        if self.grant == "jwt_bearer" and self.assertion is None:
+            raise UsageError("the jwt_bearer grant needs its assertion: OAuth(assertion=JWT, or a function returning one)")
         if self.private_key is not None and self.client_id is None:
             raise UsageError("a private_key needs its client_id (the JWT's issuer and subject)")

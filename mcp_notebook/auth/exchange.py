@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -27,6 +28,15 @@ from ..transports.http_errors import describe_failure, redact_url
 Events = Callable[..., Any]
 MAX_BODY = 1024 * 1024
 MIN_SECRET = 4  # shorter strings are not worth redacting (and the Redactor refuses them)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What an endpoint answered: its status, its JSON object (None if not one), the `DPoP-Nonce` headers."""
+
+    status: int
+    data: dict[str, Any] | None
+    nonces: tuple[str, ...] = ()
 
 
 class AuthExchange:
@@ -64,8 +74,8 @@ class AuthExchange:
 
     async def get_json(self, step: str, url: str, headers: Mapping[str, str] | None = None) -> dict[str, Any] | None:
         """The JSON object at `url`, or None when it is not there (an HTTP error, not JSON)."""
-        status, data = await self._send(step, "GET", url, headers=headers)
-        return data if status == 200 and isinstance(data, dict) else None
+        answer = await self._send(step, "GET", url, headers=headers)
+        return answer.data if answer.status == 200 else None
 
     async def post(
         self,
@@ -77,7 +87,12 @@ class AuthExchange:
         headers: Mapping[str, str] | None = None,
     ) -> tuple[int, dict[str, Any] | None]:
         """POST a form or a JSON body: the status and the JSON object answered (None if not one)."""
-        return await self._send(step, "POST", url, form=form, body=body, headers=headers)
+        answer = await self._send(step, "POST", url, form=form, body=body, headers=headers)
+        return answer.status, answer.data
+
+    async def post_form(self, step: str, url: str, form: Mapping[str, str], headers: Mapping[str, str]) -> Answer:
+        """POST a form; the whole answer, with the nonces a DPoP server gives."""
+        return await self._send(step, "POST", url, form=form, headers=headers)
 
     async def _send(
         self,
@@ -88,7 +103,7 @@ class AuthExchange:
         form: Mapping[str, str] | None = None,
         body: Any = None,
         headers: Mapping[str, str] | None = None,
-    ) -> tuple[int, dict[str, Any] | None]:
+    ) -> Answer:
         started = time.perf_counter()
         all_headers = {"Accept": "application/json", **(headers or {})}
         client = self.client
@@ -108,7 +123,7 @@ class AuthExchange:
             )
             self._events("auth-http", why, step=step, method=method, url=redact_url(url))
             if step in ("resource metadata", "server metadata"):
-                return 0, None  # a metadata location that cannot be reached is one that is not there
+                return Answer(0, None)  # a metadata location that cannot be reached is one that is not there
             raise AuthorizationError(f"{step}: {why}") from None
         self._events(
             "auth-http",
@@ -123,7 +138,8 @@ class AuthExchange:
             data = json.loads(content) if content and len(content) <= MAX_BODY else None
         except ValueError:
             data = None
-        return response.status_code, data if isinstance(data, dict) else None
+        nonces = tuple(response.headers.get_list("dpop-nonce"))
+        return Answer(response.status_code, data if isinstance(data, dict) else None, nonces)
 
 
 def oauth_error(step: str, status: int, data: dict[str, Any] | None) -> AuthorizationError:

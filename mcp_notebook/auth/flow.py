@@ -2,8 +2,12 @@
 
 On a 401 it refreshes the token if it can, else authorizes afresh: discovery, the client's
 identity, then the grant (the authorization code through the user, the device grant with a
-code the user enters anywhere, client credentials, or cross-app access), asking again for the
-scopes the lapsed token held. On a 403 `insufficient_scope` it steps up, asking for the
+code the user enters anywhere, client credentials, a JWT bearer assertion, or cross-app
+access), asking again for the scopes the lapsed token held. A refused token makes it read the
+resource metadata again first: a server that now names another authorization server is
+registered with and authorized at anew (SEP-2352), never the old one again. With DPoP, tokens
+are bound to the flow's key, each request carries a proof, and a server's `use_dpop_nonce`
+sends the request again with its nonce. On a 403 `insufficient_scope` it steps up, asking for the
 union of the scopes held and those challenged. One flow at a time, run in the connection's
 task group: every request that needs it waits for it and is sent again with the new token.
 A request is sent again at most `MAX_RETRIES` times, and a step-up that could not help (the
@@ -24,27 +28,24 @@ from dataclasses import dataclass, field
 
 import anyio
 import anyio.abc
-import anyio.to_thread
 import httpx2
 
 from ..base.errors import AuthorizationError
 from ..base.text import plain
 from ..transports.http_client import HttpSettings
-from ..transports.urls import redact_url
-from .asking import ask_user
 from .challenge import Challenge, bearer_challenge, origin_of
-from .config import DEFAULT_REDIRECT_URI, OAuth
-from .device import DEVICE_GRANT, DeviceWait, ShowCode, offered, poll_for_token, request_device_code
+from .config import OAuth
+from .device import DEVICE_GRANT, ShowCode, offered
 from .discovery import Discovered, discover
+from .dpop import NONCE_ERROR, DpopKey, algorithm_for
 from .exchange import AuthExchange, Events
-from .grants import Token, authorization_code, authorization_request, client_credentials, cross_app, exchange_code, refresh
+from .grants import JWT_BEARER, Token, client_credentials, cross_app, jwt_bearer, refresh
 from .identity import ClientIdentity, NotOffered, identify
-from .redirects import jupyter_callback
+from .person import Authorize, PersonGrants
 from .store import TokenStore
 
 MAX_RETRIES = 3
 REFRESH_AHEAD = 60.0  # seconds before its expiry a token is refreshed, in the background
-Authorize = Callable[[str], str]
 
 
 @dataclass
@@ -73,24 +74,28 @@ class OAuthFlow:
     ) -> None:
         self.server_url = server_url
         self.options = options
-        self._authorize = options.authorize or authorize
-        self._show_code = show_code
         self.http = AuthExchange(events, secret, settings=http)
+        self.person = PersonGrants(options, self.http, authorize, show_code)
         self.found: Discovered | None = None
         self.client: ClientIdentity | None = None
         self.token: Token | None = None
+        self.dpop: DpopKey | None = None  # the key the token is bound to, or will be (DPoP)
         self.authorizations = 0  # authorization grants run (not refreshes)
         self._run: _Run | None = None  # the flow running, or the last one
         self._task_group: anyio.abc.TaskGroup | None = None
         self._loop_thread: int | None = None  # the event loop's thread, where background refreshes start
         self._ahead_tried: Token | None = None  # the token a refresh ahead of expiry was tried for
         access = options.cross_app
+        assertion = options.assertion if isinstance(options.assertion, str) else None
         self.http.secret(
-            options.client_secret, options.private_key, access and access.id_token, access and access.idp_client_secret
+            options.client_secret,
+            options.private_key,
+            access and access.id_token,
+            access and access.idp_client_secret,
+            assertion,
         )
         self.store = TokenStore() if options.remember else None
         self._stale = False  # the metadata came from a saved file: discover afresh before authorizing
-        self._redirect: str | None = None
         if self.store is not None:
             self._load(self.store)
 
@@ -98,9 +103,16 @@ class OAuthFlow:
         loaded = store.load(self.server_url, self.options.client_id)
         if loaded is None:
             return
-        self.found, self.client, self.token = loaded
+        found, client, token = loaded
+        self.http.secret(token.access_token, token.refresh_token, client.secret)
+        if token.dpop_key is not None:
+            try:
+                self._use_key(DpopKey.from_secret(token.dpop_key))
+            except AuthorizationError:
+                self.http.step("saved token", "a saved token's DPoP key cannot be read: not using it")
+                return
+        self.found, self.client, self.token = found, client, token
         self._stale = True
-        self.http.secret(self.token.access_token, self.token.refresh_token, self.client.secret)
         self.http.step("saved token", f"a saved token from {self.found.issuer}", scopes=" ".join(self.token.scopes))
 
     def _save(self) -> None:
@@ -119,13 +131,17 @@ class OAuthFlow:
 
     # ----- the AuthHook -----
 
-    def authorization(self, url: str) -> str | None:
+    def credentials(self, method: str, url: str) -> dict[str, str]:
         token = self.token
         if token is None or origin_of(url) != origin_of(self.server_url):
-            return None
+            return {}
         if token.expires_at is not None and token.refresh_token and token.expires_at - time.time() < REFRESH_AHEAD:
             self._refresh_ahead(token)
-        return token.header()
+            token = self.token or token
+        headers = {"Authorization": token.header()}
+        if token.bound and self.dpop is not None:
+            headers["DPoP"] = self.dpop.proof(method, url, access_token=token.access_token)
+        return headers
 
     def attach(self, task_group: anyio.abc.TaskGroup | None) -> None:
         self._task_group = task_group
@@ -146,7 +162,7 @@ class OAuthFlow:
     async def _ahead(self, run: _Run, token: Token) -> None:
         try:
             if self.token is token and self.found is not None and self.client is not None:
-                self.token = await refresh(self.http, self.found, self.client, token)
+                self.token = await refresh(self.http, self.found, self.client, token, self._key_of(token))
                 self.http.step("refresh", "token refreshed before it expired", scopes=" ".join(self.token.scopes))
                 self._save()
         except Exception as exc:  # noqa: BLE001 - the token still works; the next 401 authorizes afresh
@@ -156,6 +172,10 @@ class OAuthFlow:
 
     async def retry(self, response: httpx2.Response, attempt: int) -> bool:
         challenge = bearer_challenge(response.headers.get_list("www-authenticate"))
+        if challenge.error == NONCE_ERROR and self.dpop is not None and attempt < MAX_RETRIES:
+            if self.dpop.take_nonce(str(response.request.url), response.headers.get_list("dpop-nonce")):
+                self.http.step("dpop", "the server wants a DPoP nonce: sending the request again with it")
+                return True  # a new nonce, no new token: the request goes again with a fresh proof
         if response.status_code == 403 and challenge.error != "insufficient_scope":
             return False
         if attempt >= MAX_RETRIES:
@@ -222,10 +242,14 @@ class OAuthFlow:
     # ----- the flows -----
 
     async def _renew(self, challenge: Challenge) -> None:
-        token, found, client = self.token, self.found, self.client
-        if token is not None and token.refresh_token and found is not None and client is not None:
+        token = self.token
+        if token is not None:  # refused: the server may name another authorization server now (SEP-2352)
+            await self._discover(challenge)
+        found, client = self.found, self.client
+        usable = found is not None and token is not None and token.issuer == found.issuer
+        if token is not None and token.refresh_token and usable and found is not None and client is not None:
             try:
-                self.token = await refresh(self.http, found, client, token)
+                self.token = await refresh(self.http, found, client, token, self._key_of(token))
                 self.http.step("refresh", "token refreshed", scopes=" ".join(self.token.scopes))
                 self._save()
                 return
@@ -249,11 +273,9 @@ class OAuthFlow:
         """Authorize afresh for `scopes` (None: the first scopes), plus `keep`: those the lapsed
         token held, so a stepped-up scope is not lost when a failed refresh authorizes again."""
         if self.found is None or self._stale:
-            fresh = await discover(self.http, self.server_url, challenge)
-            if self.found is not None and fresh.issuer != self.found.issuer:
-                self.client = None  # client ids belong to the authorization server that issued them
-            self.found, self._stale = fresh, False
+            await self._discover(challenge)
         found = self.found
+        assert found is not None
         grant = self._grant(found)
         if scopes is None:
             scopes = self._first_scopes(challenge, found)
@@ -266,92 +288,51 @@ class OAuthFlow:
             grants = {
                 "authorization_code": ["authorization_code", "refresh_token"],
                 "device": [DEVICE_GRANT, "refresh_token"],
+                "jwt_bearer": [JWT_BEARER],
             }.get(grant, ["client_credentials"])
             uris = list(dict.fromkeys((self.redirect_uri(), self.options.redirect_uri)))
             self.client = await identify(self.http, self.options, found, uris, grants, scopes or ())
         client = self.client
         self.authorizations += 1
+        dpop = self._key_for(found) if grant != "device" else None
         if grant == "cross-app":
             assert self.options.cross_app is not None
-            token = await cross_app(self.http, found, client, self.options.cross_app, scopes)
+            token = await cross_app(self.http, found, client, self.options.cross_app, scopes, dpop)
+        elif grant == "jwt_bearer":
+            token = await jwt_bearer(self.http, found, client, self._assertion(), scopes, dpop)
         elif grant == "client_credentials":
-            token = await client_credentials(self.http, found, client, scopes)
+            token = await client_credentials(self.http, found, client, scopes, dpop)
         elif grant == "device":
-            token = await self._device(found, client, scopes)
+            run = self._run
+            token = await self.person.device(found, client, scopes, lambda: run.waiting if run is not None else 1)
         else:
-            token = await self._authorization_code(found, client, scopes)
+            run = self._run  # run apart from the requests that wait for it, it is given up with the last of them
+            unwanted = run.unwanted if run is not None and self._task_group is not None else None
+            token = await self.person.authorization_code(found, client, scopes, dpop, unwanted)
         self.token = token
         self.http.step("token", f"authorized for {found.resource}", scopes=" ".join(token.scopes), issuer=found.issuer)
         self._save()
 
-    async def _authorization_code(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
-        request = authorization_request(found, client, self._redirect_for(client), scopes)
-        self.http.step(
-            "authorization", "asking the user to authorize", url=redact_url(request.url), scopes=" ".join(scopes or ())
-        )
-        redirected = await self._ask(request.url)
-        code = authorization_code(request, redirected, found)
-        self.http.secret(code)
-        return await exchange_code(self.http, found, client, request, code, scopes)
-
-    async def _device(self, found: Discovered, client: ClientIdentity, scopes: tuple[str, ...] | None) -> Token:
-        show = self._show_code
-        if show is None:
-            raise AuthorizationError("the device grant needs someone to show you its code, and nothing here can")
-        code = await request_device_code(self.http, found, client, scopes)
-        self.http.step(
-            "authorization",
-            f"asking the user to enter a code at {redact_url(code.verification_uri)}",
-            url=redact_url(code.verification_uri),
-            scopes=" ".join(scopes or ()),
-        )
-        view = await anyio.to_thread.run_sync(show, code, abandon_on_cancel=True)
-        run = self._run
-
-        def stop() -> str | None:
-            if view.cancelled():
-                return "authorization cancelled"
-            if run is not None and run.waiting == 0:
-                return "authorization given up: no request waits for it any more"
-            return None
-
-        try:
-            token = await poll_for_token(self.http, found, client, code, scopes, stop)
-        except AuthorizationError as exc:
-            _finish(view, str(exc), failed=True)
-            raise
-        except BaseException:
-            _finish(view, "authorization given up", failed=True)
-            raise
-        _finish(view, "approved on the device", failed=False)
-        return token
-
-    async def _ask(self, url: str) -> str:
-        authorize = self._authorize
-        if authorize is None:
-            raise AuthorizationError(
-                "the server wants OAuth authorization and nothing here can ask you: pass auth=OAuth(authorize=...)"
-            )
-        run = self._run  # run apart from the requests that wait for it, it is given up with the last of them
-        return await ask_user(authorize, url, run.unwanted if run is not None and self._task_group is not None else None)
+    async def _discover(self, challenge: Challenge) -> None:
+        """Read the resource metadata and the authorization server's afresh. A server that names
+        another authorization server than the one we hold a client of is registered with anew:
+        client ids and tokens belong to the server that issued them."""
+        fresh = await discover(self.http, self.server_url, challenge)
+        if self.found is not None and fresh.issuer != self.found.issuer:
+            if self.token is not None:
+                self.http.step(
+                    "migration",
+                    f"the server now names authorization server {fresh.issuer}, not {self.found.issuer}: authorizing there",
+                    issuer=fresh.issuer,
+                )
+            self.client = None
+        self.found, self._stale = fresh, False
 
     def redirect_uri(self) -> str:
-        """The given redirect URI; else, where the front end asks the user, the callback of the
-        Jupyter server this kernel runs under, if it has one; else the loopback default. Both
-        of the latter are registered, so a saved client works in either place."""
-        if self._redirect is None:
-            options = self.options
-            found = None
-            if options.redirect_uri == DEFAULT_REDIRECT_URI and options.authorize is None:
-                found = jupyter_callback(options.public_url)
-            self._redirect = found or options.redirect_uri
-        return self._redirect
+        return self.person.redirect_uri()
 
     def _redirect_for(self, client: ClientIdentity) -> str:
-        """The Jupyter callback only for a client registered with it; a client registered
-        beforehand, by a metadata document or by an older kernel keeps the given redirect URI."""
-        preferred = self.redirect_uri()
-        return preferred if preferred in client.redirect_uris else self.options.redirect_uri
+        return self.person.redirect_for(client)
 
     def _grant(self, found: Discovered) -> str:
         options = self.options
@@ -359,6 +340,8 @@ class OAuthFlow:
             return "cross-app"
         if options.grant != "auto":
             return options.grant
+        if options.assertion is not None:
+            return "jwt_bearer"
         if options.private_key is not None:
             return "client_credentials"
         listed = found.metadata.get("grant_types_supported")
@@ -369,16 +352,42 @@ class OAuthFlow:
                 return "device"
         return "authorization_code"
 
+    def _key_for(self, found: Discovered) -> DpopKey | None:
+        """The DPoP key for a new token: the one held, else a new one when DPoP is to be used."""
+        if self.options.dpop is False:
+            return None
+        algorithm = algorithm_for(found.metadata.get("dpop_signing_alg_values_supported"))
+        if algorithm is None and not self.options.dpop:
+            return None
+        if self.dpop is None:
+            self._use_key(DpopKey.generate(algorithm or "ES256"))
+            self.http.step("dpop", f"binding tokens to a new DPoP key ({self.dpop!r})")
+        return self.dpop
+
+    def _key_of(self, token: Token) -> DpopKey | None:
+        """The key a token's refresh is proven with: the one it was issued to, if any."""
+        return self.dpop if token.dpop_key is not None else None
+
+    def _use_key(self, key: DpopKey) -> None:
+        self.dpop = key
+        self.http.secret(key.secret(), *key.private_parts())
+
+    def _assertion(self) -> str:
+        """The JWT bearer grant's assertion: the one given, or a fresh one from the user's function."""
+        assertion = self.options.assertion
+        if callable(assertion):
+            try:
+                assertion = assertion()
+            except Exception as exc:  # noqa: BLE001 - the user's function: its failure ends this flow only
+                raise AuthorizationError(f"the assertion function failed: {plain(exc) or type(exc).__name__}") from None
+        if not isinstance(assertion, str) or not assertion.strip():
+            raise AuthorizationError("the assertion must be a JWT (a non-empty string)")
+        assertion = assertion.strip()  # a token file's line end
+        self.http.secret(assertion)
+        return assertion
+
     def _first_scopes(self, challenge: Challenge, found: Discovered) -> tuple[str, ...] | None:
         """The user's scopes, else the challenge's, else all the resource supports, else none."""
         if self.options.scopes is not None:
             return tuple(self.options.scopes)
         return challenge.scopes or found.scopes_supported or None
-
-
-def _finish(view: DeviceWait, note: str, *, failed: bool) -> None:
-    """Tell the front end's showing of a device code how it ended; its failure changes nothing."""
-    try:
-        view.finish(note, failed)
-    except Exception:  # noqa: BLE001 - a front end's display: the flow's outcome stands
-        pass

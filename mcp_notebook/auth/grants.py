@@ -1,9 +1,11 @@
-"""The grants: the authorization code with PKCE (S256), refresh, client credentials, and
-cross-app access (RFC 8693 token exchange at the identity provider, then the RFC 7523 JWT
-bearer grant). Every token request carries the RFC 8707 `resource`; every token answer
-becomes a `Token`, whose secrets never show in a repr and whose expiry is a time a clock can
-show: an `expires_in` beyond `MAX_LIFETIME` (1e300, say) is taken as that, a negative one as
-now, and one that is no number (text, true, NaN) as not said.
+"""The grants: the authorization code with PKCE (S256), refresh, client credentials, the RFC
+7523 JWT bearer grant with an assertion the user brings (workload identity federation,
+SEP-1933), and cross-app access (RFC 8693 token exchange at the identity provider, then the
+JWT bearer grant). Every token request carries the RFC 8707 `resource`, and a DPoP proof when
+the flow has a key (retried once with the server's nonce when it asks for one); every token
+answer becomes a `Token`, whose secrets (and DPoP key) never show in a repr and whose expiry
+is a time a clock can show: an `expires_in` beyond `MAX_LIFETIME` (1e300, say) is taken as
+that, a negative one as now, and one that is no number (text, true, NaN) as not said.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..base.sizes import seconds_within
 from ..base.text import plain
 from .config import CrossAppAccess
 from .discovery import Discovered
+from .dpop import NONCE_ERROR, DpopKey
 from .exchange import AuthExchange, oauth_error
 from .identity import ClientIdentity, authenticate
 
@@ -43,13 +46,20 @@ class Token:
     scopes: tuple[str, ...]
     expires_at: float | None = None
     refresh_token: str | None = field(default=None, repr=False)
+    token_type: str = "Bearer"  # "DPoP" for a token bound to `dpop_key`
+    dpop_key: str | None = field(default=None, repr=False)  # the key its requests were proven with (DpopKey.secret)
+
+    @property
+    def bound(self) -> bool:
+        """Whether the token is DPoP-bound: presented with the DPoP scheme and a proof."""
+        return self.token_type == "DPoP"
 
     def __post_init__(self) -> None:
         if self.expires_at is not None:  # a saved token's too: the file may predate the clamp
             object.__setattr__(self, "expires_at", seconds_within(self.expires_at, 0.0, time.time() + MAX_LIFETIME))
 
     def header(self) -> str:
-        return f"Bearer {self.access_token}"
+        return f"{self.token_type} {self.access_token}"
 
 
 @dataclass
@@ -129,26 +139,44 @@ async def request_token(
     form: dict[str, str],
     scopes: Sequence[str] | None,
     previous: Token | None = None,
+    dpop: DpopKey | None = None,
 ) -> Token:
-    """POST a token request (with `resource` and the client's credentials); the token it answers."""
+    """POST a token request (with `resource`, the client's credentials, and a DPoP proof with a
+    `dpop` key); the token it answers."""
     endpoint = found.metadata.get("token_endpoint")
     if not isinstance(endpoint, str):
         raise AuthorizationError(f"the authorization server {found.issuer} has no token endpoint")
-    form = {**form, "resource": found.resource}
-    headers = authenticate(client, form, found.issuer)
-    status, answer = await http.post(step, endpoint, form=form, headers=headers)
-    if status != 200 or not answer or not isinstance(answer.get("access_token"), str):
-        raise oauth_error(step, status, answer)
-    http.secret(answer["access_token"], answer.get("refresh_token"))
-    return make_token(answer, found, client, scopes, previous)
+    retried = False
+    while True:
+        sent = {**form, "resource": found.resource}
+        headers = authenticate(client, sent, found.issuer)  # afresh each time: a client assertion is used once
+        if dpop is not None:
+            headers["DPoP"] = dpop.proof("POST", endpoint)
+        answer = await http.post_form(step, endpoint, sent, headers)
+        nonce_asked = answer.status == 400 and (answer.data or {}).get("error") == NONCE_ERROR
+        if dpop is None or not dpop.take_nonce(endpoint, answer.nonces) or not nonce_asked or retried:
+            break
+        http.step(step, "the authorization server wants a DPoP nonce: asking again with it")
+        retried = True
+    status, data = answer.status, answer.data
+    if status != 200 or not data or not isinstance(data.get("access_token"), str):
+        raise oauth_error(step, status, data)
+    http.secret(data["access_token"], data.get("refresh_token"))
+    return make_token(data, found, client, scopes, previous, dpop)
 
 
 def make_token(
-    answer: dict[str, Any], found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None, previous: Token | None
+    answer: dict[str, Any],
+    found: Discovered,
+    client: ClientIdentity,
+    scopes: Sequence[str] | None,
+    previous: Token | None,
+    dpop: DpopKey | None = None,
 ) -> Token:
     lifetime = seconds_within(answer.get("expires_in"), 0.0, MAX_LIFETIME)
     granted = answer.get("scope")
     refresh = answer.get("refresh_token")
+    bound = dpop is not None and str(answer.get("token_type", "")).lower() == "dpop"
     return Token(
         answer["access_token"],
         found.resource,
@@ -157,6 +185,8 @@ def make_token(
         tuple(granted.split()) if isinstance(granted, str) else tuple(scopes or ()),
         time.time() + lifetime if lifetime is not None else None,
         refresh if isinstance(refresh, str) else previous.refresh_token if previous else None,
+        "DPoP" if bound else "Bearer",
+        dpop.secret() if dpop is not None else None,  # a refresh token of a public client is bound to it too
     )
 
 
@@ -167,6 +197,7 @@ async def exchange_code(
     request: AuthorizationRequest,
     code: str,
     scopes: Sequence[str] | None,
+    dpop: DpopKey | None = None,
 ) -> Token:
     form = {
         "grant_type": "authorization_code",
@@ -174,26 +205,49 @@ async def exchange_code(
         "redirect_uri": request.redirect_uri,
         "code_verifier": request.verifier,
     }
-    return await request_token(http, "token", found, client, form, scopes)
+    return await request_token(http, "token", found, client, form, scopes, dpop=dpop)
 
 
-async def refresh(http: AuthExchange, found: Discovered, client: ClientIdentity, token: Token) -> Token:
+async def refresh(
+    http: AuthExchange, found: Discovered, client: ClientIdentity, token: Token, dpop: DpopKey | None = None
+) -> Token:
     assert token.refresh_token is not None
     form = {"grant_type": "refresh_token", "refresh_token": token.refresh_token}
-    return await request_token(http, "refresh", found, client, form, token.scopes, previous=token)
+    return await request_token(http, "refresh", found, client, form, token.scopes, previous=token, dpop=dpop)
 
 
 async def client_credentials(
-    http: AuthExchange, found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None
+    http: AuthExchange, found: Discovered, client: ClientIdentity, scopes: Sequence[str] | None, dpop: DpopKey | None = None
 ) -> Token:
     form = {"grant_type": "client_credentials"}
     if scopes:
         form["scope"] = " ".join(scopes)
-    return await request_token(http, "client credentials", found, client, form, scopes)
+    return await request_token(http, "client credentials", found, client, form, scopes, dpop=dpop)
+
+
+async def jwt_bearer(
+    http: AuthExchange,
+    found: Discovered,
+    client: ClientIdentity,
+    assertion: str,
+    scopes: Sequence[str] | None,
+    dpop: DpopKey | None = None,
+) -> Token:
+    """The JWT bearer grant (RFC 7523 section 2.1) with an assertion the user brings: a workload's
+    identity token (SEP-1933). Its failure is final: no retry, no other grant."""
+    form = {"grant_type": JWT_BEARER, "assertion": assertion}
+    if scopes:
+        form["scope"] = " ".join(scopes)
+    return await request_token(http, "jwt bearer", found, client, form, scopes, dpop=dpop)
 
 
 async def cross_app(
-    http: AuthExchange, found: Discovered, client: ClientIdentity, access: CrossAppAccess, scopes: Sequence[str] | None
+    http: AuthExchange,
+    found: Discovered,
+    client: ClientIdentity,
+    access: CrossAppAccess,
+    scopes: Sequence[str] | None,
+    dpop: DpopKey | None = None,
 ) -> Token:
     """Exchange the identity provider's ID token for an ID-JAG there, then the ID-JAG for a token."""
     form = {
@@ -219,7 +273,4 @@ async def cross_app(
     http.secret(answer["access_token"])
     if answer.get("issued_token_type") not in (None, ID_JAG_TYPE):
         raise AuthorizationError("the identity provider answered a token that is not an identity assertion grant (ID-JAG)")
-    grant = {"grant_type": JWT_BEARER, "assertion": answer["access_token"]}
-    if scopes:
-        grant["scope"] = " ".join(scopes)
-    return await request_token(http, "jwt bearer", found, client, grant, scopes)
+    return await jwt_bearer(http, found, client, answer["access_token"], scopes, dpop)

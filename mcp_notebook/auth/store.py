@@ -3,9 +3,10 @@ in the user data directory's `oauth/`, readable by the user alone (`base.private
 birth, in a 0700 directory of the user's; a file another user owns is not read). A file holds
 what a later kernel needs to use the token, or to refresh it without asking again: the
 client's identity, the authorization server's metadata, the token. Where the system keyring
-keeps secrets (`vault`), the secrets (access and refresh tokens, client secret, private key)
-go there, one entry per file, and the file keeps the rest; else the file holds them too.
-Forgetting a server deletes both.
+keeps secrets (`vault`), the secrets (access and refresh tokens, a DPoP-bound token's key,
+client secret, private key) go there, one entry per file, and the file keeps the rest; else
+the file holds them too. A DPoP-bound token whose key is not there is not loaded: without
+its key it is of no use. Forgetting a server deletes both.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from .identity import ClientIdentity
 from .vault import Vault
 
 SUBDIRECTORY = "oauth"
-SECRETS = {"token": ("access_token", "refresh_token"), "client": ("secret", "private_key")}
+SECRETS = {"token": ("access_token", "refresh_token", "dpop_key"), "client": ("secret", "private_key")}
 
 
 def store_directory() -> Path:
@@ -91,6 +92,8 @@ class TokenStore:
                 token = Token(**{**record["token"], "scopes": tuple(record["token"]["scopes"])})
             except (KeyError, TypeError):
                 continue
+            if token.bound and token.dpop_key is None:
+                continue  # its key is lost: the token cannot be presented
             if client_id is None or client.client_id == client_id:
                 return found, client, token
         return None

@@ -1,7 +1,9 @@
 """The seam through which an HTTP transport is authorized: an `AuthHook` it consults.
 
-The transport knows no OAuth. It asks the hook for an `Authorization` value for each request
-(the hook gives one only for the resource its token was issued for), and shows it each 401
+The transport knows no OAuth. It asks the hook for the credential headers of each request
+(`Authorization`, and `DPoP` for a token bound to a key; the hook gives them only for the
+resource its token was issued for, and a DPoP proof is made for that one method and URL, so
+the transport asks again for every request it sends), and shows it each 401
 or 403 answer: the hook may authorize (discovery, the user, the token endpoint) and then
 say to send the request again. The OAuth client itself lives in the `auth` layer above.
 """
@@ -21,8 +23,9 @@ class AuthHook(Protocol):
         """The transport is open: flows may run in `task_group` (outliving the request that started
         them). None: the transport is closing, and its task group is gone: start nothing there."""
 
-    def authorization(self, url: str) -> str | None:
-        """The `Authorization` header value for a request to `url`, or None for none."""
+    def credentials(self, method: str, url: str) -> dict[str, str]:
+        """The credential headers for one `method` request to `url` ({} for none)."""
+        ...
 
     async def retry(self, response: httpx2.Response, attempt: int) -> bool:
         """After a 401 or 403: authorize if that can help; True to send the request again.

@@ -1,15 +1,12 @@
 """The HTTP transports: Streamable HTTP, with the HTTP+SSE transport of 2024-11-05 as fallback.
 
-Each frame we send is its own POST, started at once on a task of its own (one kept from
-an earlier POST, see `workers`), so a pong goes out while a long call is still streaming.
-Replies come back as a JSON body, as SSE events on the POST, on the GET listening stream,
-or (HTTP+SSE) on the one GET stream; every one is pushed into the session. An answer with no
-deadline of its own may pause for the read timeout at most, and no request leaves the origin
-the user named (redirects, the HTTP+SSE endpoint). The transport keeps the `Mcp-Session-Id`
-(which answer sets it: `http_session`) and the `MCP-Protocol-Version` header, and says when the
-server forgot the session; what to do about that is the session's business. Reading SSE streams,
-and resuming dropped ones with `Last-Event-ID`, is `http_streams`' part: it sees the transport
-only as its `StreamHost`.
+Each frame we send is its own POST, started at once on a task of its own (one kept from an
+earlier POST, see `workers`), so a pong goes out while a long call is still streaming. Replies
+(a JSON body, SSE events on the POST, on the GET listening stream, or on HTTP+SSE's one stream)
+are pushed into the session (`http_replies`, `http_streams`). An answer with no deadline of its
+own may pause for the read timeout at most, and no request leaves the origin the user named.
+The transport keeps the `Mcp-Session-Id` (set by `initialize`'s answer only: `http_session`) and
+the `MCP-Protocol-Version` header, and says when the server forgot the session.
 """
 
 from __future__ import annotations
@@ -33,8 +30,8 @@ from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import MAX_ERROR_BODY, limit_idle, read_head, stalled
 from .http_client import AsyncRoutes, HttpSettings, async_client
-from .http_errors import describe_failure, redact_url, refuse_cross_origin_redirects, same_origin_endpoint
-from .http_replies import take_reply
+from .http_errors import describe_failure, is_json_rpc, redact_url, refuse_cross_origin_redirects, same_origin_endpoint
+from .http_replies import take_error, take_reply
 from .http_requests import PostRequests
 from .http_session import session_id_set
 from .http_streams import Streams
@@ -199,7 +196,7 @@ class HttpTransport:
             if self.session_id is not None and self.kind == "http" and not self.modern:
                 with anyio.move_on_after(grace if grace is not None else 2.0):
                     try:
-                        response = await client.delete(self.url, headers=self._request_headers())
+                        response = await client.delete(self.url, headers=self._request_headers("DELETE"))
                         self.event("http", method="DELETE", url=self.describe(), status=response.status_code)
                     except httpx2.HTTPError as exc:
                         self.event("http-error", note=describe_failure(exc, self.describe()), method="DELETE")
@@ -303,7 +300,9 @@ class HttpTransport:
                 return await self._post_now(text, request_id, extra, opens, answered, attempt + 1)
             fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
-                await read_head(response, MAX_ERROR_BODY)
+                body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
+                if is_json_rpc(body):  # a Streamable HTTP server refusing the request: no sign of the old transport
+                    return take_error(self, response, body, request_id)
                 self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
                 await self._start_legacy()
                 return await self._post_now(text, request_id, extra, opens, answered)
@@ -358,7 +357,7 @@ class HttpTransport:
     # ----- helpers -----
 
     def _request_headers(
-        self, *, content_type: str | None = None, accept: str | None = None, last_event_id: str | None = None
+        self, method: str = "POST", *, content_type: str = "", accept: str = "", last_event_id: str | None = None
     ) -> dict[str, str]:
         headers = dict(self._headers)
         if accept:
@@ -369,14 +368,14 @@ class HttpTransport:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version in VERSIONS_WITH_HEADER:
             headers["MCP-Protocol-Version"] = self.protocol_version
-        if self.auth is not None and (credential := self.auth.authorization(self._post_url)):
-            headers["Authorization"] = credential
+        if self.auth is not None:
+            headers |= self.auth.credentials(method, self._post_url if method == "POST" else self.url)
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         return headers
 
     def stream_headers(self, last_event_id: str | None) -> dict[str, str]:
-        return self._request_headers(accept="text/event-stream", last_event_id=last_event_id)
+        return self._request_headers("GET", accept="text/event-stream", last_event_id=last_event_id)
 
     def event_id_refused(self, problem: str) -> None:
         """An SSE event id we will not send back: the server broke the transport's rules."""

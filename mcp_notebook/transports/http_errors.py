@@ -22,6 +22,7 @@ __all__ = [
     "CrossOriginRedirect",
     "describe_failure",
     "describe_status",
+    "is_json_rpc",
     "is_secret_name",
     "origin",
     "redact_url",
@@ -101,7 +102,10 @@ def describe_status(response: httpx2.Response, body: str, where: str) -> str:
     detail = _json_rpc_message(body)
     head = f"{where} answered HTTP {status} {response.reason_phrase}".rstrip()
     if status in (401, 403):
-        hint = "the server wants credentials: pass --header 'Authorization: Bearer …' or --bearer-token-env VAR"
+        hint = (
+            "the server wants credentials: pass headers={'Authorization': 'Bearer …'} or bearer_token_env='VAR' "
+            "(--header or --bearer-token-env in %mcp connect and python -m mcp_notebook), or OAuth with auth=OAuth(...)"
+        )
         if response.headers.get("www-authenticate"):
             hint += " (it sent WWW-Authenticate)"
         return f"{head}{': ' + detail if detail else ''}; {hint}"
@@ -110,6 +114,15 @@ def describe_status(response: httpx2.Response, body: str, where: str) -> str:
     if status < 400:
         return f"{head} with {content_type}, not MCP (expected application/json or text/event-stream); check the URL"
     return f"{head}{': ' + detail if detail else ''}"
+
+
+def is_json_rpc(body: str) -> bool:
+    """Whether an HTTP error body is a JSON-RPC answer (an MCP server's refusal), not a page."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get("jsonrpc") == "2.0" and ("error" in data or "result" in data)
 
 
 def _json_rpc_message(body: str) -> str:

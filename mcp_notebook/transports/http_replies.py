@@ -40,11 +40,7 @@ async def take_reply(host: ReplyHost, streams: Streams, response: httpx2.Respons
     status = response.status_code
     if status >= 400:
         body = (await read_head(response, MAX_ERROR_BODY)).decode("utf-8", errors="replace")
-        if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
-            sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
-            if not sink.awaiting(request_id):
-                return
-        raise TransportError(describe_status(response, body, host.describe()), status=status)
+        return take_error(host, response, body, request_id)
     if host.kind == "sse" or status == 202:
         await read_head(response, MAX_ERROR_BODY)
         if status == 202 and request_id is not None and host.kind == "http":
@@ -68,3 +64,13 @@ async def take_reply(host: ReplyHost, streams: Streams, response: httpx2.Respons
         body_text, problem = data.decode("utf-8", errors="replace"), utf8_problem(exc)
     if body_text.strip():
         sink.frame_received(body_text, via="POST body", problem=problem)
+
+
+def take_error(host: ReplyHost, response: httpx2.Response, body: str, request_id: RequestId | None) -> None:
+    """An HTTP error answer: the JSON-RPC error it carries for our request, else a TransportError."""
+    sink = host.sink
+    if body.lstrip().startswith("{") and '"id"' in body and request_id is not None:
+        sink.frame_received(body, via="POST error body")  # a JSON-RPC error for our request
+        if not sink.awaiting(request_id):
+            return
+    raise TransportError(describe_status(response, body, host.describe()), status=response.status_code)

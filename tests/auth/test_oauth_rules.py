@@ -103,12 +103,12 @@ def test_basic_authentication_form_encodes_the_credentials():
 
 def test_the_token_goes_only_to_the_servers_origin():
     flow = OAuthFlow("https://mcp.example.com/mcp", OAuth(remember=False), events=lambda *a, **k: None, secret=lambda s: None)
-    assert flow.authorization("https://mcp.example.com/mcp") is None
+    assert flow.credentials("POST", "https://mcp.example.com/mcp") == {}
     flow.token = Token("t0ken", "https://mcp.example.com/mcp", ISSUER, "c", ())
-    assert flow.authorization("https://mcp.example.com/messages?session=1") == "Bearer t0ken"
-    assert flow.authorization("https://other.example.com/mcp") is None
-    assert flow.authorization("http://mcp.example.com/mcp") is None
-    assert flow.authorization("https://mcp.example.com:8443/mcp") is None
+    assert flow.credentials("POST", "https://mcp.example.com/messages?session=1") == {"Authorization": "Bearer t0ken"}
+    assert flow.credentials("POST", "https://other.example.com/mcp") == {}
+    assert flow.credentials("POST", "http://mcp.example.com/mcp") == {}
+    assert flow.credentials("POST", "https://mcp.example.com:8443/mcp") == {}
 
 
 def test_secrets_never_show_in_a_repr():
