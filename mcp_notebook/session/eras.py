@@ -9,9 +9,11 @@ with the same handlers that answer legacy server requests), and retry once at a 
 version on -32022. Ping does not exist in the modern era; `liveness()` measures a
 cache-bypassing `server/discover` instead.
 
-A probe that is merely late is never taken for "not modern": once `probe_timeout` has
-passed, `initialize` is offered beside it on the same connection (stdio: the same process),
-and the first definite answer decides: a DiscoverResult, however late, is modern; a refused
+A probe that is merely late is never taken for "not modern". Over Streamable HTTP, where
+every server answers a POST and the answer decides, it is waited for (up to the
+connection's timeout). Over stdio (and HTTP+SSE) a legacy server may never answer it, so
+once `probe_timeout` has passed `initialize` is offered beside it, on the same process, and
+the first definite answer decides: a DiscoverResult, however late, is modern; a refused
 `initialize` waits for the probe (up to the connection's timeout), as a modern-only server
 refuses it; an answered `initialize`, or a probe answer that says "not modern", is legacy.
 A server that exits when probed is reported, not restarted: connect with era="legacy".
@@ -25,7 +27,7 @@ from typing import Any
 
 import anyio
 
-from ..base.errors import ConnectionClosed, HandshakeError, McpError, ProtocolViolation, RequestTimeout, TransportError
+from ..base.errors import ConnectionClosed, HandshakeError, McpError, ProtocolViolation, RequestTimeout
 from ..base.sizes import clipped_text, seconds_within
 from ..base.stderr import blames_the_probe, quoted
 from ..protocol import jsonrpc as rpc
@@ -34,6 +36,7 @@ from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .era import AUTO, LEGACY, MODERN, Era, RoundSender, era_named
 from .handlers import call_handler
 from .listed_tools import ListedTools
+from .pending import request_timeout
 from .port import SessionPort
 from .probe import NoCommonVersion, not_modern, refusal, speaks_modern
 from .requests import Request
@@ -94,8 +97,12 @@ class EraNegotiator:
         """Probe with server/discover; modern on a modern answer, else the legacy handshake.
 
         A probe that is merely late (a server under load, or still starting up) is never taken
-        for "not modern": once `probe_timeout` has passed, the handshake is offered beside it,
-        on the same connection, and a definite answer decides (`_beside_the_probe`).
+        for "not modern". Over Streamable HTTP every server answers a POST, if only with a 4xx,
+        and that answer decides (basic/transports/streamable-http, backward compatibility): it
+        is waited for, up to the connection's timeout, and nothing else goes on the modern wire
+        meanwhile. Elsewhere (stdio, HTTP+SSE), where a legacy server may leave it unanswered,
+        the handshake is offered beside it once `probe_timeout` has passed, and the first
+        definite answer decides (`_beside_the_probe`).
         """
         session = self.session
         session.transport.probe_began()
@@ -106,7 +113,12 @@ class EraNegotiator:
         with anyio.move_on_after(self.probe_timeout):
             await answered.wait()
         source = "probe: server/discover answered"
-        if not probe.settled:
+        if not probe.settled and session.transport.kind == "http":
+            silent = await self._outwait(probe, answered)
+            if silent is not None:
+                return await self._fall_back(silent)
+            source += " late"
+        elif not probe.settled:
             if await self._beside_the_probe(probe, answered):
                 return
             source += " after the handshake was offered"
@@ -129,15 +141,27 @@ class EraNegotiator:
             raise
         await self._start_modern(result, source, version)
 
+    async def _outwait(self, probe: Request, answered: anyio.Event) -> str | None:
+        """Wait for a late probe's answer over HTTP; None once it has come, else (the connection's
+        timeout passed: a server silent to a POST) why the handshake follows."""
+        late = f"no answer to server/discover within {self.probe_timeout:g} s"
+        self.session.trace.event("era", note=f"{late}: over HTTP its answer decides, so it is waited for")
+        await self._wait_out(probe, answered)
+        if probe.settled:
+            return None
+        limit = self.session.limit(None) or 0.0
+        why = f"no answer to server/discover within {limit:g} s"
+        self.session.abandon(probe, request_timeout("server/discover", limit), why)
+        return why
+
     async def _beside_the_probe(self, probe: Request, answered: anyio.Event) -> bool:
         """Offer the handshake beside a late probe; whichever gives a definite answer decides.
 
-        True once the session is legacy: initialize answered. False once the probe's answer
-        decides: it speaks modern (the handshake is forgotten), or it says "not modern" after
-        the handshake was refused (the caller falls back afresh, on a clean slate: an HTTP
-        transport tries HTTP+SSE only then). A refused handshake is no verdict while the probe
-        is out (a modern-only server refuses initialize): the probe is waited for, until the
-        connection's timeout has passed since it was sent.
+        True once the session is legacy: initialize answered. False once the probe speaks
+        modern, however late (the handshake is forgotten). A refused handshake is no verdict
+        while the probe is out (a modern-only server refuses initialize): the probe is waited
+        for, until the connection's timeout has passed since it was sent; then, or when the
+        probe says "not modern", the refusal is the error.
         """
         session = self.session
         late = f"no answer to server/discover within {self.probe_timeout:g} s"
@@ -159,16 +183,13 @@ class EraNegotiator:
             if failures and not answered.is_set():
                 failed = clipped_text(str(failures[0]), NOTE_LIMIT)
                 session.trace.event("era", note=f"initialize failed ({failed}) while server/discover is out: waiting for it")
-                with anyio.move_on_after(self._left_for(probe)):
-                    await answered.wait()
+                await self._wait_out(probe, answered)
             shaken_first = shaken.is_set() and not failures
             if answered.is_set() and not shaken_first and speaks_modern(probe.response):
                 handshake.cancel_scope.cancel()  # initialize is never cancelled on the wire, only forgotten
                 return False
             await shaken.wait()  # the probe says "not modern", or nothing yet: the handshake decides
         why = refusal(probe) if probe.settled else None
-        if failures and why is not None and isinstance(failures[0], (McpError, TransportError)):
-            return False
         if not probe.settled:
             reason = "the handshake was refused, and the probe not answered" if failures else "the handshake answered first"
             session.abandon(probe, ConnectionClosed(reason), reason)
@@ -178,10 +199,17 @@ class EraNegotiator:
         session.trace.event("era", note=f"legacy ({self.source}; initialize answered)", era=LEGACY.name)
         return True
 
-    def _left_for(self, probe: Request) -> float:
-        """How long the probe may still take: the connection's timeout, counted from its sending."""
+    async def _wait_out(self, probe: Request, answered: anyio.Event) -> None:
+        """Wait for the probe as any request waits: the connection's timeout, counted from its
+        sending, and as long again after an authorization a person did meanwhile."""
         limit = self.session.limit(None)
-        return math.inf if limit is None else max(0.0, limit - (time.perf_counter() - probe.sent_at))
+        left = math.inf if limit is None else max(0.0, limit - (time.perf_counter() - probe.sent_at))
+        while True:
+            with anyio.move_on_after(left):
+                await answered.wait()
+            if answered.is_set() or not await self.session.outwait_user():
+                return
+            left = math.inf if limit is None else limit
 
     async def _fall_back(self, why: str) -> None:
         """Not modern: the handshake, on a clean slate (nothing the probe's answer left is kept)."""

@@ -85,7 +85,6 @@ class HttpTransport:
         self._order: anyio.Event | None = None  # the last notification/response POST still in flight
         self._posts: dict[RequestId, anyio.CancelScope] = {}
         self.modern = False
-        self._probing = False  # the era probe went out and has not said "not modern": no fallback to HTTP+SSE
         self.session_id: str | None = None
         self._renewing: anyio.Event | None = None  # set once a forgotten session's successor is opened
         self.protocol_version: str | None = None
@@ -131,11 +130,12 @@ class HttpTransport:
 
     def use_modern(self, protocol_version: str) -> None:
         """Stateless from now on: the version header on every POST, no session, no GET stream."""
-        self.modern, self.protocol_version, self.session_id = True, protocol_version, None
+        self.modern = True
+        self.protocol_version = protocol_version
 
     def initialized(self, protocol_version: str) -> None:
         """Send the version header from now on, and open the GET listening stream."""
-        self.protocol_version, self._probing = protocol_version, False
+        self.protocol_version = protocol_version
         if self.kind == "http":
             assert self._task_group is not None
             self.listening_settled.clear()
@@ -167,17 +167,17 @@ class HttpTransport:
         """Forget the expired session; frames other than the new `initialize` wait for its successor
         (a frame queued behind the one that met the 404 would otherwise go out with no session)."""
         self.event("session-reset", note="forgetting the expired session")
-        self.session_id = self.protocol_version = None
+        self.session_id = None
+        self.protocol_version = None
         if self._renewing is None:
             self._renewing = anyio.Event()
 
     def probe_began(self) -> None:
-        """Until the probe says "not modern", a refused initialize is no sign of HTTP+SSE (`_post_now`)."""
-        self._probing = True
+        """Nothing to do: only the answer to initialize sets a session id (`http_session`)."""
 
     def probe_refused(self) -> None:
         """The handshake starts on a clean slate: no session id, no cookie from the probe's answer."""
-        self._probing, self.session_id = False, None
+        self.session_id = None
         self.client.cookies.clear()
 
     def _renewed(self) -> None:
@@ -295,13 +295,13 @@ class HttpTransport:
         if request_id is None or not is_event_stream(response):  # an SSE answer to a request: its timeout bounds it
             limit_idle(response, self._read_timeout, self.describe())
         try:
-            self.record(response, started, opens and not self.modern)  # a forgotten initialize opens nothing
+            self.record(response, started, opens)
             if opens:
                 self._renewed()  # with or without a session id, the new session has answered
             if response.status_code in (401, 403) and self.auth is not None and await self.auth.retry(response, attempt):
                 await read_head(response, MAX_ERROR_BODY)
                 return await self._post_now(text, request_id, extra, opens, answered, attempt + 1)
-            fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None and not self._probing
+            fallback = opens and self._mode == "auto" and self.kind == "http" and sent_session is None
             if fallback and response.status_code in FALLBACK_STATUSES:
                 await read_head(response, MAX_ERROR_BODY)
                 self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
