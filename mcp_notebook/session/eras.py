@@ -9,20 +9,26 @@ with the same handlers that answer legacy server requests), and retry once at a 
 version on -32022. Ping does not exist in the modern era; `liveness()` measures a
 cache-bypassing `server/discover` instead.
 
-On stdio a probe that times out leaves the server running and `initialize` follows on
-the same process (a legacy server that never answers unknown requests is simply
-slow to probe); a server that exits when probed is reported, not restarted: connect
-with era="legacy" for such a server.
+A probe that is merely late is never taken for "not modern". Over Streamable HTTP, where
+every server answers a POST and the answer decides, it is waited for (up to the
+connection's timeout). Over stdio (and HTTP+SSE) a legacy server may never answer it, so
+once `probe_timeout` has passed `initialize` is offered beside it, on the same process, and
+the first definite answer decides: a DiscoverResult, however late, is modern; a refused
+`initialize` waits for the probe (up to the connection's timeout), as a modern-only server
+refuses it; an answered `initialize`, or a probe answer that says "not modern", is legacy.
+A server that exits when probed is reported, not restarted: connect with era="legacy".
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import Any
 
 import anyio
 
 from ..base.errors import ConnectionClosed, HandshakeError, McpError, ProtocolViolation, RequestTimeout
+from ..base.sizes import clipped_text, seconds_within
 from ..base.stderr import blames_the_probe, quoted
 from ..protocol import jsonrpc as rpc
 from ..protocol import modern
@@ -30,13 +36,16 @@ from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
 from .era import AUTO, LEGACY, MODERN, Era, RoundSender, era_named
 from .handlers import call_handler
 from .listed_tools import ListedTools
+from .pending import request_timeout
 from .port import SessionPort
-from .probe import NoCommonVersion, not_modern
+from .probe import NoCommonVersion, not_modern, refusal, speaks_modern
 from .requests import Request
 from .sides import ServerSide
 
 PROBE_TIMEOUT = 2.0
 MAX_INPUT_ROUNDS = 8
+NOTE_LIMIT = 300  # characters of a server's words quoted in an era note
+MAX_DISCOVERY_TTL = 86_400.0  # seconds: a server's ttlMs beyond a day (or past a float's range) is a day
 
 
 class EraNegotiator:
@@ -87,9 +96,13 @@ class EraNegotiator:
     async def _negotiate(self) -> None:
         """Probe with server/discover; modern on a modern answer, else the legacy handshake.
 
-        A server slow to answer the probe (one still starting up) is offered the handshake too,
-        on the same connection, and the first answer decides: a modern server answers the probe
-        first (and then refuses initialize), a legacy one answers initialize.
+        A probe that is merely late (a server under load, or still starting up) is never taken
+        for "not modern". Over Streamable HTTP every server answers a POST, if only with a 4xx,
+        and that answer decides (basic/transports/streamable-http, backward compatibility): it
+        is waited for, up to the connection's timeout, and nothing else goes on the modern wire
+        meanwhile. Elsewhere (stdio, HTTP+SSE), where a legacy server may leave it unanswered,
+        the handshake is offered beside it once `probe_timeout` has passed, and the first
+        definite answer decides (`_beside_the_probe`).
         """
         session = self.session
         session.transport.probe_began()
@@ -99,8 +112,16 @@ class EraNegotiator:
         session.launch(probe)
         with anyio.move_on_after(self.probe_timeout):
             await answered.wait()
-        if not probe.settled and await self._handshake_answers_first(probe, answered):
-            return
+        source = "probe: server/discover answered"
+        if not probe.settled and session.transport.kind == "http":
+            silent = await self._outwait(probe, answered)
+            if silent is not None:
+                return await self._fall_back(silent)
+            source += " late"
+        elif not probe.settled:
+            if await self._beside_the_probe(probe, answered):
+                return
+            source += " after the handshake was offered"
         try:
             result = await self._discover(note="era probe", first=probe)
             version = self._mutual(result)
@@ -118,14 +139,33 @@ class EraNegotiator:
             if isinstance(exc, McpError) and exc.code in modern.MODERN_ERRORS:
                 raise HandshakeError(f"the server speaks the modern protocol but refused us: {exc}") from None
             raise
-        await self._start_modern(result, "probe: server/discover answered", version)
+        await self._start_modern(result, source, version)
 
-    async def _handshake_answers_first(self, probe: Request, answered: anyio.Event) -> bool:
-        """Offer the handshake beside an unanswered probe. True once the session is legacy (initialize
-        answered first, or the probe was refused); False once the probe says the server is modern."""
+    async def _outwait(self, probe: Request, answered: anyio.Event) -> str | None:
+        """Wait for a late probe's answer over HTTP; None once it has come, else (the connection's
+        timeout passed: a server silent to a POST) why the handshake follows."""
+        late = f"no answer to server/discover within {self.probe_timeout:g} s"
+        self.session.trace.event("era", note=f"{late}: over HTTP its answer decides, so it is waited for")
+        await self._wait_out(probe, answered)
+        if probe.settled:
+            return None
+        limit = self.session.limit(None) or 0.0
+        why = f"no answer to server/discover within {limit:g} s"
+        self.session.abandon(probe, request_timeout("server/discover", limit), why)
+        return why
+
+    async def _beside_the_probe(self, probe: Request, answered: anyio.Event) -> bool:
+        """Offer the handshake beside a late probe; whichever gives a definite answer decides.
+
+        True once the session is legacy: initialize answered. False once the probe speaks
+        modern, however late (the handshake is forgotten). A refused handshake is no verdict
+        while the probe is out (a modern-only server refuses initialize): the probe is waited
+        for, until the connection's timeout has passed since it was sent; then, or when the
+        probe says "not modern", the refusal is the error.
+        """
         session = self.session
-        why = f"no answer to server/discover within {self.probe_timeout:g} s"
-        session.trace.event("era", note=f"{why}; offering the legacy handshake beside it")
+        late = f"no answer to server/discover within {self.probe_timeout:g} s"
+        session.trace.event("era", note=f"{late}; offering the legacy handshake beside it")
         shaken = anyio.Event()
         failures: list[BaseException] = []
 
@@ -140,21 +180,36 @@ class EraNegotiator:
         async with anyio.create_task_group() as handshake:
             handshake.start_soon(shake)
             await _first_of(answered, shaken)
-            if not shaken.is_set() or failures:  # no verdict from the handshake yet, or a refusal
-                if not answered.is_set():
-                    with anyio.move_on_after(self.probe_timeout):
-                        await answered.wait()
-                if answered.is_set() and _speaks_modern(probe):
-                    handshake.cancel_scope.cancel()  # initialize is never cancelled on the wire, only forgotten
-                    return False
-                await shaken.wait()
+            if failures and not answered.is_set():
+                failed = clipped_text(str(failures[0]), NOTE_LIMIT)
+                session.trace.event("era", note=f"initialize failed ({failed}) while server/discover is out: waiting for it")
+                await self._wait_out(probe, answered)
+            shaken_first = shaken.is_set() and not failures
+            if answered.is_set() and not shaken_first and speaks_modern(probe.response):
+                handshake.cancel_scope.cancel()  # initialize is never cancelled on the wire, only forgotten
+                return False
+            await shaken.wait()  # the probe says "not modern", or nothing yet: the handshake decides
+        why = refusal(probe) if probe.settled else None
         if not probe.settled:
-            session.abandon(probe, ConnectionClosed("the legacy handshake answered first"), "the handshake answered first")
+            reason = "the handshake was refused, and the probe not answered" if failures else "the handshake answered first"
+            session.abandon(probe, ConnectionClosed(reason), reason)
         if failures:
             raise failures[0]
-        self._settle(LEGACY, f"probe: {why}")
-        session.trace.event("era", note=f"legacy ({self.source})", era=LEGACY.name)
+        self._settle(LEGACY, f"probe: {why or late}")
+        session.trace.event("era", note=f"legacy ({self.source}; initialize answered)", era=LEGACY.name)
         return True
+
+    async def _wait_out(self, probe: Request, answered: anyio.Event) -> None:
+        """Wait for the probe as any request waits: the connection's timeout, counted from its
+        sending, and as long again after an authorization a person did meanwhile."""
+        limit = self.session.limit(None)
+        left = math.inf if limit is None else max(0.0, limit - (time.perf_counter() - probe.sent_at))
+        while True:
+            with anyio.move_on_after(left):
+                await answered.wait()
+            if answered.is_set() or not await self.session.outwait_user():
+                return
+            left = math.inf if limit is None else limit
 
     async def _fall_back(self, why: str) -> None:
         """Not modern: the handshake, on a clean slate (nothing the probe's answer left is kept)."""
@@ -216,10 +271,8 @@ class EraNegotiator:
 
     async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's DiscoverResult, from the cache while its `ttlMs` lasts."""
-        ttl = (self.discovered or {}).get("ttlMs")
-        fresh = (
-            self.discovered is not None and isinstance(ttl, (int, float)) and time.monotonic() - self.discovered_at < ttl / 1000
-        )
+        ttl = seconds_within((self.discovered or {}).get("ttlMs"), 0.0, MAX_DISCOVERY_TTL * 1000)
+        fresh = self.discovered is not None and ttl is not None and time.monotonic() - self.discovered_at < ttl / 1000
         if refresh or not fresh:
             self._remember_discovery(await self._discover(note="discover"))
         assert self.discovered is not None
@@ -311,12 +364,3 @@ async def _first_of(*events: anyio.Event) -> None:
 
         for event in events:
             waiting.start_soon(wait, event)
-
-
-def _speaks_modern(probe: Request) -> bool:
-    """Whether an answered probe says the server is modern: a discover result, or a modern error."""
-    response = probe.response or {}
-    if "result" in response:
-        return True
-    error = response.get("error")
-    return isinstance(error, dict) and error.get("code") in modern.MODERN_ERRORS

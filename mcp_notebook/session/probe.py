@@ -10,13 +10,19 @@ handshake-era ones. What says nothing of the era is raised as it is: authenticat
 
 A version the server refuses is retried once at one we speak; when none of its versions is
 one we speak, the error says which we offered and which it takes (`NoCommonVersion`).
+
+A probe that is merely late says nothing either: what it answers later still decides
+(`speaks_modern`, `refusal`), even after the handshake was offered beside it.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..base.errors import HandshakeError, McpError, TransportError
 from ..protocol import modern
 from ..protocol.versions import LEGACY_VERSIONS, MODERN_VERSIONS
+from .requests import Request
 
 NOT_VERDICTS = (401, 403, 407)  # authentication wanted: says nothing about the era
 
@@ -52,4 +58,24 @@ def not_modern(exc: BaseException) -> str | None:
         if exc.status is None or exc.status in NOT_VERDICTS:
             return None
         return f"server/discover answered HTTP {exc.status}" + ("" if exc.status >= 300 else ", and no JSON-RPC answer")
+    return None
+
+
+def speaks_modern(response: dict[str, Any] | None) -> bool:
+    """Whether the probe's JSON-RPC answer is one only a modern server gives: a result (a
+    DiscoverResult, its versions still to be read), or a modern error."""
+    if response is None:
+        return False
+    if "result" in response:
+        return True
+    error = response.get("error")
+    return isinstance(error, dict) and error.get("code") in modern.MODERN_ERRORS
+
+
+def refusal(probe: Request) -> str | None:
+    """Why a settled probe says "not modern" (`not_modern`'s rules), or None if it does not."""
+    try:
+        probe.outcome()
+    except Exception as exc:  # noqa: BLE001 - every failure is read, none raised
+        return not_modern(exc)
     return None

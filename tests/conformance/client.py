@@ -59,13 +59,8 @@ def accept(params: dict[str, Any]) -> dict[str, Any]:
     return {name: example(prop) for name, prop in (schema.get("properties") or {}).items()}
 
 
-# The suite starts every scenario's client at once: on a busy 2-core machine a modern server's
-# answer to the era probe can take longer than the interactive default (2 s) to come back.
-PROBE_TIMEOUT = 20.0
-
-
 def connect(url: str, **options: Any) -> mcp_notebook.Connection:
-    return mcp_notebook.connect(url, name="conformance", auth=None, probe_timeout=PROBE_TIMEOUT, **options)
+    return mcp_notebook.connect(url, name="conformance", auth=None, **options)
 
 
 @scenario("initialize", "json-schema-ref-no-deref")

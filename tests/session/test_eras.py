@@ -165,7 +165,7 @@ def test_a_modern_server_slow_to_start_is_found_modern():
     the SDK, serving 2026-07-28 once probed, refused it: mcp-server-git did that on every connect.)"""
     with mcp_notebook.connect(sdk_server_cmd("--slow-start", "1.5"), name="slow", probe_timeout=0.3) as conn:
         assert conn.era == "modern" and conn.protocol_version == "2026-07-28"
-        assert conn.health.era_source == "probe: server/discover answered"
+        assert conn.health.era_source == "probe: server/discover answered after the handshake was offered"
         assert conn.request("tools/call", {"name": "echo", "arguments": {"text": "hi"}})["content"][0]["text"] == "hi"
         notes = [e.note or "" for e in conn.trace.entries() if e.kind == "era"]
         assert any("offering the legacy handshake beside it" in note for note in notes)

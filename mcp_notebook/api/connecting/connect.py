@@ -72,7 +72,9 @@ def connect(
     `target` is a server command (an argv list or a shell-style string, run over stdio)
     or an http(s) URL (Streamable HTTP, falling back to HTTP+SSE; `transport="http"`
     forbids the fallback, `"sse"` forces it). `era` is "auto" (probe with
-    server/discover for `probe_timeout` seconds, fall back to the legacy handshake; the
+    server/discover, and fall back to the legacy handshake on an answer that is not modern;
+    over stdio the handshake is offered beside a probe unanswered after `probe_timeout`
+    seconds, and a late DiscoverResult still wins; the
     verdict is remembered per command line or URL, across kernels, and a server found
     legacy is not probed again), "legacy" or "modern";
     `protocol_version` pins a version (and so an era). A `name` already in use closes
