@@ -26,11 +26,12 @@ import httpx2
 from ..base.errors import TransportError
 from ..protocol.frame_rules import EVENT_ID
 from ..protocol.jsonrpc import RequestId
+from . import http_errors
 from .auth_hook import AuthHook
 from .base import MAX_FRAME_BYTES, Sink
 from .http_bodies import MAX_ERROR_BODY, limit_idle, read_head, stalled
 from .http_client import AsyncRoutes, HttpSettings, async_client
-from .http_errors import describe_failure, is_json_rpc, redact_url, refuse_cross_origin_redirects, same_origin_endpoint
+from .http_errors import describe_failure, is_json_rpc, redact_url, refuse_cross_origin_redirects
 from .http_replies import take_error, take_reply
 from .http_requests import PostRequests
 from .http_session import session_id_set
@@ -304,7 +305,7 @@ class HttpTransport:
                 if is_json_rpc(body):  # a Streamable HTTP server refusing the request: no sign of the old transport
                     return take_error(self, response, body, request_id)
                 self.event("fallback", note=f"POST answered {response.status_code}: trying the HTTP+SSE transport of 2024-11-05")
-                await self._start_legacy()
+                await self._start_legacy(response.status_code)
                 return await self._post_now(text, request_id, extra, opens, answered)
             if response.status_code == 404 and sent_session is not None:
                 self.sink.session_expired(request_id, current=sent_session == self.session_id)
@@ -321,8 +322,8 @@ class HttpTransport:
 
     # ----- HTTP+SSE (2024-11-05) -----
 
-    async def _start_legacy(self) -> None:
-        """Open the one SSE stream of the old transport and wait for its `endpoint` event."""
+    async def _start_legacy(self, post_status: int | None = None) -> None:
+        """Open the old transport's one SSE stream and wait for its `endpoint` (`post_status`: what a POST met)."""
         assert self._client is not None and self._task_group is not None
         self.kind = "sse"
         self._legacy_ready = ready = anyio.Event()
@@ -330,9 +331,9 @@ class HttpTransport:
 
         async def run_stream() -> None:
             try:
-                async with self._streams.get(None) as response:
+                async with (stream := self._streams.get(None)) as response:
                     if response is None:
-                        raise TransportError(f"{self.describe()} offers neither Streamable HTTP nor HTTP+SSE")
+                        raise stream.failure or http_errors.no_mcp_endpoint(self.describe(), post_status, stream.why)
                     await self._streams.read(response, "SSE stream", on_endpoint=self._set_legacy_endpoint)
             except (TransportError, httpx2.HTTPError) as exc:
                 failure.append(exc if isinstance(exc, TransportError) else TransportError(describe_failure(exc, self.describe())))
@@ -349,7 +350,7 @@ class HttpTransport:
 
     def _set_legacy_endpoint(self, data: str) -> None:
         """The POST URL the HTTP+SSE stream names, if on the server's origin (else the stream ends)."""
-        self._post_url = same_origin_endpoint(self.url, urljoin(self.url, data.strip()))
+        self._post_url = http_errors.same_origin_endpoint(self.url, urljoin(self.url, data.strip()))
         self.event("endpoint", url=redact_url(self._post_url))
         assert self._legacy_ready is not None
         self._legacy_ready.set()

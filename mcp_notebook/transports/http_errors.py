@@ -116,6 +116,14 @@ def describe_status(response: httpx2.Response, body: str, where: str) -> str:
     return f"{head}{': ' + detail if detail else ''}"
 
 
+def no_mcp_endpoint(where: str, post_status: int | None, get_why: str) -> TransportError:
+    """Why a URL is no MCP endpoint, in one line: what POST (Streamable HTTP) and GET (HTTP+SSE) met."""
+    if post_status == 404 and get_why == "HTTP 404":
+        return TransportError(f"{where} answered 404 to POST and GET: no MCP endpoint there (check the path, often /mcp)")
+    post = f"POST answered {post_status}" if post_status is not None else "not tried"
+    return TransportError(f"{where} offers neither Streamable HTTP ({post}) nor HTTP+SSE (GET: {get_why or 'no event stream'})")
+
+
 def is_json_rpc(body: str) -> bool:
     """Whether an HTTP error body is a JSON-RPC answer (an MCP server's refusal), not a page."""
     try:

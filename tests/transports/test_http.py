@@ -107,6 +107,15 @@ def test_http_only_transport_refuses_the_fallback(port):
             mcp_notebook.connect(base + "/sse", era="legacy", name="nofallback", transport="http", timeout=10)
 
 
+def test_a_path_with_no_endpoint_says_404_in_one_line(port):
+    with sdk_http(port) as base:
+        with pytest.raises(mcp_notebook.HandshakeError) as raised:
+            mcp_notebook.connect(base + "/nope", name="nopath", timeout=10)
+    said = str(raised.value)
+    assert "answered 404 to POST and GET: no MCP endpoint there (check the path, often /mcp)" in said
+    assert "\n" not in said
+
+
 def test_session_headers_on_every_request_after_initialize(port):
     with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         conn.ping()
