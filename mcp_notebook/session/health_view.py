@@ -58,7 +58,8 @@ def summary(h: Any) -> str:
     """The repr's words: how it ended, or its era, transport and last round trip."""
     if h.state == "closed":
         return ended(h) or "closed"
-    return f"{h.era} {h.protocol_version or '?'} over {h.transport}, rtt {_ms(h.last_rtt)}"
+    rtt = "not pinged yet" if h.last_rtt is None else f"rtt {_ms(h.last_rtt)}"
+    return f"{h.era} {h.protocol_version or '?'} over {h.transport}, {rtt}"
 
 
 def rows(h: Any) -> list[tuple[str, str]]:
