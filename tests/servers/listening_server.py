@@ -12,6 +12,8 @@ The GET listening stream acts out the path:
                    fast as the client reads them, then a `ping` with id "after-flood"; the
                    `flood-answered` tool says how many went out, once the client answered
                    the ping (or after 30 s).
+* `/mute`          every GET is read and never answered: no status line, the connection held
+                   open until the client hangs up or the server ends.
 
 Usage: python listening_server.py PORT   (binds 127.0.0.1 only)
 """
@@ -81,6 +83,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._refuse_once(number)
             elif path == "/flood":
                 self._flood()
+            elif path == "/mute":
+                closed.wait()  # the request is read; no answer ever starts
             else:
                 self._send(405)
         except OSError:
