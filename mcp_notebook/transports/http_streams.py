@@ -32,6 +32,7 @@ import httpx2
 
 from ..base.errors import TransportError
 from ..base.plural import counted
+from ..base.sizes import RETRY_FLOOR
 from ..protocol.jsonrpc import RequestId
 from .base import Sink, size_text
 from .http_bodies import stalled
@@ -40,7 +41,7 @@ from .http_errors import describe_failure
 from .sse import is_event_stream, iter_events
 
 RESUME_ATTEMPTS = 5  # resumes of a POST stream in a row that bring nothing, before its request fails
-FLOOR = 0.5  # seconds: the least wait before a stream is reopened, whatever `retry` the server asks for
+FLOOR = RETRY_FLOOR  # seconds: the least wait before a stream is reopened, whatever `retry` the server asks for
 CAP = 30.0  # seconds: the most, however often it failed (a server back up is heard from within this)
 FLAPS_TO_DOWN = 3  # listening streams in a row that close with nothing sent: it is down
 
