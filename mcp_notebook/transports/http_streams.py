@@ -278,9 +278,11 @@ class GetStream:
             with anyio.fail_after(idle):
                 response = await self._context.__aenter__()
         except TimeoutError:
-            return self._failed(stalled(host.describe(), idle, "in answer to a GET for its event stream"))
+            self._failed(stalled(host.describe(), idle, "in answer to a GET for its event stream"))
+            return None
         except httpx2.HTTPError as exc:
-            return self._failed(TransportError(describe_failure(exc, host.describe())))
+            self._failed(TransportError(describe_failure(exc, host.describe())))
+            return None
         host.record(response, started)
         sent_session = headers.get("Mcp-Session-Id")
         if response.status_code == 404 and sent_session is not None:
