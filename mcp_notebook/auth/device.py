@@ -3,7 +3,8 @@
 The client asks the authorization server's `device_authorization_endpoint` for a device code
 (with `resource`, RFC 8707; PKCE does not apply), shows the user code and the verification
 URL (`verification_uri_complete` when given) through whoever asks the user, then polls the
-token endpoint: every `interval` seconds (5 when not given), 5 s more after each `slow_down`,
+token endpoint: every `interval` seconds (5 when not given, never under RETRY_FLOOR, so an
+`interval: 0` does not poll as fast as the server answers), 5 s more after each `slow_down`,
 on through `authorization_pending`, ending at a token, `access_denied`, `expired_token` (or
 the code's own `expires_in` passing), or when `stop()` says the wait is given up (Cancel,
 Ctrl-C: no request waits any more). The server's numbers are kept to sane bounds: a code is
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 import anyio
 
 from ..base.errors import AuthorizationError
-from ..base.sizes import seconds_within
+from ..base.sizes import RETRY_FLOOR, seconds_within
 from ..base.text import plain
 from .discovery import Discovered
 from .exchange import AuthExchange, oauth_error
@@ -118,7 +119,7 @@ async def poll_for_token(
         raise AuthorizationError(f"the authorization server {found.issuer} has no token endpoint")
     interval, deadline, polls = code.interval, time.monotonic() + code.expires_in, 0
     while True:
-        await _wait(interval, deadline, stop)
+        await wait_to_poll(max(interval, RETRY_FLOOR), deadline, stop)
         polls += 1
         form = {"grant_type": DEVICE_GRANT, "device_code": code.device_code, "resource": found.resource}
         headers = authenticate(client, form, found.issuer)
@@ -140,7 +141,7 @@ async def poll_for_token(
         raise oauth_error("device token", status, answer)
 
 
-async def _wait(interval: float, deadline: float, stop: Callable[[], str | None]) -> None:
+async def wait_to_poll(interval: float, deadline: float, stop: Callable[[], str | None]) -> None:
     """Wait `interval` seconds, looking at `stop()` meanwhile; raise once given up or expired."""
     until = time.monotonic() + interval
     while True:

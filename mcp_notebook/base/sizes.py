@@ -1,5 +1,6 @@
 """Keeping what a server sends within bounds: rings bounded by count and by size, bounded
-copies of JSON values, durations kept to a range, and freed memory given back.
+copies of JSON values, durations kept to a range (and the floor under every wait a server
+sets before it is asked again), and freed memory given back.
 
 Stores that keep server messages for later (the trace, the server-log store) are `Ring`s,
 and keep a copy made by `bounded` when a message is huge: long strings end in a note of
@@ -24,6 +25,7 @@ T = TypeVar("T")
 
 SCALAR_COST = 8  # a number, a boolean or null, and the separators around a value
 GIVE_BACK_AFTER = 256 * 1024  # bytes: a frame this big is followed by `give_back_memory` once it is let go of
+RETRY_FLOOR = 0.5  # seconds: the least wait before a server is asked again (a stream reopened, a token polled), whatever it says
 
 
 _DECIMAL = re.compile(r"\s*\d{1,15}(?:\.\d{1,9})?\s*")

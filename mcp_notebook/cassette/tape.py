@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..base.about import TRACE_FORMAT
+from ..base.text import plain
 from ..protocol import jsonrpc as rpc
 
 CLIPPED = re.compile(r"\.\.\. \[clipped: [\d,]+ characters\]$")  # how the trace ends a frame too large to keep
@@ -118,25 +119,26 @@ def load(path: str | Path) -> Tape:
     """Read a cassette (a trace written by `Trace.to_jsonl`); CassetteError if it is not one."""
     header: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
+    where = plain(path)  # a file name is anyone's text: shown without its escape sequences
     try:
-        with open(path, encoding="utf-8") as source:
+        with open(path, "rb") as source:
             for number, line in enumerate(source, 1):
                 if not line.strip():
                     continue
                 try:
-                    row = json.loads(line)
-                except ValueError as exc:
-                    raise CassetteError(f"{path}, line {number}: not JSON ({exc})") from None
+                    row = json.loads(line.decode("utf-8"))
+                except ValueError as exc:  # not UTF-8 either
+                    raise CassetteError(f"{where}, line {number}: not JSON ({plain(exc)})") from None
                 if not isinstance(row, dict):
-                    raise CassetteError(f"{path}, line {number}: not a trace record")
+                    raise CassetteError(f"{where}, line {number}: not a trace record")
                 if row.get("format") == TRACE_FORMAT:
                     header = row
                 elif "direction" in row:
                     rows.append(row)
                 else:
-                    raise CassetteError(f"{path}, line {number}: not a trace record")
+                    raise CassetteError(f"{where}, line {number}: not a trace record")
     except OSError as exc:
-        raise CassetteError(f"cannot read the cassette {path}: {exc.strerror or exc}") from None
+        raise CassetteError(f"cannot read the cassette {where}: {plain(exc.strerror or exc)}") from None
     return build(header, rows)
 
 

@@ -9,7 +9,9 @@ within that).
 
 from __future__ import annotations
 
-FLOOR = 0.5  # seconds: the least wait, whatever the server asks for
+from ..base.sizes import RETRY_FLOOR
+
+FLOOR = RETRY_FLOOR  # seconds: the least wait, whatever the server asks for (the device grant's too)
 CAP = 30.0  # seconds: the most, however often it failed
 
 

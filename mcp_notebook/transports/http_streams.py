@@ -12,6 +12,9 @@ would replay the event). While the listening stream cannot be reopened, or keeps
 soon as it opens, it is down (`ListeningStatus`): the session hears it went down and when it
 is back, and the health says since when. Between events the reader waits while the session
 is behind with what came in (`Sink.caught_up`): a flood slows the server, not the memory.
+A GET whose status line does not come within the read timeout (McpNotebook.http_read_timeout)
+is given up as a failed (re)open, as one that could not connect is: a server that takes the
+listening stream's request and never answers it leaves the stream down, not "ready".
 The streams reach their transport only through `StreamHost`, so this module never imports it.
 """
 
@@ -32,6 +35,8 @@ from ..base.plural import counted
 from ..protocol.jsonrpc import RequestId
 from .backoff import backoff
 from .base import Sink, size_text
+from .http_bodies import stalled
+from .http_client import HttpSettings
 from .http_errors import describe_failure
 from .sse import is_event_stream, iter_events
 
@@ -47,6 +52,7 @@ class StreamHost(Protocol):
     keepalive_ticks: int
     stream_resumes: int
     max_frame_bytes: int
+    http: HttpSettings  # its read timeout bounds the wait for a GET's status
 
     @property
     def sink(self) -> Sink: ...
@@ -264,14 +270,16 @@ class GetStream:
         host = self._host
         headers = host.stream_headers(self._last_id)
         started = time.perf_counter()
+        idle = host.http.read_timeout
         try:
             self._context = host.client.stream("GET", host.url, headers=headers)
-            response = await self._context.__aenter__()
+            with anyio.fail_after(idle):
+                response = await self._context.__aenter__()
+        except TimeoutError:
+            self._failed(stalled(host.describe(), idle, "in answer to a GET for its event stream"))
+            return None
         except httpx2.HTTPError as exc:
-            self.failure = TransportError(describe_failure(exc, host.describe()))
-            self.why = str(self.failure)
-            host.event("stream-failed", note=self.why)
-            self._context = None
+            self._failed(TransportError(describe_failure(exc, host.describe())))
             return None
         host.record(response, started)
         sent_session = headers.get("Mcp-Session-Id")
@@ -286,6 +294,11 @@ class GetStream:
             host.event("no-stream", note=self.why)
             return None
         return response
+
+    def _failed(self, failure: TransportError) -> None:
+        """No answer came: a failed (re)open, `failure` saying why."""
+        self.failure, self.why, self._context = failure, str(failure), None
+        self._host.event("stream-failed", note=self.why)
 
     async def __aexit__(
         self,

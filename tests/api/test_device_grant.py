@@ -28,10 +28,12 @@ import mcp_notebook
 from mcp_notebook import OAuth, demo_server
 from mcp_notebook.api.connecting.authorization import auth_status, auth_steps
 from mcp_notebook.api.display import frontend
+from mcp_notebook.auth import device
 from mcp_notebook.auth.device import DEVICE_GRANT, DeviceCode
 from mcp_notebook.auth.discovery import Discovered
 from mcp_notebook.auth.flow import OAuthFlow
 from mcp_notebook.base.errors import McpNotebookError
+from mcp_notebook.base.sizes import RETRY_FLOOR
 from mcp_notebook.demo_server import OAuthSettings
 
 ISSUED = re.compile(r"demo-(?:at|rt|dc|cs)-[A-Za-z0-9_-]{8,}")
@@ -123,6 +125,24 @@ def test_slow_down_adds_five_seconds_and_is_heard_once(tmp_path: Path, device_us
         notes = [e.note for e in conn.trace.entries() if e.kind == "auth" and e.detail.get("step") == "device"]
         assert notes == ["the server asks to poll more slowly: every 5 s"]
         assert polls[1].monotonic - polls[0].monotonic >= 5.0  # the wait itself, not a threshold on our speed
+
+
+def test_an_interval_of_0_is_polled_no_sooner_than_the_floor(
+    tmp_path: Path, device_user: DeviceUser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo asks for `interval: 0`: each poll still waits RETRY_FLOOR (the waits are recorded, not made)."""
+    asked: list[float] = []
+
+    async def recorded(interval: float, deadline: float, stop: Any) -> None:
+        asked.append(interval)
+
+    monkeypatch.setattr(device, "wait_to_poll", recorded)
+    process, url, _ = serve(tmp_path)
+    with process, mcp_notebook.connect(url, name="floor", auth=OAuth(grant="device", remember=False)) as conn:
+        polls = [e for e in conn.trace.entries() if e.kind == "auth-http" and e.detail.get("step") == "device token"]
+        assert [e.detail["status"] for e in polls] == [400, 200]
+    assert device_user.shown[0].code.interval == 0
+    assert asked == [RETRY_FLOOR, RETRY_FLOOR]
 
 
 @pytest.mark.parametrize(

@@ -294,6 +294,19 @@ def test_server_everything_over_http_sse_is_ok_through_the_fallback(port):
     assert diagnosis.step("handshake").status == "ok"
 
 
+def test_an_http_sse_endpoint_on_another_origin_fails_the_fallback_step_as_the_client_refuses_it(port):
+    """tests/servers/hostile_http_server.py's /elsewhere names its POST endpoint on `localhost`."""
+    hostile = [sys.executable, str(Path(__file__).parents[1] / "servers" / "hostile_http_server.py"), str(port)]
+    with serving(hostile, port) as base:
+        diagnosis = mcp_notebook.doctor(base + "/elsewhere", live=False, timeout=30)
+    step = failed_at(diagnosis, "HTTP+SSE fallback")
+    assert step.detail == (
+        f"{base}/elsewhere named a POST endpoint on another origin, 'http://localhost:{port}/inbox?sessionId=[redacted]', "
+        "in its HTTP+SSE endpoint event; refused: the endpoint is the server's own, and our headers and credentials stay with it"
+    )
+    assert "own origin" in step.hint
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_the_demo_server_over_http_is_ok_in_both_eras(era, port):
     argv = [sys.executable, "-m", "mcp_notebook.demo_server", "--transport", "http", "--port", str(port), "--era", era]

@@ -151,6 +151,22 @@ def test_a_file_that_is_not_a_cassette_is_refused(tmp_path):
         mcp_notebook.replay(tmp_path / "missing.jsonl")
 
 
+def test_a_refused_cassette_is_named_without_escape_sequences_and_bad_bytes_are_one_line(tmp_path):
+    """A cassette's name (a file from anywhere) is shown plain; a line that is not UTF-8 is
+    refused as not JSON, naming the line (it escaped as a UnicodeDecodeError, name and all)."""
+    bad = tmp_path / "rec\x1b]52;c;aGk=\x07\x1b[2J.jsonl"
+    bad.write_bytes(b'{"direction": "in"}\n\xff\xfe\n')
+    with pytest.raises(mcp_notebook.UsageError) as caught:
+        mcp_notebook.replay(bad)
+    assert (
+        str(caught.value)
+        == f"{tmp_path}/rec.jsonl, line 2: not JSON ('utf-8' codec can't decode byte 0xff in position 0: invalid start byte)"
+    )
+    with pytest.raises(mcp_notebook.UsageError) as caught:
+        mcp_notebook.replay(tmp_path / "gone\x1b[2J.jsonl")
+    assert str(caught.value) == f"cannot read the cassette {tmp_path}/gone.jsonl: No such file or directory"
+
+
 def test_the_replay_sends_every_frame_where_the_server_sent_it(tmp_path):
     """Progress, log lines and resource updates come between a request and its reply, as recorded."""
 

@@ -16,6 +16,8 @@ The GET listening stream acts out the path:
                    fast as the client reads them, then a `ping` with id "after-flood"; the
                    `flood-answered` tool says how many went out, once the client answered
                    the ping (or after 30 s).
+* `/mute`          every GET is read and never answered: no status line, the connection held
+                   open until the client hangs up or the server ends.
 
 Usage: python listening_server.py PORT   (binds 127.0.0.1 only)
 """
@@ -89,6 +91,8 @@ class Handler(BaseHTTPRequestHandler):
                 self._flood()
             elif path == "/forget":
                 self._forget(self.headers.get("Mcp-Session-Id"))
+            elif path == "/mute":
+                closed.wait()  # the request is read; no answer ever starts
             else:
                 self._send(405)
         except OSError:

@@ -16,6 +16,7 @@ import anyio.lowlevel
 from conftest import stop, wait_for_port
 
 import mcp_notebook
+from mcp_notebook.api.connecting.settings import defaults
 from mcp_notebook.runtime import get_runtime
 from mcp_notebook.session import violations
 from mcp_notebook.session.renewal import MAX_IN_ROW, Renewal
@@ -124,6 +125,27 @@ def test_a_refused_reopen_shows_the_stream_down_and_the_next_reopen_brings_its_m
         assert conn.monitor.wait_state("ready", WAIT) and conn.health.listening == "open"
         states = [e.detail["state"] for e in conn.trace.filter(kind="state")]
         assert states[-2:] == ["degraded", "ready"]
+
+
+def test_a_get_the_server_never_answers_is_a_failed_reopen_after_the_read_timeout(port, monkeypatch):
+    """/mute takes each GET and sends no status line: each wait for it ends after the read timeout
+    and counts as a failed (re)open, so the stream is shown down and reopened with the backoff."""
+    pauses = Pauses()
+    monkeypatch.setattr(Streams, "pause", pauses)
+    monkeypatch.setattr(defaults, "http_read_timeout", 0.5)
+    with serving(port) as base, mcp_notebook.connect(base + "/mute", era="legacy", name="mute") as conn:
+        assert pauses.wait_for(1) == [FLOOR]
+        health = conn.health
+        assert health.state == "degraded" and health.listening.startswith("down since ")
+        why = f"{base}/mute sent nothing for 0.5 s in answer to a GET for its event stream; gave up on it"
+        assert health.listening.endswith(
+            f"(1 reopen attempt): {why} (McpNotebook.http_read_timeout sets how long a server may pause)"
+        )
+        pauses.release()  # the reopen, given up on in the same way
+        assert pauses.wait_for(2) == [FLOOR, 1]
+        assert conn.health.listening.startswith("down since ") and "(2 reopen attempts)" in conn.health.listening
+        assert conn.ping() > 0 and conn.state == "degraded"  # the server still answers POSTs; only its way to us is down
+        assert tool_text(conn, "gets") == "2"
 
 
 def test_a_flood_on_the_listening_stream_waits_on_the_wire_while_the_checker_is_behind(port, monkeypatch):

@@ -1,6 +1,7 @@
 """The doctor's HTTP steps: what an `initialize` POST gets back (status and content type, an
 HTML page, a 404 path or a 405 named as such), the `Mcp-Session-Id`, the GET listening
-stream, and the HTTP+SSE (2024-11-05) fallback (a 401's challenge is `doctor.auth`'s).
+stream, and the HTTP+SSE (2024-11-05) fallback, whose endpoint on another origin fails as
+the client refuses it (a 401's challenge is `doctor.auth`'s).
 
 One synchronous httpx2 client in the caller's thread, each request bounded by the step's
 time limit; redirects are followed only on the same origin (our headers stay with the host
@@ -17,10 +18,11 @@ from urllib.parse import urljoin
 
 import httpx2
 
+from ...base.errors import TransportError
 from ...protocol import modern
 from ...protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
 from ...session.era import MODERN
-from ...transports.http_errors import describe_failure, origin, redact_url
+from ...transports.http_errors import describe_failure, origin, redact_url, same_origin_endpoint
 from ..connecting.targets import http_settings
 from .context import Context
 from .report import Step
@@ -343,4 +345,8 @@ def sse_fallback(ctx: Context) -> Step:
             if "answer" in ctx.facts or ctx.facts.get("auth")
             else "no legacy endpoint"
         )
+    try:
+        same_origin_endpoint(ctx.facts["url"], endpoint)  # as the client refuses it
+    except TransportError as refused:
+        return ctx.fail(str(refused), "an HTTP+SSE server names a POST endpoint on its own origin (scheme, host and port)")
     return ctx.ok(f"GET opens an event stream whose endpoint event says to POST to {redact_url(endpoint)}")
