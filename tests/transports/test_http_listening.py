@@ -159,13 +159,14 @@ def test_a_flood_on_the_listening_stream_waits_on_the_wire_while_the_checker_is_
         return check(self, seen)  # type: ignore[arg-type]
 
     def noted_when_room(self: FrameChecker, callback: object) -> None:
-        waiting.set()
+        if self.behind():  # the reader is made to wait (held, the checker never catches up)
+            waiting.set()
         when_room(self, callback)  # type: ignore[arg-type]
 
     count = 5 * violations.BACKLOG
+    monkeypatch.setattr(FrameChecker, "_check", held_check)  # from the start: the flood begins as the stream opens
+    monkeypatch.setattr(FrameChecker, "when_room", noted_when_room)
     with serving(port) as base, mcp_notebook.connect(base + f"/flood?count={count}", era="legacy", name="flood") as conn:
-        monkeypatch.setattr(FrameChecker, "_check", held_check)
-        monkeypatch.setattr(FrameChecker, "when_room", noted_when_room)
         try:
             assert waiting.wait(WAIT), "the reader never waited for the checker"
             checker = conn.session.checker
