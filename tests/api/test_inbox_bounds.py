@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from typing import Any
 
 from conftest import SERVERS_DIR, sdk_server_cmd
@@ -49,6 +50,9 @@ def test_updates_of_resources_nobody_subscribed_to_are_counted_for_a_bounded_num
     with mcp_notebook.connect(RAW, era="legacy", name="updates") as conn:
         reply = conn.request("tools/call", {"name": "updates-flood", "arguments": {"count": 4}})
         assert reply["content"][0]["text"] == '"flooded"'  # the raw server answers JSON
-        assert conn.ping() > 0  # the update handlers, started before the pong was read, have counted
+        deadline = time.monotonic() + 20  # the handlers run as tasks on the loop: nothing reports their end but the count
+        while conn.resource_updates() < 4:
+            assert time.monotonic() < deadline, f"{conn.resource_updates()} of 4 updates counted"
+            time.sleep(0.01)
         assert list(conn.feature_state.update_counts) == ["note://2", "note://3"]
         assert conn.resource_updates() == 4 and conn.resource_updates("note://3") == 1
