@@ -25,15 +25,14 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_harness import REPO, Lab, chromium_page, open_with_kernel, run_cell, write_notebook
-from browser_harness import chromium as chromium  # the fixtures, for this module
-from browser_harness import jupyter_lab as jupyter_lab
-from conftest import descendants, server_everything_cmd
 from playwright.sync_api import Page, expect
+from support.browser import REPO, Lab, chromium_page, open_with_kernel, run_cell, write_notebook
+from support.processes import descendants
+from support.servers import server_everything_cmd
 
 QUICKSTART = REPO / "notebooks" / "01-quickstart.ipynb"
 
-pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.browser, pytest.mark.node, pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 
 @pytest.fixture

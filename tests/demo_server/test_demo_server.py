@@ -20,20 +20,10 @@ import anyio
 import httpx2
 import jsonschema
 import pytest
-from demo_wire import (
-    LEGACY,
-    MODERN,
-    WAIT,
-    RawHttp,
-    RawStdio,
-    modern_meta,
-    sdk_stdio,
-    sse_events,
-    tool_call,
-)
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from schema import load_schema
+from support.demo_wire import LEGACY, MODERN, WAIT, RawHttp, RawStdio, modern_meta, sdk_stdio, sse_events, tool_call
+from support.schema import load_schema
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server._faults import FaultError, Faults

@@ -29,10 +29,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import free_port, stop
 from playwright.sync_api import Locator, Page, sync_playwright
 
 from mcp_notebook.demo_server import LineLog
+from support.servers import free_port, stop
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
