@@ -5,12 +5,12 @@ and server requests (roots, sampling, elicitation), plus the one-line errors."""
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from support.feature_checks import *  # noqa: F403 - its checks are tests here too (stdio); test_features_http runs them over HTTP
 from support.features import ctrl_c_on_first_report, sent
 from support.servers import fastmcp_server_cmd, server_everything_cmd
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.runtime import get_runtime
@@ -97,9 +97,7 @@ def test_logging_goes_to_the_waiting_cell_and_to_the_log(shown_as, conn, capsys)
     conn.set_log_level("debug")
     conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
     try:
-        deadline = time.monotonic() + 10
-        while not any(r.logger is None for r in conn.logs) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: any(r.logger is None for r in conn.logs), "a log line with no logger", 10)
         assert any("-level message" in str(r.data) or "level-message" in str(r.data) for r in conn.logs)
     finally:
         conn.call_tool("toggle-simulated-logging")
@@ -114,9 +112,7 @@ def test_subscriptions_count_updates_and_call_back(conn):
     conn.subscribe(uri, updates.append)
     conn.call_tool("toggle-subscriber-updates")  # one update at once, then every 5 s
     try:
-        deadline = time.monotonic() + 10
-        while not updates and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: updates, "a resource update", 10)
         assert updates[0] == uri and conn.resource_updates(uri) >= 1
     finally:
         conn.call_tool("toggle-subscriber-updates")
@@ -161,9 +157,7 @@ def test_roots_sampling_and_elicitation_callbacks(tmp_path):
 
 def test_without_a_capability_a_server_request_gets_method_not_found():
     with mcp_notebook.connect(server_everything_cmd(), name="bare", era="legacy", capabilities={"roots": {}}) as conn:
-        deadline = time.monotonic() + 10
-        while not sent(conn, kind="error") and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: sent(conn, kind="error"), "the error reply", 10)
         error = sent(conn, kind="error")[0]
         assert error["id"] == 0 and error["error"]["code"] == -32601
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
 from support.features import Terminal, ctrl_c_on_first_report, meta_of
 from support.http_servers import sdk_http
 from support.servers import sdk_server_cmd
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import demo_server
@@ -167,9 +167,7 @@ def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(modern):
     outcome = []
     worker = threading.Thread(target=lambda: outcome.append(_catch(modern.call_tool, "slow", {"seconds": 30})))
     worker.start()
-    deadline = time.monotonic() + 10
-    while not modern._fx.pendings and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: modern._fx.pendings, "the call in flight", 10)
     [request_id] = modern._fx.pendings
     assert modern.cancel(request_id, "enough")
     worker.join(10)

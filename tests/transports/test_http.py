@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 from support.http_servers import RAW_HTTP, everything, http_events, sdk_http, serving, text_of
 from support.servers import fastmcp_server_cmd, free_port
+from support.waiting import wait_until
 
 import mcp_notebook
 
@@ -197,10 +198,10 @@ def test_a_404_on_the_listening_stream_alone_renews_the_session(port):
     ):
         first = conn.session.transport.session_id
         assert text_of(conn.request("tools/call", {"name": "forget-session"})) == "forgotten"
-        deadline = time.monotonic() + 20
-        while not (conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2):
-            assert time.monotonic() < deadline, f"no new session after the GET stream's 404: {http_events(conn)}"
-            time.sleep(0.02)
+        wait_until(
+            lambda: conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2,
+            "a new session after the GET stream's 404",
+        )
         assert conn.session.transport.session_id not in (None, first)
         assert [method for method, status in http_events(conn) if status == 404] == ["GET"]
         assert len([e for e in conn.trace.frames("out") if e.method == "initialize"]) == 2
