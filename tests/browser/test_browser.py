@@ -3,7 +3,7 @@
 JupyterLab is started on 127.0.0.1 with a token, on a copy of notebooks/01-quickstart.ipynb;
 Debian's Chromium (/usr/bin/chromium, installed here with apt-get where it is missing;
 never a browser download) is driven by Playwright for Python through `executable_path`
-(both set up by browser_harness.py, which the other browser tests share).
+(both set up by tests/support/browser.py, which the other browser tests share).
 The test runs all cells, checks that the health widget is drawn (not the "Loading
 widget..." placeholder) and that its round-trip figure changes while no cell runs, and
 saves a screenshot in the test's tmp_path (its output folder). Another measures, at

@@ -1,7 +1,7 @@
 """The demo MCP server (mcp_notebook.demo_server), proven against a client we did not write.
 
 The official SDK client (mcp==2.3.0) drives it over stdio and Streamable HTTP, in
-the legacy (initialize) and modern (2026-07-28) eras; raw exchanges (tests/demo_wire.py)
+the legacy (initialize) and modern (2026-07-28) eras; raw exchanges (tests/support/demo_wire.py)
 check what the SDK hides: status codes, error codes, malformed frames, withheld
 responses. Every process is reaped by the context manager that started it; waits
 are for events (a frame, a stderr line), with timeouts only as safety nets.

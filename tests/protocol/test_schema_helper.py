@@ -1,4 +1,4 @@
-"""Tests of the test helper tests/schema.py itself (no package code involved)."""
+"""Tests of the test helper tests/support/schema.py itself (no package code involved)."""
 
 from __future__ import annotations
 

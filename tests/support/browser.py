@@ -12,7 +12,7 @@
   tail of the server's log is printed. `browse(...)` opens a notebook in it, waits for the
   kernel and runs a check.
 
-The test modules take the fixtures by importing them (`from browser_harness import chromium`).
+The test folders name the fixtures in their conftest.py (tests/browser, tests/jupyterhub).
 """
 
 from __future__ import annotations
