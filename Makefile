@@ -19,7 +19,7 @@ PYTEST_ARGS ?=
 # Jupyter refuses to start as root without --allow-root (containers, CI machines).
 LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 
-.PHONY: .venv .venv-sdk1 peers test lab bench clean
+.PHONY: .venv .venv-sdk1 peers test test-fast lab bench clean
 
 # Virtualenv with the package (editable) and its test extra; redone when pyproject.toml changes.
 .venv: $(VENV_STAMP)
@@ -48,6 +48,12 @@ $(SDK1_STAMP): $(SDK1_REQUIREMENTS)
 
 test: $(VENV_STAMP) $(PEERS_STAMP) $(SDK1_STAMP)
 	$(VENV_PY) -m pytest $(PYTEST_ARGS)
+
+# The tests that need no browser, Jupyter kernel, JupyterHub or Node (so no `make peers`), and none
+# marked slow: the markers are registered in pyproject.toml.
+FAST_MARKERS := not kernel and not browser and not node and not slow
+test-fast: $(VENV_STAMP) $(SDK1_STAMP)
+	$(VENV_PY) -m pytest -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
 $(LAB_STAMP): $(VENV_STAMP)
 	$(VENV_PY) -m pip install -e '.[lab]'

@@ -1,125 +1,21 @@
-"""Shared fixtures and helpers for the mcp-notebook tests.
-
-Peers (servers we did not write the protocol for):
-
-* ``server_everything_cmd()``: @modelcontextprotocol/server-everything (Node),
-  installed by ``make peers`` into tests/peers/node_modules, run with the
-  tests/peers/loopback.cjs preload so its HTTP modes bind 127.0.0.1 only.
-* ``sdk_server_cmd(*extra)``: tests/servers/sdk_server.py (mcp==2.3.0).
-* ``fastmcp_server_cmd(*extra)``: tests/servers/fastmcp_server.py (FastMCP 4.1.6).
-
-A session-wide check fails the run if any child process of pytest is still
-alive at the end.
+"""Fixtures every test folder shares: shells, connections to the peers, the user's own files in
+a private directory per test, and two checks around every test (every frame sent follows the
+schema; no child process of the session outlives it). Helpers live in tests/support.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import signal
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-TESTS_DIR = REPO / "tests"
-PEERS_DIR = TESTS_DIR / "peers"
-SERVERS_DIR = TESTS_DIR / "servers"
-LOOPBACK_PRELOAD = PEERS_DIR / "loopback.cjs"
-SERVER_EVERYTHING_DIR = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / "server-everything"
-SERVER_EVERYTHING_ENTRY = SERVER_EVERYTHING_DIR / "dist" / "index.js"
-
-HOST = "127.0.0.1"
-
-
-# --------------------------------------------------------------------------- peers
-
-
-def node_executable() -> str:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not on PATH (needed for @modelcontextprotocol/server-everything)")
-    return node
-
-
-def server_everything_cmd(mode: str = "stdio") -> list[str]:
-    """argv for server-everything: ``[node, -r, loopback.cjs, .../dist/index.js, mode]``.
-
-    ``mode`` is ``stdio`` (default), ``streamableHttp`` or ``sse``; the HTTP
-    modes take their port from the ``PORT`` environment variable (default 3001)
-    and serve ``/mcp`` (streamableHttp) or ``/sse`` + ``/message`` (sse).
-    """
-    if mode not in ("stdio", "streamableHttp", "sse"):
-        raise ValueError(f"unknown server-everything mode {mode!r}")
-    if not SERVER_EVERYTHING_ENTRY.is_file():
-        pytest.skip(f"server-everything is not installed ({SERVER_EVERYTHING_ENTRY} missing): run `make peers`")
-    return [node_executable(), "-r", str(LOOPBACK_PRELOAD), str(SERVER_EVERYTHING_ENTRY), mode]
-
-
-def sdk_server_cmd(*extra: str) -> list[str]:
-    """argv for the official-SDK test server; extra e.g. ``--transport streamable-http --port N``."""
-    return [sys.executable, str(SERVERS_DIR / "sdk_server.py"), *extra]
-
-
-def fastmcp_server_cmd(*extra: str) -> list[str]:
-    """argv for the FastMCP test server; extra e.g. ``--ping-interval-ms 50``."""
-    return [sys.executable, str(SERVERS_DIR / "fastmcp_server.py"), *extra]
-
-
-@contextlib.contextmanager
-def fastmcp_oauth_server(*extra: str) -> Iterator[str]:
-    """FastMCP's OAuth-protected test server (its own in-memory authorization server) on a free
-    port; its MCP endpoint's URL. extra e.g. ``--require-write``."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, str(SERVERS_DIR / "fastmcp_oauth_server.py"), "--port", str(port), *extra],
-        env=os.environ.copy(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_port(port, timeout=90.0)  # FastMCP with its auth routes starts slowly on a busy machine
-        yield f"http://{HOST}:{port}/mcp"
-    finally:
-        stop(process)
-
-
-def stop(process: subprocess.Popen[Any], timeout: float = 10) -> None:
-    """Terminate `process`, kill it if it outlives `timeout`, and reap it."""
-    process.terminate()
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port: int, timeout: float = 15.0, host: str = HOST) -> None:
-    """Block until something accepts TCP connections on host:port."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with socket.create_connection((host, port), timeout=0.5):
-                return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"nothing listening on {host}:{port} after {timeout}s") from None
-            time.sleep(0.05)
+from support.processes import _reap_zombies, descendants
+from support.servers import free_port, sdk_server_cmd, server_everything_cmd
+from support.shells import magics_shell
 
 
 @pytest.fixture
@@ -151,19 +47,6 @@ def shown_as() -> Iterator[Callable[..., Any]]:
 @pytest.fixture
 def port() -> int:
     return free_port()
-
-
-@contextlib.contextmanager
-def magics_shell() -> Iterator[Any]:
-    """IPython's InteractiveShell with the %mcp magics loaded; unloaded and the shell cleared
-    after. The `shell` and `module_shell` fixtures below, for a test or a whole module."""
-    from IPython.core.interactiveshell import InteractiveShell
-
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    yield ip
-    ip.run_line_magic("unload_ext", "mcp_notebook")
-    InteractiveShell.clear_instance()
 
 
 @pytest.fixture
@@ -204,7 +87,7 @@ def conn() -> Iterator[Any]:
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     """server-everything in streamableHttp mode on 127.0.0.1, shared by the module: its MCP URL."""
-    from test_http import everything  # tests/transports: the peer's HTTP modes, started and stopped
+    from support.http_servers import everything  # the peer's HTTP modes, started and stopped
 
     with everything(free_port(), "streamableHttp") as base:
         yield base + "/mcp"
@@ -253,69 +136,6 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, 
 # ------------------------------------------------------------ leftover children
 
 
-def _read_stat(pid: int) -> tuple[int, str, str] | None:
-    """(ppid, state, comm) of pid from /proc, or None if it is gone."""
-    try:
-        data = Path(f"/proc/{pid}/stat").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError, OSError):
-        return None
-    # comm is in parentheses and may itself contain spaces or ')'.
-    lparen, rparen = data.find("("), data.rfind(")")
-    if lparen < 0 or rparen < 0:
-        return None
-    comm = data[lparen + 1 : rparen]
-    fields = data[rparen + 2 :].split()
-    try:
-        return int(fields[1]), fields[0], comm
-    except (IndexError, ValueError):
-        return None
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return "?"
-    return raw.replace(b"\0", b" ").decode(errors="replace").strip() or "?"
-
-
-def descendants(root: int | None = None) -> dict[int, str]:
-    """Live (non-zombie) descendants of ``root`` (default: this process): {pid: cmdline}."""
-    root = os.getpid() if root is None else root
-    if not Path("/proc").is_dir():
-        return {}
-    parents: dict[int, int] = {}
-    states: dict[int, str] = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        stat = _read_stat(int(entry.name))
-        if stat is not None:
-            parents[int(entry.name)], states[int(entry.name)] = stat[0], stat[1]
-    found: dict[int, str] = {}
-    for pid in parents:
-        seen: set[int] = set()
-        cur = pid
-        while cur not in seen and cur > 1:
-            seen.add(cur)
-            cur = parents.get(cur, 0)
-            if cur == root:
-                if states.get(pid) != "Z":
-                    found[pid] = _cmdline(pid)
-                break
-    return found
-
-
-def _reap_zombies() -> None:
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
 @pytest.fixture(scope="session", autouse=True)
 def no_leftover_child_processes():
     """Fail the session if child processes of pytest are still alive at its end.
@@ -359,7 +179,7 @@ def client_frames_follow_the_schema(monkeypatch):
     they answer (a pong against EmptyResult). Connections the test left open or listed are
     closed afterwards, so no test leaks a server, or a dead one's name, into the next.
     """
-    from schema import validate_client_frame
+    from support.schema import validate_client_frame
 
     import mcp_notebook.api.connecting.registry as api
 

@@ -42,6 +42,7 @@ def test_mypy_finds_no_error():
     assert run.returncode == 0, run.stdout + run.stderr
 
 
+@pytest.mark.node
 def test_pyright_finds_no_error():
     node = shutil.which("node")
     if node is None or not PYRIGHT.is_file():

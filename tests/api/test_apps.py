@@ -8,17 +8,16 @@ Python SDK, with a view that probes the host: tools of each visibility, the flat
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import LOOPBACK_PRELOAD, PEERS_DIR, SERVERS_DIR, free_port, node_executable
-from test_http import serving
-from test_live_panels import wait_until
+from support.apps import PROBE, ext_apps, ext_apps_stdio
+from support.http_servers import serving
+from support.servers import LOOPBACK_PRELOAD, free_port, node_executable
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.api.apps import meta as app_meta
@@ -27,21 +26,11 @@ from mcp_notebook.api.apps.view import AppView
 from mcp_notebook.notebook import magic_features  # noqa: F401 - registers %mcp tools
 from mcp_notebook.notebook.commands import dispatch
 
+pytestmark = [pytest.mark.node]
+
 WAIT = 20.0  # a hang guard, not a timing claim
 EXT = "io.modelcontextprotocol/ui"
-PROBE = [sys.executable, str(SERVERS_DIR / "apps_server.py")]
 INIT = {"appCapabilities": {}, "appInfo": {"name": "test", "version": "1"}, "protocolVersion": "2026-01-26"}
-
-
-def ext_apps(package: str) -> Path:
-    entry = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / package / "dist" / "index.js"
-    if not entry.is_file():
-        pytest.skip(f"{package} is not installed ({entry} missing): run `make peers`")
-    return entry
-
-
-def ext_apps_stdio(package: str) -> list[str]:
-    return [node_executable(), str(ext_apps(package)), "--stdio"]
 
 
 def ext_apps_http(package: str, port: int) -> AbstractContextManager[str]:

@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import sdk_server_cmd
+from support.servers import sdk_server_cmd
 
 import mcp_notebook
+
+pytestmark = [pytest.mark.node]
 
 SERVERS = Path(__file__).parents[1] / "servers"
 

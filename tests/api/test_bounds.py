@@ -11,8 +11,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from conftest import sdk_server_cmd
-from test_http import sdk_http, text_of
+from support.http_servers import sdk_http, text_of
+from support.servers import sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.api.calls.feature_state import LOG_BYTES, LOG_DATA_CLIP

@@ -20,7 +20,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
-from conftest import SERVERS_DIR, descendants, sdk_server_cmd
+from support.processes import descendants
+from support.servers import SERVERS_DIR, sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook import ConnectionClosed

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import SERVERS_DIR
+from support.servers import SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook import OAuth, demo_server

@@ -18,15 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import free_port
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from test_http import RAW_HTTP, everything, serving
+from support.http_servers import RAW_HTTP, everything, serving
+from support.servers import free_port
 
 import mcp_notebook
 from mcp_notebook.api.doctor.report import Step
+
+pytestmark = [pytest.mark.node]
 
 STEPS = [
     "URL",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from conftest import SERVERS_DIR, sdk_server_cmd
+from support.servers import SERVERS_DIR, sdk_server_cmd
 
 import mcp_notebook
 

@@ -8,9 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import descendants, server_everything_cmd
+from support.processes import descendants
+from support.servers import server_everything_cmd
 
 import mcp_notebook
+
+pytestmark = [pytest.mark.node]
 
 DEMO = [sys.executable, "-m", "mcp_notebook.demo_server"]
 STEPS = ["command", "process", "stdout", "era probe", "handshake", "version and era", "ping", "listings"]

@@ -12,13 +12,16 @@ import threading
 import time
 
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
-from test_features_modern import Terminal, meta_of, sent
-from test_http import sdk_http
+from support.features import Terminal, meta_of, sent
+from support.http_servers import sdk_http
+from support.servers import sdk_server_cmd, server_everything_cmd
+from support.waiting import until
 
 import mcp_notebook
 from mcp_notebook import Connection
 from mcp_notebook.notebook import display as _display
+
+pytestmark = [pytest.mark.node]
 
 ERAS = ["legacy", "modern"]
 WAIT = 20.0  # seconds a poll may take before the test fails: a hang guard, not a timing claim
@@ -26,15 +29,6 @@ WAIT = 20.0  # seconds a poll may take before the test fails: a hang guard, not 
 
 def sdk(era, **options):
     return mcp_notebook.connect(sdk_server_cmd(), name=f"sdk-{era}", era=era, **options)
-
-
-async def until(condition, what, timeout=WAIT):
-    """Poll `condition` while the caller's loop runs; fail after `timeout` s (a hang guard)."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 def test_every_feature_method_that_sends_a_request_has_a_twin():

@@ -14,18 +14,20 @@ import base64
 import gzip
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-import test_features as over_stdio
-from conftest import free_port
-from test_features import ctrl_c_on_first_report, sent
-from test_http import everything, http_events
+from support import feature_checks as over_stdio
+from support.features import ctrl_c_on_first_report, notice, sent
+from support.http_servers import everything, http_events
+from support.servers import free_port
 
 import mcp_notebook
 from mcp_notebook.notebook.render import trace_rows
+
+pytestmark = [pytest.mark.node]
 
 WAIT = 20.0  # how long an awaited event may take before the test fails: a hang guard, not a timing claim
 LONG = "trigger-long-running-operation"
@@ -50,24 +52,6 @@ def connect(url: str, name: str = "everything-http", **options: Any) -> mcp_note
 def http_conn(url: str) -> Iterator[mcp_notebook.Connection]:
     with connect(url) as c:
         yield c
-
-
-def notice(
-    conn: mcp_notebook.Connection, method: str, match: Callable[[dict[str, Any]], bool] = lambda params: True
-) -> threading.Event:
-    """An event set when the server sends notification `method` with params that `match`.
-
-    A user notification handler runs after the client's own bookkeeping for the frame, so
-    when the event is set, `conn.logs`, the update counts and the list caches have seen it.
-    """
-    arrived = threading.Event()
-
-    def seen(params: dict[str, Any]) -> None:
-        if match(params):
-            arrived.set()
-
-    conn.on_notification(method, seen)
-    return arrived
 
 
 # ----------------------------------------------------------------- what stdio checks, over HTTP

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 
 import pytest
-from conftest import sdk_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
-from test_features import ctrl_c_on_first_report
-from test_http import sdk_http
+from support.features import Terminal, ctrl_c_on_first_report, meta_of
+from support.http_servers import sdk_http
+from support.servers import sdk_server_cmd
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import demo_server
-from mcp_notebook.notebook import display as _display
 
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
@@ -33,37 +32,6 @@ def modern():
 
 def sent(conn, method):
     return [e.message for e in conn.trace.frames("out") if e.method == method]
-
-
-def meta_of(frame):
-    return frame["params"]["_meta"]
-
-
-class Terminal:
-    """A terminal user: stdin is a tty, and each question is answered by `answer(question)`."""
-
-    def __init__(self, monkeypatch, shown_as, answer):
-        self.asked = []
-        self.answer = answer
-        user = self
-
-        class AtTheTerminal(_display.Presenter):
-            def ask_in_terminal(self, question):
-                user.ask(question)
-
-        class TerminalFrontEnd(_display.NotebookFrontEnd):
-            def presenter(self, label, progress, connection):
-                return AtTheTerminal(label, progress, connection, where="script")
-
-        shown_as("script", TerminalFrontEnd())
-        monkeypatch.setattr("sys.stdin", self)
-
-    def isatty(self):
-        return True
-
-    def ask(self, question):
-        self.asked.append((threading.current_thread(), question))
-        self.answer(question)
 
 
 def test_progress_reaches_a_callback_and_resets_the_timeout(modern):
@@ -199,9 +167,7 @@ def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(modern):
     outcome = []
     worker = threading.Thread(target=lambda: outcome.append(_catch(modern.call_tool, "slow", {"seconds": 30})))
     worker.start()
-    deadline = time.monotonic() + 10
-    while not modern._fx.pendings and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: modern._fx.pendings, "the call in flight", 10)
     [request_id] = modern._fx.pendings
     assert modern.cancel(request_id, "enough")
     worker.join(10)

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from conftest import REPO, SERVERS_DIR, free_port, wait_for_port
+from support.servers import REPO, SERVERS_DIR, free_port, wait_for_port
 
 import mcp_notebook
 

@@ -7,8 +7,8 @@ import signal
 import time
 
 import pytest
-from conftest import fastmcp_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
+from support.servers import fastmcp_server_cmd
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults

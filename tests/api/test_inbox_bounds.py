@@ -10,7 +10,7 @@ import threading
 import time
 from typing import Any
 
-from conftest import SERVERS_DIR, sdk_server_cmd
+from support.servers import SERVERS_DIR, sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.api.calls import feature_state, progress

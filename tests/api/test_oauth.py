@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from conftest import fastmcp_oauth_server, free_port
+from support.servers import fastmcp_oauth_server, free_port
 
 import mcp_notebook
 from mcp_notebook import OAuth

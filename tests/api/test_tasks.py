@@ -14,14 +14,17 @@ import threading
 from collections.abc import Iterator
 
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
-from test_elicitation_widgets import in_background, kernel_cell, replies, wait_for  # noqa: F401 - kernel_cell is a fixture
-from test_features import sent
+from support.features import sent
+from support.servers import sdk_server_cmd, server_everything_cmd
+from support.waiting import wait_until
+from support.widgets import in_background, replies
 
 import mcp_notebook
 from mcp_notebook import Connection, TaskCancelled, TaskList
 from mcp_notebook.notebook import interaction_widgets as iw
+
+pytestmark = [pytest.mark.node]
 
 RESEARCH = "simulate-research-query"
 RELATED = "io.modelcontextprotocol/related-task"
@@ -117,11 +120,11 @@ def test_an_ambiguous_query_asks_through_tasks_result_and_a_callback_answers():
         assert any(m.startswith('working: Continuing with interpretation: "snake"') for m in messages)
 
 
-def test_a_question_the_task_asks_is_answered_in_the_waiting_cell(kernel_cell):  # noqa: F811 - the fixture
+def test_a_question_the_task_asks_is_answered_in_the_waiting_cell(kernel_cell):
     shown, forms = kernel_cell
     with everything_stdio(elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, RESEARCH, {"topic": "python", "ambiguous": True})
-        wait_for(lambda: forms, WAIT)
+        wait_until(lambda: forms, timeout=WAIT)
         form = forms[0]
         assert "multiple interpretations" in form.header.value
         form.fields["interpretation"].value = "comedy"

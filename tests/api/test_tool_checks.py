@@ -4,13 +4,15 @@ and are compiled again when the tools listing changes."""
 from __future__ import annotations
 
 import pytest
-from conftest import server_everything_cmd
+from support.servers import server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.api.results.objects import Listing
 from mcp_notebook.api.tools.checks import CompiledTool, ToolChecks, passes
 from mcp_notebook.api.tools.validate import ToolArgumentError, problems
 from mcp_notebook.runtime import get_runtime
+
+pytestmark = [pytest.mark.node]
 
 OBJECT = {
     "type": "object",

@@ -176,8 +176,8 @@ def test_a_banner_before_the_handshake() -> None:
 
 
 def test_a_body_that_is_not_json_rpc_over_http_names_the_http_transport() -> None:
-    from conftest import free_port
-    from test_http import RAW_HTTP, serving
+    from support.http_servers import RAW_HTTP, serving
+    from support.servers import free_port
 
     port = free_port()
     with serving([*RAW_HTTP, str(port)], port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="raw") as conn:

@@ -10,10 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import fastmcp_server_cmd, free_port, sdk_server_cmd, server_everything_cmd
-from test_http import everything, sdk_http, serving
+from support.http_servers import everything, sdk_http, serving
+from support.servers import fastmcp_server_cmd, free_port, sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
+
+pytestmark = [pytest.mark.node]
 
 ASKING = {
     "sampling": lambda params: "a sampled reply",
@@ -164,7 +166,7 @@ def test_the_demo_server_in_both_eras(era: str, transport: str) -> None:
     ],
 )
 def test_the_mcp_apps_peers(peer: str, era: str) -> None:
-    from test_apps import PROBE, ext_apps_stdio
+    from support.apps import PROBE, ext_apps_stdio
 
     argv = PROBE if peer == "apps_server" else ext_apps_stdio(peer)
     with mcp_notebook.connect(argv, name="apps", era=era, apps=True) as conn:

@@ -3,7 +3,7 @@
 JupyterLab is started on 127.0.0.1 with a token, on a copy of notebooks/01-quickstart.ipynb;
 Debian's Chromium (/usr/bin/chromium, installed here with apt-get where it is missing;
 never a browser download) is driven by Playwright for Python through `executable_path`
-(both set up by browser_harness.py, which the other browser tests share).
+(both set up by tests/support/browser.py, which the other browser tests share).
 The test runs all cells, checks that the health widget is drawn (not the "Loading
 widget..." placeholder) and that its round-trip figure changes while no cell runs, and
 saves a screenshot in the test's tmp_path (its output folder). Another measures, at
@@ -25,15 +25,14 @@ import time
 from pathlib import Path
 
 import pytest
-from browser_harness import REPO, Lab, chromium_page, open_with_kernel, run_cell, write_notebook
-from browser_harness import chromium as chromium  # the fixtures, for this module
-from browser_harness import jupyter_lab as jupyter_lab
-from conftest import descendants, server_everything_cmd
 from playwright.sync_api import Page, expect
+from support.browser import REPO, Lab, chromium_page, open_with_kernel, run_cell, write_notebook
+from support.processes import descendants
+from support.servers import server_everything_cmd
 
 QUICKSTART = REPO / "notebooks" / "01-quickstart.ipynb"
 
-pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.browser, pytest.mark.node, pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 
 @pytest.fixture

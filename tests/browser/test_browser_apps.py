@@ -19,14 +19,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from browser_harness import Lab, browse, run_cell, write_notebook
-from browser_harness import chromium as chromium  # the fixtures, for this module
-from browser_harness import jupyter_lab as jupyter_lab
-from browser_harness import notebook7 as notebook7
-from conftest import PEERS_DIR, SERVERS_DIR, node_executable
 from playwright.sync_api import Page, expect
+from support.browser import Lab, browse, run_cell, write_notebook
+from support.servers import PEERS_DIR, SERVERS_DIR, node_executable
 
-pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.browser, pytest.mark.node, pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 VANILLA = PEERS_DIR / "node_modules" / "@modelcontextprotocol" / "server-basic-vanillajs" / "dist" / "index.js"
 

@@ -13,13 +13,11 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_harness import Lab, browse, run_cell, write_notebook
-from browser_harness import chromium as chromium  # the fixtures, for this module
-from browser_harness import jupyter_lab as jupyter_lab
-from conftest import fastmcp_oauth_server, free_port
 from playwright.sync_api import Page, expect
+from support.browser import Lab, browse, run_cell, write_notebook
+from support.servers import fastmcp_oauth_server, free_port
 
-pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 
 # Where the tab is sent back: the kernel's loopback listener (a redirect URI of the user's

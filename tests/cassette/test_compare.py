@@ -11,11 +11,14 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
-from conftest import free_port, magics_shell, sdk_server_cmd, server_everything_cmd, stop, wait_for_port
-from recordings import record_everything
+from support.recordings import record_everything
+from support.servers import free_port, sdk_server_cmd, server_everything_cmd, stop, wait_for_port
+from support.shells import magics_shell
 
 import mcp_notebook
 from mcp_notebook import demo_server
+
+pytestmark = [pytest.mark.node]
 
 CHANGED_DESCRIPTION = "Echoes <b>loudly</b>\x1b[2J"  # markup and a screen clear: escaped, stripped
 CHANGED = ("--echo-description", CHANGED_DESCRIPTION, "--greeting", "bonjour")

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import sdk_server_cmd
-from recordings import ASKED, ask_all, record_everything, sample
+from support.recordings import ASKED, ask_all, record_everything, sample
+from support.servers import sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook import demo_server
 from mcp_notebook.cassette.player import Player
 from mcp_notebook.cassette.tape import build
+
+pytestmark = [pytest.mark.node]
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +44,7 @@ def test_a_cassette_from_server_everything_replays_with_node_off_path(everything
         import json, shutil, sys
         assert shutil.which("node") is None, "node is still on PATH"
         import mcp_notebook
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from recordings import ask_all, sample
+        from support.recordings import ask_all, sample
         with mcp_notebook.replay({str(path)!r}, sampling=sample, roots=["/tmp"], load_magics=False) as conn:
             print(json.dumps([conn.protocol_version, conn.server_info, ask_all(conn)]))
         """

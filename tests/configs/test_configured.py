@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS_DIR, descendants
+from support.configs import ScriptedUser
+from support.processes import descendants
+from support.servers import SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook.api.connecting.configured import ConsentRefused
@@ -25,28 +27,6 @@ from mcp_notebook.configs.discovery import discover
 from mcp_notebook.configs.interpolate import resolve
 
 SDK_SERVER = str(SERVERS_DIR / "sdk_server.py")
-
-
-class ScriptedUser(frontend.FrontEnd):
-    """Answers consent with `runs` (one answer per question), inputs with `values`; keeps what it saw."""
-
-    def __init__(self, runs: list[bool | None] = (), values: dict[str, str] | None = None) -> None:
-        self.runs = list(runs)
-        self.values = values
-        self.asked: list = []
-        self.input_requests: list = []
-        self.warnings: list[str] = []
-
-    def ask_consent(self, request):
-        self.asked.append(request)
-        return self.runs.pop(0)
-
-    def ask_inputs(self, requests, entry):
-        self.input_requests.append(requests)
-        return self.values
-
-    def warn(self, text: str) -> None:
-        self.warnings.append(text)
 
 
 @pytest.fixture
@@ -201,7 +181,7 @@ def test_changed_tools_warn_and_show_in_the_trace_and_the_diff(config_home, conf
 
 
 def test_env_cwd_headers_type_and_url_are_honoured(config_home, port, monkeypatch):
-    from test_http import sdk_http
+    from support.http_servers import sdk_http
 
     from mcp_notebook.api.connecting import configured
     from mcp_notebook.api.connecting.options import ConnectOptions

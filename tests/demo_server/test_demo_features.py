@@ -15,8 +15,8 @@ import threading
 
 import httpx2
 import pytest
-from demo_wire import LEGACY, initialize_params, tool_call
-from schema import _check, _result_definition, method_definition, validate_client_frame
+from support.demo_wire import LEGACY, initialize_params, tool_call
+from support.schema import _check, _result_definition, method_definition, validate_client_frame
 
 import mcp_notebook
 from mcp_notebook import demo_server

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx2
 import pytest
+from support.demo_wire import INITIALIZE, MCP_HEADERS
 
 import mcp_notebook
 from mcp_notebook import demo_server
@@ -27,13 +28,6 @@ from mcp_notebook.notebook.magic_auth import format_status, format_steps
 
 REDIRECT = "http://127.0.0.1:33418/callback"
 ISSUED = re.compile(r"demo-(?:at|rt|code|cs)-[A-Za-z0-9_-]{8,}")
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """The demo MCP server (mcp_notebook.demo_server), proven against a client we did not write.
 
 The official SDK client (mcp==2.3.0) drives it over stdio and Streamable HTTP, in
-the legacy (initialize) and modern (2026-07-28) eras; raw exchanges (tests/demo_wire.py)
+the legacy (initialize) and modern (2026-07-28) eras; raw exchanges (tests/support/demo_wire.py)
 check what the SDK hides: status codes, error codes, malformed frames, withheld
 responses. Every process is reaped by the context manager that started it; waits
 are for events (a frame, a stderr line), with timeouts only as safety nets.
@@ -20,20 +20,10 @@ import anyio
 import httpx2
 import jsonschema
 import pytest
-from demo_wire import (
-    LEGACY,
-    MODERN,
-    WAIT,
-    RawHttp,
-    RawStdio,
-    modern_meta,
-    sdk_stdio,
-    sse_events,
-    tool_call,
-)
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from schema import load_schema
+from support.demo_wire import LEGACY, MODERN, WAIT, RawHttp, RawStdio, modern_meta, sdk_stdio, sse_events, tool_call
+from support.schema import load_schema
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server._faults import FaultError, Faults

@@ -17,15 +17,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from browser_harness import chromium as chromium  # the fixture, for this module
-from hub_harness import Hub, Kernel, User, login
-from hub_harness import hub as hub  # the fixture, for this module
 from playwright.sync_api import Browser, expect, sync_playwright
+from support.hub import Hub, Kernel, User, login
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server import OAuthSettings
 
-pytestmark = [pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.kernel, pytest.mark.timeout(600)]
 
 CONSENT_AND_PINS = """
 import json, pathlib, sys, mcp_notebook

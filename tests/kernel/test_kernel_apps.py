@@ -16,9 +16,8 @@ from queue import Empty
 from typing import Any
 
 import pytest
-from conftest import SERVERS_DIR
-from test_kernel import Cell, Kernel, json_line, ok
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import Cell, Kernel, json_line, ok
+from support.servers import SERVERS_DIR
 
 pytestmark = [pytest.mark.kernel]
 

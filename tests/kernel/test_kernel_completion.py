@@ -8,14 +8,13 @@ import builtins
 import keyword
 
 import pytest
-from conftest import server_everything_cmd
-from test_kernel import Kernel
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import Kernel
+from support.servers import server_everything_cmd
 
 from mcp_notebook.notebook import magics  # noqa: F401 - registers every subcommand
 from mcp_notebook.notebook.commands import SUBCOMMANDS
 
-pytestmark = [pytest.mark.kernel]
+pytestmark = [pytest.mark.node, pytest.mark.kernel]
 
 PYTHON_NAMES = set(dir(builtins)) | set(keyword.kwlist)
 

@@ -15,10 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS_DIR, descendants
-from test_kernel import Cell, Kernel, _start_kernel, _stop_kernel, ok
-from test_kernel_questions import WIDGET_MIME, Frontend
-from test_stdio_peers import wait_until
+from support.kernels import Cell, Kernel, _start_kernel, _stop_kernel, ok
+from support.processes import descendants
+from support.servers import SERVERS_DIR
+from support.waiting import wait_until
+from support.widgets import WIDGET_MIME, Frontend
 
 pytestmark = [pytest.mark.kernel]
 

@@ -11,9 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_kernel import Cell, Kernel, json_line, ok, widget_states
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
-from test_kernel_questions import Frontend
+from support.kernels import Cell, Kernel, json_line, ok, widget_states
+from support.widgets import Frontend
 
 from mcp_notebook import demo_server
 from mcp_notebook.demo_server import OAuthSettings

@@ -7,8 +7,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from test_kernel import Cell, Kernel
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import Cell, Kernel
 
 pytestmark = [pytest.mark.kernel]
 

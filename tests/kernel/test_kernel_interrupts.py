@@ -8,8 +8,7 @@ import re
 import sys
 
 import pytest
-from test_kernel import SDK_SERVER, Cell, Kernel, json_line, ok
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import SDK_SERVER, Cell, Kernel, json_line, ok
 
 pytestmark = [pytest.mark.kernel]
 

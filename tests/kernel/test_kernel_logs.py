@@ -7,8 +7,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from test_kernel import SDK_SERVER, Cell, Kernel
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import SDK_SERVER, Cell, Kernel
 
 from mcp_notebook.api.calls.progress import CELL_LOG_LINES
 

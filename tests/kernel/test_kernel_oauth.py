@@ -13,10 +13,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
-from conftest import fastmcp_oauth_server, free_port
-from test_kernel import Cell, Kernel, json_line, ok, widget_states
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
-from test_kernel_questions import WIDGET_MIME, Frontend
+from support.kernels import Cell, Kernel, json_line, ok, widget_states
+from support.servers import fastmcp_oauth_server, free_port
+from support.widgets import WIDGET_MIME, Frontend
 
 pytestmark = [pytest.mark.kernel]
 

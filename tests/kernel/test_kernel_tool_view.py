@@ -4,11 +4,10 @@ it, a form widget built from the input schema; the form's Call runs the tool."""
 from __future__ import annotations
 
 import pytest
-from conftest import server_everything_cmd
-from test_kernel import Cell, Kernel
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import Cell, Kernel
+from support.servers import server_everything_cmd
 
-pytestmark = [pytest.mark.kernel]
+pytestmark = [pytest.mark.node, pytest.mark.kernel]
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 

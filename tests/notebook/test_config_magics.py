@@ -12,8 +12,8 @@ from pathlib import Path
 
 import ipywidgets as widgets
 import pytest
-from conftest import SERVERS_DIR, sdk_server_cmd
 from IPython.core.interactiveshell import InteractiveShell
+from support.servers import SERVERS_DIR, sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.api.results.objects import Listing

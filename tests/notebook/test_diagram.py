@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_live_panels import wait_until
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.api.display.diagram import CLIENT, SERVER, histogram

@@ -3,77 +3,26 @@ check the reply frame; the sampling box; the URL prompt; the progress bar."""
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
+from support.servers import sdk_server_cmd, server_everything_cmd
+from support.waiting import wait_until
+from support.widgets import in_background, replies
 
 import mcp_notebook
 from mcp_notebook.api.calls.progress import ProgressState
 from mcp_notebook.api.client_side.answers import Question
 from mcp_notebook.notebook import interaction_widgets as iw
 
+pytestmark = [pytest.mark.node]
+
 XSS = "<script>alert(1)</script>"
-
-
-@pytest.fixture
-def kernel_cell(monkeypatch, shown_as):
-    """Pretend the caller is a Jupyter cell: collect what it displays and the forms it builds."""
-    shown, forms = [], []
-
-    make_form = iw.question_form
-
-    def form_of(question):
-        form = make_form(question)
-        forms.append(form)
-        return form
-
-    class Handle:  # a displayed output: an update shows its object again
-        def update(self, obj, **_):
-            shown.append(obj)
-
-    def display(obj, *_, display_id=None, **__):
-        shown.append(obj)
-        return Handle() if display_id else None
-
-    shown_as("kernel")
-    monkeypatch.setattr("IPython.display.display", display)
-    monkeypatch.setattr(iw, "question_form", form_of)
-    return shown, forms
-
-
-def in_background(fn, *args, **kwargs):
-    box: dict = {}
-
-    def run():
-        try:
-            box["result"] = fn(*args, **kwargs)
-        except Exception as exc:  # noqa: BLE001 - handed to the test
-            box["error"] = exc
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, box
-
-
-def wait_for(predicate, timeout=15.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "not reached in time"
-        time.sleep(0.02)
-
-
-def replies(conn, method):
-    asked = {e.id for e in conn.trace.frames("in") if e.kind == "request" and e.method == method}
-    return [e.message for e in conn.trace.frames("out") if e.kind in ("response", "error") and e.id in asked]
 
 
 def test_the_elicitation_form_is_filled_accepted_and_sent(kernel_cell):
     shown, forms = kernel_cell
     with mcp_notebook.connect(server_everything_cmd(), name="form", era="legacy", elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, "trigger-elicitation-request")
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         form = forms[0]
         assert isinstance(form.fields["check"], iw.widgets.Checkbox)
         assert form.fields["integer"].min == 1 and form.fields["integer"].max == 100 and form.fields["integer"].value == 42
@@ -104,7 +53,7 @@ def test_decline_and_cancel(kernel_cell, button, action):
     _, forms = kernel_cell
     with mcp_notebook.connect(server_everything_cmd(), name="form", era="legacy", elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, "trigger-elicitation-request")
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         getattr(forms[0], button).click()
         thread.join(15)
         assert replies(conn, "elicitation/create")[0]["result"] == {"action": action}
@@ -114,7 +63,7 @@ def test_the_sampling_box_sends_the_typed_reply(kernel_cell):
     _, forms = kernel_cell
     with mcp_notebook.connect(server_everything_cmd(), name="sample", era="legacy", sampling=True) as conn:
         thread, box = in_background(conn.call_tool, "trigger-sampling-request", {"prompt": XSS})
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         box_form = forms[0]
         assert "cannot take clicks" in box_form.status.value  # no kernel here to route clicks through
         assert "<script>" not in box_form.header.value and "&lt;script&gt;" in box_form.header.value
@@ -130,7 +79,7 @@ def test_url_mode_shows_a_link_and_accepts(kernel_cell):
     _, forms = kernel_cell
     with mcp_notebook.connect(server_everything_cmd(), name="url", era="legacy", elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, "trigger-url-elicitation", {"url": "https://example.com/a?b=<c>"})
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         prompt = forms[0]
         assert isinstance(prompt, iw.UrlPrompt)
         assert 'href="https://example.com/a?b=&lt;c&gt;"' in prompt.header.value
@@ -144,7 +93,7 @@ def test_url_mode_shows_when_the_server_reports_completion(kernel_cell):
     _, forms = kernel_cell
     with mcp_notebook.connect(sdk_server_cmd(), name="url", era="legacy", elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, "open_url", {"url": "https://example.com/sign-in"})
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         prompt = forms[0]
         assert "completed" not in prompt.status.value
         prompt.accept_button.click()
@@ -161,10 +110,10 @@ def test_a_url_the_server_requires_first_is_shown_and_the_call_retried(kernel_ce
         thread, box = in_background(
             conn.call_tool, "trigger-url-elicitation", {"url": "https://example.com/files", "errorPath": True}
         )
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         assert "https://modelcontextprotocol.io" in forms[0].header.value  # from the -32042 error
         forms[0].accept_button.click()
-        wait_for(lambda: len(forms) == 2)  # the retry asks for the original URL
+        wait_until(lambda: len(forms) == 2)  # the retry asks for the original URL
         assert "https://example.com/files" in forms[1].header.value
         forms[1].accept_button.click()
         thread.join(15)
@@ -235,7 +184,7 @@ def test_the_host_is_shown_apart_and_a_punycode_host_flagged(kernel_cell):
     _, forms = kernel_cell
     with mcp_notebook.connect(sdk_server_cmd(), name="url", era="legacy", elicitation=True) as conn:
         thread, box = in_background(conn.call_tool, "open_url", {"url": "https://xn--80ak6aa92e.com/login"})
-        wait_for(lambda: forms)
+        wait_until(lambda: forms)
         header = forms[0].header.value
         assert 'host: <b style="font-size:1.25em">xn--80ak6aa92e.com</b>' in header
         assert "punycode" in header and "аррӏе.com" in header

@@ -4,16 +4,18 @@ and the feature API over Streamable HTTP against server-everything."""
 from __future__ import annotations
 
 import pytest
-from conftest import server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.interactiveshell import InteractiveShell
-from test_features_http import notice
-from test_http import everything
+from support.features import notice
+from support.http_servers import everything
+from support.servers import server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
 from mcp_notebook.notebook import commands as _commands
 from mcp_notebook.notebook import line_completion as _line_completion
+
+pytestmark = [pytest.mark.node]
 
 
 @pytest.fixture

@@ -33,10 +33,10 @@ from typing import Any
 
 import ipywidgets as widgets
 import pytest
-from conftest import SERVERS_DIR
 from IPython.core.interactiveshell import InteractiveShell
-from test_elicitation_widgets import in_background, kernel_cell, wait_for  # noqa: F401 - kernel_cell is a fixture
-from test_live_panels import wait_until
+from support.servers import SERVERS_DIR
+from support.waiting import wait_until
+from support.widgets import in_background
 
 import mcp_notebook
 from mcp_notebook import TaskList
@@ -50,6 +50,8 @@ from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.notebook.tool_form_widget import ToolForm
 from mcp_notebook.runtime import get_runtime
+
+pytestmark = [pytest.mark.node]
 
 PACKAGE = Path(mcp_notebook.__file__).parent
 # Closes an attribute (either quote), opens an element with an event handler, and a script.
@@ -293,7 +295,7 @@ def results_and_listings(conn: mcp_notebook.Connection) -> dict[str, str]:
 def questions(conn: mcp_notebook.Connection, forms: list[Any]) -> dict[str, str]:
     """The server's form and URL elicitations and its sampling request, answered in their forms."""
     thread, box = in_background(conn.call_tool, "ask")
-    wait_for(lambda: forms)
+    wait_until(lambda: forms)
     form = forms[-1]
     assert not form.accept(), "the required field is empty"
     shown = {"form": form.header.value, "form status": form.status.value}  # the status names the field
@@ -303,7 +305,7 @@ def questions(conn: mcp_notebook.Connection, forms: list[Any]) -> dict[str, str]
     assert not thread.is_alive() and box["result"].text == "accept"
 
     thread, box = in_background(conn.call_tool, "open_link", {"url": "https://example.com/" + MARKUP})
-    wait_for(lambda: len(forms) == 2)
+    wait_until(lambda: len(forms) == 2)
     forms[-1].accept_button.click()
     thread.join(WAIT)
     assert not thread.is_alive() and box["result"].text == "accept"
@@ -311,7 +313,7 @@ def questions(conn: mcp_notebook.Connection, forms: list[Any]) -> dict[str, str]
     shown["url prompt"] = forms[-1].header.value
 
     thread, box = in_background(conn.call_tool, "sample")
-    wait_for(lambda: len(forms) == 3)
+    wait_until(lambda: len(forms) == 3)
     forms[-1].reply.value = "a reply"
     forms[-1].send_button.click()
     thread.join(WAIT)
@@ -499,7 +501,7 @@ def device_authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {"device code widget": drawn, "device code": form.html(), "device code in the cell": waited[0].code_box.value}
 
 
-def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch, tmp_path):  # noqa: F811 - the fixture
+def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch, tmp_path):
     displayed, forms = kernel_cell
     renderers, _, classes = discover()
     assert len(renderers) >= 30 and len(classes) >= 15, "the discovery found the package's renderers"

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import json
 import re
-import time
-from collections.abc import Callable
 
 import pytest
-from conftest import server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.interactiveshell import InteractiveShell
 from IPython.lib.pretty import pretty
-from test_widgets import XSS, assert_inert
+from support.servers import server_everything_cmd
+from support.waiting import wait_until
+from support.widgets import XSS, assert_inert
 
 import mcp_notebook
 from mcp_notebook.api.display.panels import clock, logs_snapshot
@@ -25,19 +24,11 @@ from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.notebook.live_widgets import LivePanel
 from mcp_notebook.notebook.render import esc
 
+pytestmark = [pytest.mark.node]
+
 URI = "demo://resource/dynamic/text/1"
 # server-everything sends its simulated log messages and resource updates every 5 s
 WAIT = 20.0
-
-
-def wait_until(condition: Callable[[], object], what: str, timeout: float = WAIT) -> None:
-    """Poll `condition` until it holds. Used only where no event exists to wait on: the pump
-    renders on its own clock and server-everything's timers are not observable from here."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(0.02)
 
 
 def log_row(markup: str, record: dict) -> str:

@@ -309,7 +309,7 @@ def test_a_connect_error_quoting_stderr_carries_no_escape_sequence():
 
 
 def test_connect_to_a_url_with_headers(module_shell, capsys, port):
-    from test_http import sdk_http
+    from support.http_servers import sdk_http
 
     with sdk_http(port) as base:
         line = f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http"

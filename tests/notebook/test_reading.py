@@ -10,15 +10,17 @@ import signal
 import sys
 
 import pytest
-from conftest import SERVERS_DIR, fastmcp_server_cmd, node_executable, sdk_server_cmd, server_everything_cmd
 from IPython.lib.pretty import pretty
-from test_live_panels import wait_until
+from support.servers import SERVERS_DIR, fastmcp_server_cmd, node_executable, sdk_server_cmd, server_everything_cmd
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import Listing
 from mcp_notebook.notebook import render as _render
 from mcp_notebook.notebook import widgets as _widgets
 from mcp_notebook.notebook.magic_session import format_health
+
+pytestmark = [pytest.mark.node]
 
 # FastMCP logs through rich; FORCE_COLOR makes it colour a pipe too, as it does in a terminal.
 COLOURED = {"FORCE_COLOR": "1", "FASTMCP_LOG_LEVEL": "INFO"}

@@ -8,11 +8,11 @@ import shlex
 
 import pytest
 from IPython.core.error import UsageError as IPythonUsageError
-from shell_fixtures import ev as ev  # the shared fixtures, for this module too
-from shell_fixtures import fm as fm
 
 from mcp_notebook.api.tools.view import ToolView
 from mcp_notebook.notebook.tool_form_widget import ToolForm
+
+pytestmark = [pytest.mark.node]
 
 
 def test_tools_name_shows_the_tool_not_a_connection(shell, ev, capsys):

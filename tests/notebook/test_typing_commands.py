@@ -10,14 +10,14 @@ import re
 import warnings
 
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.error import UsageError as IPythonUsageError
-from shell_fixtures import ev as ev  # the shared fixtures, for this module too
-from shell_fixtures import fm as fm
+from support.servers import sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook import ExtraArgumentWarning
 from mcp_notebook.notebook import words
+
+pytestmark = [pytest.mark.node]
 
 
 def sent_arguments(conn: mcp_notebook.Connection) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from test_live_panels import wait_until
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.notebook import render, snapshot_display, snapshot_registry

@@ -12,7 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import fastmcp_server_cmd, sdk_server_cmd
+from support.servers import fastmcp_server_cmd, sdk_server_cmd
+from support.widgets import XSS, assert_inert
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults
@@ -22,7 +23,6 @@ from mcp_notebook.notebook import trace_widget as _trace_widget
 from mcp_notebook.notebook import widgets as _widgets
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
-XSS = '<script>alert(1)</script><img src=x onerror="alert(2)">'
 
 
 def listed(view: _trace_widget.TraceView) -> list[str]:
@@ -32,12 +32,6 @@ def listed(view: _trace_widget.TraceView) -> list[str]:
 
 def renders_between(view: _widgets.View, start: float, end: float) -> int:
     return sum(1 for t in view.render_times if start <= t <= end)
-
-
-def assert_inert(markup: str) -> None:
-    """No tag a server wrote survives: only our own markup is left."""
-    assert not re.search(r"<\s*(script|img)", markup, re.IGNORECASE), markup
-    assert 'onerror="' not in markup  # the attribute only as escaped text
 
 
 def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):

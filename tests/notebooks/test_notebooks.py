@@ -30,7 +30,7 @@ nbclient = pytest.importorskip("nbclient")
 nbformat = pytest.importorskip("nbformat")
 
 from jupyter_client.manager import KernelManager  # noqa: E402
-from kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
+from support.kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
@@ -38,6 +38,7 @@ LAB_ONLY = Path(__file__).resolve().parent / "lab_only"
 NODE_TOOLS = ("node", "npm", "npx")
 
 pytestmark = [
+    pytest.mark.node,
     pytest.mark.kernel,
     pytest.mark.skipif(sys.version_info < (3, 11), reason="lab_only/sitecustomize.py reads pyproject.toml with tomllib"),
 ]

@@ -16,7 +16,7 @@ nbformat = pytest.importorskip("nbformat")
 nbconvert = pytest.importorskip("nbconvert")
 
 from jupyter_client.manager import KernelManager  # noqa: E402
-from kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
+from support.kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"

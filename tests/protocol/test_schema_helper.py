@@ -1,11 +1,11 @@
-"""Tests of the test helper tests/schema.py itself (no package code involved)."""
+"""Tests of the test helper tests/support/schema.py itself (no package code involved)."""
 
 from __future__ import annotations
 
 import copy
 
 import pytest
-from schema import VERSIONS, method_definition, spec_dir, validate_client_frame
+from support.schema import VERSIONS, method_definition, spec_dir, validate_client_frame
 
 LEGACY = [v for v in VERSIONS if v != "2026-07-28"]
 MODERN = "2026-07-28"

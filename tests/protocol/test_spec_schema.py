@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from schema import spec_dir
+from support.schema import spec_dir
 
 from mcp_notebook.protocol import spec_schema
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx2
 import pytest
-from conftest import free_port, stop
+from support.servers import free_port, stop
 
 from mcp_notebook.auth import handoff
 from mcp_notebook.auth.handoff import Pending, announced

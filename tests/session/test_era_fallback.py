@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_http import serving
+from support.http_servers import serving
 
 import mcp_notebook
 from mcp_notebook.transports.http import HttpTransport

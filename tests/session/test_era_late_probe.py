@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_http import serving
+from support.http_servers import serving
 
 import mcp_notebook
 from mcp_notebook.base.errors import HandshakeError

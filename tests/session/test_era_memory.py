@@ -8,7 +8,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO
+from support.servers import REPO
 
 import mcp_notebook
 from mcp_notebook.api.connecting import era_memory

@@ -9,15 +9,17 @@ import threading
 from pathlib import Path
 
 import pytest
-from conftest import sdk_server_cmd, server_everything_cmd
 from IPython.core.interactiveshell import InteractiveShell
-from schema import spec_dir
-from test_http import everything, sdk_http
+from support.http_servers import everything, sdk_http
+from support.schema import spec_dir
+from support.servers import sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.api.connecting import era_memory as _era_memory
 from mcp_notebook.protocol import modern as _modern
 from mcp_notebook.session.era import MODERN
+
+pytestmark = [pytest.mark.node]
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 ROOTS = {"roots": [{"uri": "file:///tmp/a", "name": "a"}, {"uri": "file:///tmp/b"}]}

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import sdk_server_cmd
+from support.servers import sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook.runtime import get_runtime

@@ -5,10 +5,10 @@ from __future__ import annotations
 import gc
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.session.redaction import Redactor
@@ -211,10 +211,7 @@ def test_huge_frames_are_kept_clipped_with_their_size_and_the_trace_stays_within
 def test_a_stderr_flood_cannot_push_frames_out_of_the_trace():
     with mcp_notebook.connect(RAW, era="legacy", name="noisy", trace_capacity=100) as conn:
         conn.request("tools/call", {"name": "stderr-flood", "arguments": {"count": 5000}})
-        deadline = time.monotonic() + 30
-        while conn.stderr[-1:] != ["stderr line 4999"]:
-            assert time.monotonic() < deadline, "the stderr lines never all arrived"
-            time.sleep(0.01)
+        wait_until(lambda: conn.stderr[-1:] == ["stderr line 4999"], "all the stderr lines", 30)
         frames = [(e.direction, e.kind, e.method) for e in conn.trace.frames()]
         assert frames == [
             ("out", "request", "initialize"),

@@ -2,62 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from conftest import (
-    fastmcp_server_cmd,
-    free_port,
-    sdk_server_cmd,
-    server_everything_cmd,
-    stop,
-    wait_for_port,
-)
+from support.http_servers import RAW_HTTP, everything, http_events, sdk_http, serving, text_of
+from support.servers import fastmcp_server_cmd, free_port
+from support.waiting import wait_until
 
 import mcp_notebook
 
-RAW_HTTP = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_http_server.py")]
-
-
-@contextlib.contextmanager
-def serving(argv: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
-    """Run an HTTP server on 127.0.0.1:port for the block; its base URL."""
-    process = subprocess.Popen(
-        argv,
-        env={**os.environ, **(env or {})},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_port(port)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(process)
-
-
-def sdk_http(port: int, *extra: str) -> contextlib.AbstractContextManager[str]:
-    return serving(sdk_server_cmd("--transport", "streamable-http", "--port", str(port), *extra), port)
-
-
-def everything(port: int, mode: str) -> contextlib.AbstractContextManager[str]:
-    return serving(server_everything_cmd(mode), port, {"PORT": str(port)})
-
-
-def text_of(result: dict) -> str:
-    return "".join(part.get("text", "") for part in result["content"])
-
-
-def http_events(conn: mcp_notebook.Connection) -> list[tuple[str, int]]:
-    return [(e.detail["method"], e.detail["status"]) for e in conn.trace.entries() if e.kind == "http"]
-
+pytestmark = [pytest.mark.node]
 
 SERVERS = {
     "sdk-sse": (lambda port: sdk_http(port), "/mcp", {"name": "echo", "arguments": {"text": "hi"}}, "http"),
@@ -242,10 +198,10 @@ def test_a_404_on_the_listening_stream_alone_renews_the_session(port):
     ):
         first = conn.session.transport.session_id
         assert text_of(conn.request("tools/call", {"name": "forget-session"})) == "forgotten"
-        deadline = time.monotonic() + 20
-        while not (conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2):
-            assert time.monotonic() < deadline, f"no new session after the GET stream's 404: {http_events(conn)}"
-            time.sleep(0.02)
+        wait_until(
+            lambda: conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2,
+            "a new session after the GET stream's 404",
+        )
         assert conn.session.transport.session_id not in (None, first)
         assert [method for method, status in http_events(conn) if status == 404] == ["GET"]
         assert len([e for e in conn.trace.frames("out") if e.method == "initialize"]) == 2

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_http import serving, text_of
+from support.http_servers import serving, text_of
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import anyio
 import anyio.lowlevel
-from conftest import stop, wait_for_port
+from support.servers import stop, wait_for_port
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import trustme
-from conftest import free_port, sdk_server_cmd, wait_for_port
+from support.servers import free_port, sdk_server_cmd, wait_for_port
 
 import mcp_notebook
 from mcp_notebook import demo_server

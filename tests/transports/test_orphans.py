@@ -24,9 +24,8 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SERVERS_DIR
-from test_kernel import Kernel, json_line, ok, pid_alive
-from test_kernel import kernel as kernel  # the `kernel` fixture, for this module too
+from support.kernels import Kernel, json_line, ok, pid_alive
+from support.servers import REPO, SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook.transports import stdio

@@ -10,9 +10,12 @@ import threading
 import time
 
 import pytest
-from conftest import fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
+from support.servers import fastmcp_server_cmd, sdk_server_cmd, server_everything_cmd
+from support.waiting import wait_until
 
 import mcp_notebook
+
+pytestmark = [pytest.mark.node]
 
 LEGACY_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
 
@@ -25,14 +28,6 @@ PEERS = {
 
 def text_of(result: dict) -> str:
     return "".join(part.get("text", "") for part in result["content"])
-
-
-def wait_until(predicate, timeout: float = 20.0) -> None:
-    """Poll a condition that no event reports (used only around blocked main threads)."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "condition not reached in time"
-        time.sleep(0.01)
 
 
 @pytest.mark.parametrize("version", LEGACY_VERSIONS)

@@ -8,13 +8,16 @@ import contextlib
 import threading
 from collections.abc import Iterator
 
-from conftest import server_everything_cmd
+import pytest
+from support.servers import server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.base.errors import ConnectionClosed
 from mcp_notebook.runtime import get_runtime
 from mcp_notebook.session.health import HealthCounters
 from mcp_notebook.session.requests import InFlight
+
+pytestmark = [pytest.mark.node]
 
 
 @contextlib.contextmanager

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import server_everything_cmd
-
 import mcp_notebook
+from support.servers import server_everything_cmd
 
 SAMPLED = {"role": "assistant", "content": {"type": "text", "text": "a summary"}, "model": "test-model"}
 FEATURES_MD = "demo://resource/static/document/features.md"

@@ -12,7 +12,7 @@
   tail of the server's log is printed. `browse(...)` opens a notebook in it, waits for the
   kernel and runs a check.
 
-The test modules take the fixtures by importing them (`from browser_harness import chromium`).
+The test folders name the fixtures in their conftest.py (tests/browser, tests/jupyterhub).
 """
 
 from __future__ import annotations
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import free_port, stop
 from playwright.sync_api import Locator, Page, sync_playwright
 
 from mcp_notebook.demo_server import LineLog
+from support.servers import free_port, stop
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -1,13 +1,15 @@
-"""Fixtures some magics' tests share (imported by name, as `from shell_fixtures import ev as ev`):
-legacy connections named `ev` (server-everything) and `fm` (the FastMCP peer), each closed after
-its test. The shell with the extension loaded is tests/conftest.py's `shell`."""
+"""Fixtures of tests/notebook: legacy connections named `ev` (server-everything) and `fm` (the
+FastMCP peer), each closed after its test, and `kernel_cell`, a pretend Jupyter cell
+(tests/support/widgets.py, shared with tests/api). The shell with the extension loaded is
+tests/conftest.py's `shell`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from conftest import fastmcp_server_cmd, server_everything_cmd
+from support.servers import fastmcp_server_cmd, server_everything_cmd
+from support.widgets import kernel_cell as kernel_cell
 
 import mcp_notebook
 

@@ -205,3 +205,14 @@ async def sdk_stdio(argv: list[str], **client_options: Any):  # type: ignore[no-
         if not errlog.closed:
             errlog.close()
         stderr.join(WAIT)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+}
+
+
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}

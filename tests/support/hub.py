@@ -30,9 +30,9 @@ from typing import Any
 
 import httpx2
 import pytest
-from conftest import PEERS_DIR, free_port, node_executable, stop
 
 from mcp_notebook.demo_server import LineLog
+from support.servers import PEERS_DIR, free_port, node_executable, stop
 
 BASE = "/hub-test/"
 CHP = PEERS_DIR / "node_modules" / "configurable-http-proxy" / "bin" / "configurable-http-proxy"

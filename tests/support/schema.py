@@ -54,7 +54,7 @@ __all__ = [
 
 VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 
-SPEC_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "spec"
+SPEC_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "spec"
 
 # Server request method -> result definition, where the name is not simply
 # FooRequest -> FooResult.
