@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 from typing import Any
 
 from support.servers import SERVERS_DIR, sdk_server_cmd
+from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.api.calls import feature_state, progress
@@ -50,9 +50,7 @@ def test_updates_of_resources_nobody_subscribed_to_are_counted_for_a_bounded_num
     with mcp_notebook.connect(RAW, era="legacy", name="updates") as conn:
         reply = conn.request("tools/call", {"name": "updates-flood", "arguments": {"count": 4}})
         assert reply["content"][0]["text"] == '"flooded"'  # the raw server answers JSON
-        deadline = time.monotonic() + 20  # the handlers run as tasks on the loop: nothing reports their end but the count
-        while conn.resource_updates() < 4:
-            assert time.monotonic() < deadline, f"{conn.resource_updates()} of 4 updates counted"
-            time.sleep(0.01)
+        # the handlers run as tasks on the loop: nothing reports their end but the count
+        wait_until(lambda: conn.resource_updates() == 4, "the 4 updates to be counted")
         assert list(conn.feature_state.update_counts) == ["note://2", "note://3"]
         assert conn.resource_updates() == 4 and conn.resource_updates("note://3") == 1
