@@ -33,9 +33,9 @@ import itertools
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HOST = "127.0.0.1"
+from scripted_http import ScriptedHandler, serve
+
 DEAD = "dead-session-0001"
 PROBE_COOKIE = "probe=left-over"
 BAD_IDS = {"/id-space": b"bad id", "/id-control": b"bad\x01id", "/id-utf8": "caf\u00e9".encode()}
@@ -50,12 +50,7 @@ SUPPORTED = {
 }
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
+class Handler(ScriptedHandler):
     def _send(self, status: int, body: bytes = b"", content_type: str | None = None, raw_headers: list[bytes] = ()) -> None:
         """Written by hand, so a header may hold bytes `send_header` would refuse."""
         lines = [f"HTTP/1.1 {status} {self.responses.get(status, ('',))[0]}".encode()]
@@ -144,9 +139,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    server = ThreadingHTTPServer((HOST, int(sys.argv[1])), Handler)
-    server.daemon_threads = True
-    server.serve_forever()
+    serve(Handler, int(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -31,9 +31,9 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HOST = "127.0.0.1"
+from scripted_http import ScriptedHandler, serve
+
 NEVER = threading.Event()  # what a stalled answer waits for
 posted: list[dict] = []
 changed = threading.Condition()
@@ -42,22 +42,7 @@ awaiting: list[object] = []  # the id of the bad-id call whose stream was cut, f
 BAD_IDS = {"huge": "x" * (4 << 20), "escape": "e2\x1b]52;c;aGk=\x07"}
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:  # keep stderr quiet
-        pass
-
-    def _send(self, status: int, body: bytes = b"", content_type: str | None = None, headers: dict | None = None) -> None:
-        self.send_response(status)
-        if content_type:
-            self.send_header("Content-Type", content_type)
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(ScriptedHandler):
     def _json(self, obj: object, headers: dict | None = None) -> None:
         self._send(200, json.dumps(obj).encode(), "application/json", headers)
 
@@ -204,9 +189,7 @@ def _result(request_id: object, text: str) -> dict:
 
 
 def main() -> None:
-    server = ThreadingHTTPServer((HOST, int(sys.argv[1])), Handler)
-    server.daemon_threads = True
-    server.serve_forever()
+    serve(Handler, int(sys.argv[1]))
 
 
 if __name__ == "__main__":

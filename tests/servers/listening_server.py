@@ -27,10 +27,10 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-HOST = "127.0.0.1"
+from scripted_http import ScriptedHandler, serve
+
 SESSION = "listening-session"
 changed = threading.Condition()
 gets = 0
@@ -42,22 +42,7 @@ closed = threading.Event()
 pong = threading.Event()  # the client answered the ping after the flood
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:  # keep stderr quiet
-        pass
-
-    def _send(self, status: int, body: bytes = b"", content_type: str | None = None, headers: dict | None = None) -> None:
-        self.send_response(status)
-        if content_type:
-            self.send_header("Content-Type", content_type)
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(ScriptedHandler):
     def _json(self, obj: object, headers: dict | None = None) -> None:
         self._send(200, json.dumps(obj).encode(), "application/json", headers)
 
@@ -175,9 +160,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    server = ThreadingHTTPServer((HOST, int(sys.argv[1])), Handler)
-    server.daemon_threads = True
-    server.serve_forever()
+    serve(Handler, int(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -41,11 +41,10 @@ import itertools
 import json
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from raw_server import hostile_reply  # the same hostile replies as over stdio (this folder is on the path)
+from scripted_http import ScriptedHandler, serve
 
-HOST = "127.0.0.1"
 posted: list[dict] = []
 posted_changed = threading.Condition()
 listener: list = []  # the open GET stream's writer, on /late
@@ -55,22 +54,7 @@ LISTENER_DELAY = 1.0
 STICKY = "affinity=node-7"  # the cookie /sticky sets
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: object) -> None:  # keep stderr quiet
-        pass
-
-    def _send(self, status: int, body: bytes = b"", content_type: str | None = None, headers: dict | None = None) -> None:
-        self.send_response(status)
-        if content_type:
-            self.send_header("Content-Type", content_type)
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(ScriptedHandler):
     def _json(self, obj: object, status: int = 200, headers: dict | None = None) -> None:
         self._send(status, json.dumps(obj).encode(), "application/json", headers)
 
@@ -293,9 +277,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main() -> None:
-    server = ThreadingHTTPServer((HOST, int(sys.argv[1])), Handler)
-    server.daemon_threads = True
-    server.serve_forever()
+    serve(Handler, int(sys.argv[1]))
 
 
 if __name__ == "__main__":
