@@ -45,7 +45,16 @@ def _imported(path: Path) -> set[str]:
             found.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and _imports_by_name(node.func) and node.args:
+            name = node.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str):
+                found.add(name.value.split(".")[0])  # pytest.importorskip("test_kernel") imports it too
     return found
+
+
+def _imports_by_name(func: ast.expr) -> bool:
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return called in ("importorskip", "import_module", "__import__")
 
 
 def test_no_test_module_imports_another_test_module():
@@ -59,6 +68,8 @@ def test_no_test_module_imports_another_test_module():
 def test_the_checker_sees_a_test_module_import():
     forbidden = _helpers_beside_tests()
     assert {"conftest", "test_http", "test_kernel", "test_features"} <= forbidden
+    tree = ast.parse('kernel = pytest.importorskip("test_kernel")')
+    assert isinstance(tree.body[0], ast.Assign) and _imports_by_name(tree.body[0].value.func)  # type: ignore[attr-defined]
     assert "support" not in forbidden and "sdk_server" not in forbidden
 
 

@@ -220,7 +220,8 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 def test_in_an_async_cell_the_progress_bar_and_the_question_form_work(tmp_path):
     """ipykernel runs an awaiting cell's coroutine on its loop and keeps taking messages: the
     bar is drawn in the cell, and a click on the question's form answers it meanwhile."""
-    test_kernel = pytest.importorskip("test_kernel")
+    from support import kernels as test_kernel  # the kernel harness; imported here, as only this test needs it
+
     kernel = test_kernel._start_kernel(tmp_path)
     try:
         command = json.dumps(sdk_server_cmd())
