@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
 from jupyter_client.manager import KernelManager  # noqa: E402
-from kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
+from support.kernels import KERNEL_NAME, VenvKernelSpecManager  # noqa: E402
 
 CELL = r"""
 import json, re, time
