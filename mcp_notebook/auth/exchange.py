@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -32,10 +32,11 @@ MIN_SECRET = 4  # shorter strings are not worth redacting (and the Redactor refu
 
 @dataclass(frozen=True)
 class Answer:
-    """What an endpoint answered: its status, its JSON object (None if not one), the `DPoP-Nonce` headers."""
+    """What an endpoint answered: its status, its JSON object (None if not one; a token endpoint's
+    holds the tokens, so it stays out of the repr), the `DPoP-Nonce` headers."""
 
     status: int
-    data: dict[str, Any] | None
+    data: dict[str, Any] | None = field(repr=False)
     nonces: tuple[str, ...] = ()
 
 

@@ -37,7 +37,7 @@ class Attempt:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.result: Any = None
         self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=args, kwargs=kwargs, name="test-connect")
+        self.thread = threading.Thread(target=self._run, args=args, kwargs=kwargs, name="test-connect", daemon=True)
         self.thread.start()
 
     def _run(self, *args: Any, **kwargs: Any) -> None:

@@ -44,7 +44,7 @@ def test_a_token_said_to_last_forever_is_taken_to_last_a_year_and_auth_shows_it(
         assert conn.call_tool("add", {"a": 1, "b": 2}).structured == {"sum": 3}
         status = auth_status(conn)
         assert status is not None and status.expires_at is not None
-        assert status.expires_at <= time.time() + MAX_LIFETIME
+        assert time.time() + MAX_LIFETIME - 600 <= status.expires_at <= time.time() + MAX_LIFETIME  # a year, not less
         shown = format_status(status)
         [expires] = [line for line in shown.splitlines() if line.strip().startswith("expires")]
         assert "min (" in expires and "UTC)" in expires
@@ -104,3 +104,10 @@ def test_a_saved_token_from_before_the_clamp_is_clamped_as_it_loads() -> None:
 )
 def test_a_device_codes_interval_and_lifetime_are_bounded(value: Any, default: float, most: float, expected: float) -> None:
     assert _seconds(value, default, most) == expected
+
+
+def test_an_endpoint_answer_keeps_its_tokens_out_of_its_repr():
+    from mcp_notebook.auth.exchange import Answer
+
+    answer = Answer(200, {"access_token": "tok-" + "s3cr3t" * 3, "refresh_token": "ref-" + "s3cr3t" * 3})
+    assert "s3cr3t" not in repr(answer) and "200" in repr(answer)

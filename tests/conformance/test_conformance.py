@@ -124,8 +124,10 @@ def client_scenarios() -> list[str]:
 
 @pytest.fixture(scope="module")
 def data_home(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The clients' user data directory (remembered era verdicts, tokens): this module's own."""
-    return {"XDG_DATA_HOME": str(tmp_path_factory.mktemp("data"))}
+    """The clients' user data directory (remembered era verdicts, tokens): this module's own
+    (MCP_NOTEBOOK_DATA_DIR too: the test session's own setting would win over XDG_DATA_HOME)."""
+    data = str(tmp_path_factory.mktemp("data"))
+    return {"XDG_DATA_HOME": data, "MCP_NOTEBOOK_DATA_DIR": data}
 
 
 @pytest.fixture(scope="module")
