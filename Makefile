@@ -7,6 +7,7 @@ SHELL := bash
 PYTHON ?= python3
 VENV := .venv
 VENV_PY := $(VENV)/bin/python
+BASE_STAMP := $(VENV)/.stamp-base
 VENV_STAMP := $(VENV)/.stamp-test
 LAB_STAMP := $(VENV)/.stamp-lab
 PEERS := tests/peers
@@ -24,9 +25,12 @@ LAB_ARGS ?= $(if $(filter 0,$(shell id -u)),--allow-root)
 # Virtualenv with the package (editable) and its test extra; redone when pyproject.toml changes.
 .venv: $(VENV_STAMP)
 
-$(VENV_STAMP): pyproject.toml
+$(BASE_STAMP):
 	$(PYTHON) -m venv $(VENV)
 	$(VENV_PY) -m pip install --upgrade pip
+	touch $@
+
+$(VENV_STAMP): pyproject.toml $(BASE_STAMP)
 	$(VENV_PY) -m pip install -e '.[test]'
 	touch $@
 
@@ -55,13 +59,19 @@ FAST_MARKERS := not kernel and not browser and not node and not slow
 test-fast: $(VENV_STAMP) $(SDK1_STAMP)
 	$(VENV_PY) -m pytest -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
 
-$(LAB_STAMP): $(VENV_STAMP)
+# The lab extra only (JupyterLab, a kernel, pandas): the test extra stays `make test`'s.
+$(LAB_STAMP): pyproject.toml $(BASE_STAMP)
 	$(VENV_PY) -m pip install -e '.[lab]'
 	touch $@
 
-# The quickstart runs on the demo server in the package: no Node peers needed.
+# The quickstart runs on the demo server in the package: no Node peers needed. The venv's bin comes
+# first on PATH, so `python` in a cell's server command (`%mcp connect x -- python server.py`, the
+# shipped notebooks/mcp.json) is the kernel's, with mcp_notebook installed; the repository is Lab's
+# root, so the README and every lesson are in its file browser.
 lab: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab notebooks/01-quickstart.ipynb --ip=127.0.0.1 $(LAB_ARGS)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" VIRTUAL_ENV="$(CURDIR)/$(VENV)" \
+	  $(VENV)/bin/jupyter lab --ServerApp.root_dir="$(CURDIR)" \
+	  --LabApp.default_url=/lab/tree/notebooks/01-quickstart.ipynb --ip=127.0.0.1 $(LAB_ARGS)
 
 bench: $(VENV_STAMP) $(PEERS_STAMP)
 	$(VENV_PY) bench/ping.py
