@@ -41,6 +41,7 @@ from .port import SessionPort
 from .probe import NoCommonVersion, not_modern, refusal, speaks_modern
 from .requests import Request
 from .sides import ServerSide
+from .startup import gone, other_python
 
 PROBE_TIMEOUT = 2.0
 MAX_INPUT_ROUNDS = 8
@@ -127,8 +128,11 @@ class EraNegotiator:
             version = self._mutual(result)
         except RequestTimeout:
             return await self._fall_back(f"no answer to server/discover within {self.probe_timeout:g} s")
-        except ConnectionClosed as exc:
+        except ConnectionClosed as closed:
+            exc = await gone(closed, self.session.transport)
+            assert isinstance(exc, ConnectionClosed)
             advice = "; if it exits only when probed, connect with era='legacy'" if blames_the_probe(exc.stderr_tail) else ""
+            advice += other_python(exc.stderr_tail, self.session.transport)
             raise HandshakeError(
                 f"{exc.reason} during the handshake (probing with server/discover){quoted(exc.stderr_tail)}{advice}"
             ) from None

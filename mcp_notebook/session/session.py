@@ -42,7 +42,7 @@ from .outbox import Outbox
 from .pending import CANCEL_GRACE, Pending, request_timeout
 from .requests import InFlight, Request
 from .sides import ClientSide, ServerSide
-from .startup import startup_error, unwrap
+from .startup import gone, startup_error, unwrap
 from .subscriptions import Subscription
 from .trace import Trace
 from .violations import FrameChecker
@@ -138,7 +138,8 @@ class Session:
                 await self._stop.wait()
                 tg.cancel_scope.cancel()
         except BaseException as exc:  # reported through wait_ready()
-            self._failure = self.trace.redactor.exception(startup_error(unwrap(exc), self._hangup, self.transport))
+            failure = await gone(unwrap(exc), self.transport) if self._hangup is None else unwrap(exc)
+            self._failure = self.trace.redactor.exception(startup_error(failure, self._hangup, self.transport))
             if not isinstance(exc, Exception):
                 raise
         finally:
