@@ -160,8 +160,8 @@ def compare_main(argv: list[str]) -> int:
 
 def doctor_main(argv: list[str]) -> int:
     """`python -m mcp_notebook doctor TARGET`: the connection doctor's checklist; 0 when it is ok."""
-    from .api.doctor.context import DEFAULT_STEP_TIMEOUT
-    from .api.doctor.run import doctor
+    from .diagnosis.context import DEFAULT_STEP_TIMEOUT
+    from .diagnosis.run import doctor
 
     parser = argparse.ArgumentParser(
         prog="python -m mcp_notebook doctor",

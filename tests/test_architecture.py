@@ -28,8 +28,10 @@ ALLOWED: dict[str, set[str]] = {
     "runtime": {"base"},
     "configs": {"base", "transports"},
     "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server", "cassette"},
-    "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
-    "__main__": {"base", "transports", "auth", "api"},
+    # the connection doctor, an application over the API: `mcp_notebook.doctor()`, `%mcp doctor`, the CLI's `doctor`
+    "diagnosis": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
+    "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api", "diagnosis"},
+    "__main__": {"base", "transports", "auth", "api", "diagnosis"},
     # The Jupyter server extension (the OAuth callback), loaded by Jupyter server, not by the
     # client: it shares only the hand-off's file protocol with the kernel.
     "server_extension": {"base", "auth"},

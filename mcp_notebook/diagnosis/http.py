@@ -18,12 +18,12 @@ from urllib.parse import urljoin
 
 import httpx2
 
-from ...base.errors import TransportError
-from ...protocol import modern
-from ...protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
-from ...session.era import MODERN
-from ...transports.http_errors import describe_failure, origin, redact_url, same_origin_endpoint
-from ..connecting.targets import http_settings
+from ..api.connecting.targets import http_settings
+from ..base.errors import TransportError
+from ..protocol import modern
+from ..protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
+from ..session.era import MODERN
+from ..transports.http_errors import describe_failure, origin, redact_url, same_origin_endpoint
 from .context import Context
 from .report import Step
 from .stdio import CLIENT_INFO, PROBE_ID
@@ -37,7 +37,7 @@ TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.I | re.S)  # of an HTML page 
 def _client(ctx: Context) -> httpx2.Client:
     client = ctx.facts.get("client")
     if client is None:
-        from ...transports.http_client import sync_client
+        from ..transports.http_client import sync_client
 
         client = sync_client(http_settings(ctx.options), timeout=ctx.timeout)  # the connection's proxy and roots
         ctx.facts["client"] = client

@@ -26,7 +26,7 @@ from support.http_servers import RAW_HTTP, everything, serving
 from support.servers import free_port
 
 import mcp_notebook
-from mcp_notebook.api.doctor.report import Step
+from mcp_notebook.diagnosis.report import Step
 
 pytestmark = [pytest.mark.node]
 
