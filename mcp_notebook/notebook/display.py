@@ -174,12 +174,12 @@ class NotebookFrontEnd(frontend.FrontEnd):
         return diagram_bundle(diagram)
 
     def checklist(self) -> Checklist | None:
-        """A doctor's checklist: a widget updated per step in a kernel; a line per step elsewhere."""
+        """A doctor's checklist: a widget updated per step in a kernel; elsewhere None, the doctor's line per step."""
         if self._env() == "kernel":
             from .doctor_widget import ChecklistWidget
 
             return ChecklistWidget()
-        return super().checklist()
+        return None
 
     def apps_default(self) -> bool:
         return (self.where or environment()) == "kernel"
