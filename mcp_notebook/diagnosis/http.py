@@ -1,7 +1,7 @@
 """The doctor's HTTP steps: what an `initialize` POST gets back (status and content type, an
 HTML page, a 404 path or a 405 named as such), the `Mcp-Session-Id`, the GET listening
 stream, and the HTTP+SSE (2024-11-05) fallback, whose endpoint on another origin fails as
-the client refuses it (a 401's challenge is `doctor.auth`'s).
+the client refuses it (a 401's challenge is `diagnosis.auth`'s).
 
 The requests go through the transports layer's `HttpProbe` (one blocking client in the
 caller's thread, on the connection's HTTP settings), each bounded by the step's time limit;
