@@ -20,6 +20,10 @@ module imports itself back through others (`tests/test_architecture.py` holds it
   subpackages (`api.tools`, `api.resources`, `api.prompts`, `api.tasks`, `api.apps`, ...), the
   health monitor, settings, result objects. It shows things to people only through an
   `api.display.frontend.FrontEnd`.
+- `diagnosis`: the connection doctor (`mcp_notebook.doctor()`, `%mcp doctor`, the command
+  line's `doctor`), an application over the API: it connects step by step and says what failed
+  and what to try, probing HTTP through the transports layer's functions. (Not named `doctor`:
+  that is the package's public function, which a subpackage of the same name would shadow.)
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 
@@ -48,8 +52,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "api.connection": ("Connection",),
     "api.connecting.demo": ("demo",),
     "api.display.diagram": ("Diagram",),
-    "api.doctor.run": ("doctor",),
-    "api.doctor.report": ("Diagnosis",),
+    "diagnosis.run": ("doctor",),
+    "diagnosis.report": ("Diagnosis",),
     "api.connecting.options": ("ConnectOptions",),
     "api.calls.progress": ("LogRecord",),
     "api.cassettes.replay": ("replay",),
@@ -100,8 +104,6 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .api.connecting.server_listing import connect_all as connect_all
     from .api.connection import Connection as Connection
     from .api.display.diagram import Diagram as Diagram
-    from .api.doctor.report import Diagnosis as Diagnosis
-    from .api.doctor.run import doctor as doctor
     from .api.results.objects import Listing as Listing
     from .api.results.objects import PromptResult as PromptResult
     from .api.results.objects import ResourceResult as ResourceResult
@@ -132,6 +134,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .base.errors import TransportClosed as TransportClosed
     from .base.errors import TransportError as TransportError
     from .base.errors import UsageError as UsageError
+    from .diagnosis.report import Diagnosis as Diagnosis
+    from .diagnosis.run import doctor as doctor
     from .protocol.frame_rules import Violation as Violation
     from .session.health import Health as Health
     from .session.subscriptions import Subscription as Subscription

@@ -33,12 +33,22 @@ from .base.errors import AuthorizationError, McpNotebookError
 from .transports.http_client import HttpSettings, sync_client
 
 MAX_REDIRECTS = 10
+DOCTOR = "Connect step by step and say where it fails and what to try."
+COMPARE = "Ask a live server what a cassette (a saved session) asked; print every answer that differs."
+# The subcommands, for the main --help (each has its own --help); `main` dispatches on the first word.
+COMMANDS = f"""other commands (each with its own --help):
+  python -m mcp_notebook doctor TARGET
+      {DOCTOR}
+  python -m mcp_notebook compare CASSETTE TARGET
+      {COMPARE}"""
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m mcp_notebook",
-        description="Connect to an MCP server, list its tools and call some of them.",
+        description="Connect to an MCP server, list its tools and call some of them (or doctor, or compare: see the end).",
+        epilog=COMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("target", nargs="+", help="a server URL, or a server command (put -- before it)")
     parser.add_argument("--call", action="append", default=[], metavar="TOOL", help="call this tool (repeatable)")
@@ -138,7 +148,7 @@ def example_arguments(schema: dict[str, Any]) -> dict[str, Any]:
 def compare_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m mcp_notebook compare",
-        description="Ask a live server what a cassette (a saved session) asked; print every answer that differs.",
+        description=COMPARE,
     )
     parser.add_argument("cassette", help="a trace saved with conn.trace.to_jsonl")
     parser.add_argument("target", nargs="+", help="the live server: a URL, or a command (put -- before it)")
@@ -160,12 +170,12 @@ def compare_main(argv: list[str]) -> int:
 
 def doctor_main(argv: list[str]) -> int:
     """`python -m mcp_notebook doctor TARGET`: the connection doctor's checklist; 0 when it is ok."""
-    from .api.doctor.context import DEFAULT_STEP_TIMEOUT
-    from .api.doctor.run import doctor
+    from .diagnosis.context import DEFAULT_STEP_TIMEOUT
+    from .diagnosis.run import doctor
 
     parser = argparse.ArgumentParser(
         prog="python -m mcp_notebook doctor",
-        description="Connect step by step and say where it fails and what to try.",
+        description=DOCTOR,
     )
     parser.add_argument("target", nargs="+", help="a server URL, a configured server's name, or a command (put -- before it)")
     parser.add_argument("--header", action="append", default=[], metavar="'K: V'", help="an HTTP header (repeatable)")

@@ -28,8 +28,10 @@ ALLOWED: dict[str, set[str]] = {
     "runtime": {"base"},
     "configs": {"base", "transports"},
     "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server", "cassette"},
-    "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
-    "__main__": {"base", "transports", "auth", "api"},
+    # the connection doctor, an application over the API: `mcp_notebook.doctor()`, `%mcp doctor`, the CLI's `doctor`
+    "diagnosis": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
+    "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api", "diagnosis"},
+    "__main__": {"base", "transports", "auth", "api", "diagnosis"},
     # The Jupyter server extension (the OAuth callback), loaded by Jupyter server, not by the
     # client: it shares only the hand-off's file protocol with the kernel.
     "server_extension": {"base", "auth"},
@@ -185,3 +187,34 @@ def test_modules_stay_small_and_say_what_they_do(path):
     assert ast.get_docstring(ast.parse(source)), f"{path.name} has no module docstring"
     lines = source.count("\n")
     assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (at most {MAX_LINES})"
+
+
+HTTP_CLIENT = {"httpx2", "httpcore2"}  # the HTTP client library and the connection layer under it
+HTTP_CLIENT_LAYERS = {"transports", "auth"}
+
+
+def test_only_transports_and_auth_import_the_http_client():
+    """Everything else (the API, the doctor's probes, the command line) goes through the
+    transports layer's functions, so what a request carries, where it goes and whom it trusts
+    is decided in one place."""
+    found = [
+        f"{module}: {sorted(HTTP_CLIENT & third_party_imports(path))}"
+        for module, path in modules().items()
+        if layer(module) not in HTTP_CLIENT_LAYERS and HTTP_CLIENT & third_party_imports(path)
+    ]
+    assert not found, "HTTP client imports outside transports and auth:\n" + "\n".join(found)
+
+
+def test_the_doctor_is_a_layer_above_the_api():
+    """`diagnosis` (the connection doctor) stands on the API and the API never imports it: the
+    front ends (notebook, command line) reach it, and a live view of it is one of theirs."""
+    assert "api" in ALLOWED["diagnosis"] and "diagnosis" not in ALLOWED["api"]
+    assert {"diagnosis"} <= ALLOWED["notebook"] & ALLOWED["__main__"]
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in GRAPH.items()
+        if layer(module) != "diagnosis" and layer(module) not in ("notebook", "__main__", "<package>")
+        for target in targets
+        if layer(target) == "diagnosis"
+    ]
+    assert not upward, "modules below the doctor that import it:\n" + "\n".join(upward)

@@ -20,10 +20,10 @@ from ..api.calls.progress import Call, LogRecord, TextProgress
 from ..api.client_side.answers import Question, with_defaults
 from ..api.connecting.auth_progress import AuthProgress
 from ..api.display import frontend
-from ..api.doctor.report import Checklist
 from ..api.tools.validate import ToolArgumentError, parse_value, problems
 from ..base.errors import McpNotebookError
 from ..base.text import clip, esc, one_line, plain
+from ..diagnosis.report import Checklist
 
 if TYPE_CHECKING:  # the configuration layer comes with the first config=NAME, not with the front end
     from ..configs.consent import ConsentRequest
@@ -173,13 +173,13 @@ class NotebookFrontEnd(frontend.FrontEnd):
 
         return diagram_bundle(diagram)
 
-    def checklist(self) -> Checklist:
-        """A doctor's checklist: a widget updated per step in a kernel; a line per step elsewhere."""
+    def checklist(self) -> Checklist | None:
+        """A doctor's checklist: a widget updated per step in a kernel; elsewhere None, the doctor's line per step."""
         if self._env() == "kernel":
             from .doctor_widget import ChecklistWidget
 
             return ChecklistWidget()
-        return super().checklist()
+        return None
 
     def apps_default(self) -> bool:
         return (self.where or environment()) == "kernel"

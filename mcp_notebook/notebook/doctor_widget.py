@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..api.doctor.report import Checklist, Diagnosis, Step
+from ..diagnosis.report import Checklist, Diagnosis, Step
 
 
 class ChecklistWidget(Checklist):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from argparse import Namespace
 from typing import Any
 
-from ..api.doctor.context import DEFAULT_STEP_TIMEOUT
+from ..diagnosis.context import DEFAULT_STEP_TIMEOUT
 from ..session.era import ERA_CHOICES
 from .commands import CommandError, after_dashes, arg, flag, seconds, subcommand
 from .magic_session import _env_pair, _header
@@ -57,6 +57,6 @@ def _doctor(ns: Namespace) -> None:
             raise CommandError("--from and --consent are for configured servers: %mcp doctor NAME --from FILE")
         options.update(config=target, config_file=ns.from_file, consent=True if ns.consent else None)
         target = None
-    from ..api.doctor.run import doctor  # the doctor comes with its first use, not with the magics
+    from ..diagnosis.run import doctor  # the doctor comes with its first use, not with the magics
 
     doctor(target, timeout=ns.timeout, **options)

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from ..calls.progress import Call, LogRecord
     from ..client_side.answers import Question
     from ..connecting.auth_progress import AuthProgress
-    from ..doctor.report import Checklist
 
 LOG = "mcp_notebook.server"  # the loggers' names: `logging` is imported with the first line logged
 WARN = "mcp_notebook"
@@ -171,11 +170,10 @@ class FrontEnd:
         """A display bundle of a sequence diagram (`display.diagram.Diagram`); here, its text."""
         return {"text/plain": diagram.text()}
 
-    def checklist(self) -> Checklist:
-        """The live view of a `doctor()` under way: here, a line per step on stdout."""
-        from ..doctor.report import TextChecklist
-
-        return TextChecklist()
+    def checklist(self) -> Any:
+        """The live view of a `doctor()` under way (a `diagnosis.report.Checklist`, the layer
+        above this one), or None: here, the doctor's own, a line per step on stdout."""
+        return None
 
     def apps_default(self) -> bool:
         """Whether connections declare MCP Apps unless told (only where views can be drawn)."""

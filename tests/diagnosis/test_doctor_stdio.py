@@ -150,6 +150,12 @@ def test_the_command_line_doctor_exits_0_when_ok_and_1_when_not():
     assert "✘ command: fail" in broken.stdout
 
 
+def test_the_command_line_help_lists_its_doctor_and_compare_commands():
+    done = subprocess.run([sys.executable, "-m", "mcp_notebook", "--help"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "python -m mcp_notebook doctor TARGET" in done.stdout and "python -m mcp_notebook compare CASSETTE" in done.stdout
+
+
 def test_diagnosis_is_public_and_lists_steps_by_name():
     diagnosis = mcp_notebook.doctor(str(Path("/nonexistent/server")), live=False)
     assert isinstance(diagnosis, mcp_notebook.Diagnosis)

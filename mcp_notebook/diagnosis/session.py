@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...base.errors import AuthorizationError, HandshakeError, McpError, McpNotebookError, RequestTimeout, TransportError
-from ...base.text import one_line
+from ..base.errors import AuthorizationError, HandshakeError, McpError, McpNotebookError, RequestTimeout, TransportError
+from ..base.text import one_line
 from .context import Context
 from .probe import legacy_hint
 from .report import Step

@@ -13,10 +13,10 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from ...base.plural import counted
-from ...base.public import public
-from ...base.text import clip, esc, one_line
-from ...session.redaction import Redactor
+from ..base.plural import counted
+from ..base.public import public
+from ..base.text import clip, esc, one_line
+from ..session.redaction import Redactor
 
 STATUSES = ("ok", "warn", "fail", "skipped")
 MARKS = {"ok": "✔", "warn": "!", "fail": "✘", "skipped": "·", "running": "…"}

@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from typing import Any
 from urllib.parse import urlsplit
 
-from ...base.plural import counted
-from ...transports.urls import redact_url
-from ..connecting.targets import http_settings
+from ..api.connecting.targets import http_settings
+from ..base.plural import counted
+from ..transports.urls import redact_url
 from .context import Context
 from .report import Step
 

@@ -26,7 +26,7 @@ from support.http_servers import RAW_HTTP, everything, serving
 from support.servers import free_port
 
 import mcp_notebook
-from mcp_notebook.api.doctor.report import Step
+from mcp_notebook.diagnosis.report import Step
 
 pytestmark = [pytest.mark.node]
 
@@ -120,7 +120,8 @@ SESSION = "sess-4b1d-9f3e-77aa"
 
 
 class Handler(BaseHTTPRequestHandler):
-    """404 for everything, or (`server.prm`) a 401 whose resource metadata lists no authorization server."""
+    """404 for everything, or (`server.prm`) a 401 whose resource metadata lists no authorization server;
+    (`server.redirect`) a POST off /mcp redirected there (`{port}`: this server's)."""
 
     protocol_version = "HTTP/1.1"
 
@@ -145,7 +146,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"null")
-        if getattr(self.server, "forgets", False):  # a session on one node, the next request on another
+        redirect = getattr(self.server, "redirect", None)
+        if redirect is not None and self.path != "/mcp":
+            self._send(307, b"", {"Location": redirect.replace("{port}", str(self.server.server_address[1]))})
+        elif getattr(self.server, "forgets", False):  # a session on one node, the next request on another
             if body.get("method") == "initialize":
                 result = {"protocolVersion": "2025-11-25", "capabilities": {}, "serverInfo": {"name": "lb", "version": "0"}}
                 answer = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode()
@@ -164,7 +168,11 @@ class Handler(BaseHTTPRequestHandler):
 
 @contextlib.contextmanager
 def http_server(
-    tls: tuple[Path, Path] | None = None, prm: dict[str, Any] | None = None, get_only: bool = False, forgets: bool = False
+    tls: tuple[Path, Path] | None = None,
+    prm: dict[str, Any] | None = None,
+    get_only: bool = False,
+    forgets: bool = False,
+    redirect: str | None = None,
 ) -> Iterator[int]:
     """A small server on 127.0.0.1 in a thread for the block (TLS with `tls`); its port."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -172,6 +180,7 @@ def http_server(
     server.prm = prm  # type: ignore[attr-defined]
     server.get_only = get_only  # type: ignore[attr-defined]
     server.forgets = forgets  # type: ignore[attr-defined]
+    server.redirect = redirect  # type: ignore[attr-defined]
     server.handle_error = lambda request, address: None  # type: ignore[method-assign]  # refused handshakes are expected
     if tls is not None:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -248,6 +257,19 @@ def test_a_url_that_does_not_take_post_is_named_405():
     with http_server(get_only=True) as port:
         step = failed_at(mcp_notebook.doctor(f"http://127.0.0.1:{port}/", live=False), "initialize POST")
     assert "HTTP 405 Method Not Allowed" in step.detail and "does not take POST (it allows GET, HEAD)" in step.detail
+
+
+def test_a_same_origin_redirect_is_followed_and_named():
+    with http_server(get_only=True, redirect="/mcp") as port:
+        step = failed_at(mcp_notebook.doctor(f"http://127.0.0.1:{port}/old", live=False), "initialize POST")
+    assert f"(after redirects: 307 to http://127.0.0.1:{port}/mcp)" in step.detail and "(it allows GET, HEAD)" in step.detail
+
+
+def test_a_redirect_to_another_origin_is_not_followed():
+    with http_server(redirect="http://127.0.0.2:{port}/mcp?token=s3cr3t-value") as port:
+        step = failed_at(mcp_notebook.doctor(f"http://127.0.0.1:{port}/old", live=False), "initialize POST")
+    assert step.detail.startswith(f"HTTP 307: redirected to another origin (http://127.0.0.2:{port}), which the client does not")
+    assert "s3cr3t" not in step.detail + step.hint
 
 
 def test_a_session_id_the_server_does_not_take_back_fails_at_the_session_id():

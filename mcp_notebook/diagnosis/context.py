@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ...session.era import Era, era_named
-from ...session.redaction import MIN_SECRET_LENGTH, Redactor
-from ...transports.urls import is_secret_name
-from ..connecting.options import ConnectOptions
+from ..api.connecting.options import ConnectOptions
+from ..session.era import Era, era_named
+from ..session.redaction import MIN_SECRET_LENGTH, Redactor
+from ..transports.urls import is_secret_name
 from .report import Step, make_step
 
 if TYPE_CHECKING:
-    from ..connection import Connection
+    from ..api.connection import Connection
 
 DEFAULT_STEP_TIMEOUT = 10.0  # seconds each step may take
 

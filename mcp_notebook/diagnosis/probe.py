@@ -16,12 +16,12 @@ import itertools
 import os
 from typing import Any
 
-from ...base.errors import McpNotebookError
-from ...base.text import one_line
-from ...session.era import LEGACY
-from ...session.session import Session
-from ...session.trace import TraceEntry
-from ..connecting.connect import open_connection
+from ..api.connecting.connect import open_connection
+from ..base.errors import McpNotebookError
+from ..base.text import one_line
+from ..session.era import LEGACY
+from ..session.session import Session
+from ..session.trace import TraceEntry
 from .context import Context
 from .report import Step
 

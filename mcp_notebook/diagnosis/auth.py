@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...auth.challenge import bearer_challenge
-from ...base.errors import AuthorizationError
-from ...transports.urls import redact_url
+from ..auth.challenge import bearer_challenge
+from ..base.errors import AuthorizationError
+from ..transports.urls import redact_url
 from .context import Context
 from .report import Step
 
@@ -65,9 +65,9 @@ def _tried(notes: list[str]) -> str:
 
 
 def _discover(ctx: Context, challenge: Any, notes: list[str]) -> Any:
-    from ...auth.discovery import discover
-    from ...auth.exchange import AuthExchange
-    from ...runtime import get_runtime
+    from ..auth.discovery import discover
+    from ..auth.exchange import AuthExchange
+    from ..runtime import get_runtime
 
     def event(kind: str, note: str | None = None, **detail: Any) -> None:
         if kind == "auth-http":

@@ -1,11 +1,12 @@
 """The doctor's HTTP steps: what an `initialize` POST gets back (status and content type, an
 HTML page, a 404 path or a 405 named as such), the `Mcp-Session-Id`, the GET listening
 stream, and the HTTP+SSE (2024-11-05) fallback, whose endpoint on another origin fails as
-the client refuses it (a 401's challenge is `doctor.auth`'s).
+the client refuses it (a 401's challenge is `diagnosis.auth`'s).
 
-One synchronous httpx2 client in the caller's thread, each request bounded by the step's
-time limit; redirects are followed only on the same origin (our headers stay with the host
-named). A session the steps open is ended with DELETE when the diagnosis ends.
+The requests go through the transports layer's `HttpProbe` (one blocking client in the
+caller's thread, on the connection's HTTP settings), each bounded by the step's time limit;
+redirects are followed only on the same origin (our headers stay with the host named). A
+session the steps open is ended with DELETE when the diagnosis ends.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ import time
 from typing import Any
 from urllib.parse import urljoin
 
-import httpx2
-
-from ...base.errors import TransportError
-from ...protocol import modern
-from ...protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
-from ...session.era import MODERN
-from ...transports.http_errors import describe_failure, origin, redact_url, same_origin_endpoint
-from ..connecting.targets import http_settings
+from ..api.connecting.targets import http_settings
+from ..base.errors import TransportError
+from ..protocol import modern
+from ..protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
+from ..session.era import MODERN
+from ..transports.http_errors import redact_url, same_origin_endpoint
+from ..transports.http_probe import HttpProbe, ProbeFailed, Reply, event_data, origin_of
 from .context import Context
 from .report import Step
 from .stdio import CLIENT_INFO, PROBE_ID
@@ -34,12 +34,10 @@ ACCEPT = "application/json, text/event-stream"
 TITLE = re.compile(r"<title[^>]*>(.*?)</title", re.I | re.S)  # of an HTML page answered instead of MCP
 
 
-def _client(ctx: Context) -> httpx2.Client:
+def _client(ctx: Context) -> HttpProbe:
     client = ctx.facts.get("client")
     if client is None:
-        from ...transports.http_client import sync_client
-
-        client = sync_client(http_settings(ctx.options), timeout=ctx.timeout)  # the connection's proxy and roots
+        client = HttpProbe(http_settings(ctx.options), ctx.timeout)  # the connection's proxy and roots
         ctx.facts["client"] = client
         ctx.cleanups.insert(0, client.close)  # closed last, after the session is ended
     return client
@@ -62,38 +60,10 @@ def _probe(ctx: Context) -> tuple[dict[str, Any], dict[str, str]]:
     return {"jsonrpc": "2.0", "id": PROBE_ID, "method": "initialize", "params": params}, {}
 
 
-def _read(response: httpx2.Response, limit: int, deadline: float) -> str:
-    """At most `limit` bytes of the body, read until the deadline; an event stream only until
-    its first event with data (a priming event with an empty `data:` does not count)."""
-    chunks, size = [], 0
-    streaming = "event-stream" in response.headers.get("content-type", "")
-    for chunk in response.iter_bytes():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size >= limit or time.monotonic() > deadline:
-            break
-        if streaming and _events(b"".join(chunks).decode("utf-8", errors="replace"), complete=True):
-            break
-    return b"".join(chunks)[:limit].decode("utf-8", errors="replace")
-
-
-def _events(text: str, complete: bool = False) -> list[str]:
-    """The non-empty data of each event in an event stream's text (only finished events if `complete`)."""
-    blocks = re.split(r"\r?\n\r?\n", text.replace("\r\n", "\n"))
-    if complete:
-        blocks = blocks[:-1]  # the last block may still be arriving
-    found = []
-    for block in blocks:
-        data = "\n".join(line[5:].lstrip(" ") for line in block.split("\n") if line.startswith("data:"))
-        if data.strip():
-            found.append(data)
-    return found
-
-
 def _message(body: str, content_type: str) -> Any:
     """The JSON of a body, or of the first SSE event with data."""
     if "event-stream" in content_type:
-        data = _events(body)
+        data = event_data(body)
         body = data[0] if data else ""
     try:
         return json.loads(body)
@@ -101,46 +71,39 @@ def _message(body: str, content_type: str) -> Any:
         return None
 
 
-def _post(ctx: Context) -> tuple[httpx2.Response, str] | Step:
-    """POST the probe, following same-origin redirects; the response and its body, or a failed step."""
+def _post(ctx: Context) -> Reply | Step:
+    """POST the probe, following same-origin redirects; the reply with its body, or a failed step."""
     client, url = _client(ctx), ctx.facts["url"]
     body, extra = _probe(ctx)
     headers = {"Accept": ACCEPT, "Content-Type": "application/json", **ctx.headers(), **extra}
     deadline = time.monotonic() + ctx.timeout
     for _ in range(MAX_REDIRECTS):
         try:
-            with client.stream("POST", url, json=body, headers=headers) as response:
-                if response.is_redirect and response.headers.get("location"):
-                    target = response.url.join(response.headers["location"])
-                    if origin(target) != origin(response.url):
-                        scheme, host, port = origin(target)
-                        return ctx.fail(
-                            f"HTTP {response.status_code}: redirected to another origin ({scheme}://{host}:{port}), "
-                            "which the client does not follow (your headers would go there)",
-                            "connect to the new URL itself if you trust it",
-                        )
-                    url = str(target)
-                    ctx.facts.setdefault("redirected", []).append(f"{response.status_code} to {redact_url(url)}")
-                    continue
-                text = _read(response, MAX_BODY, deadline)
-                ctx.facts["url"] = url
-                return response, text
-        except httpx2.HTTPError as exc:
-            return ctx.fail(
-                describe_failure(exc, redact_url(url)),
-                "the steps above passed, so the server took the connection and then failed",
-            )
+            reply = client.request("POST", url, json=body, headers=headers, limit=MAX_BODY, deadline=deadline)
+        except ProbeFailed as exc:
+            return ctx.fail(str(exc), "the steps above passed, so the server took the connection and then failed")
+        if reply.location is not None:
+            if origin_of(reply.location) != origin_of(reply.url):
+                scheme, host, port = origin_of(reply.location)
+                return ctx.fail(
+                    f"HTTP {reply.status}: redirected to another origin ({scheme}://{host}:{port}), "
+                    "which the client does not follow (your headers would go there)",
+                    "connect to the new URL itself if you trust it",
+                )
+            url = reply.location
+            ctx.facts.setdefault("redirected", []).append(f"{reply.status} to {redact_url(url)}")
+            continue
+        ctx.facts["url"] = url
+        return reply
     return ctx.fail(f"more than {MAX_REDIRECTS} redirects", "give the URL the redirects end on")
 
 
 def initialize(ctx: Context) -> Step:
     """The probe POST: its HTTP status and content type, and whether the body answers it."""
-    posted = _post(ctx)
-    if isinstance(posted, Step):
-        return posted
-    response, body = posted
-    status, reason = response.status_code, response.reason_phrase
-    content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    response = _post(ctx)
+    if isinstance(response, Step):
+        return response
+    status, reason, body, content_type = response.status, response.reason, response.body, response.content_type
     ctx.facts.update(status=status, response_headers=response.headers)
     head = f"HTTP {status} {reason}".rstrip() + f", {content_type or 'no content type'}"
     moved = f" (after redirects: {', '.join(ctx.facts['redirected'])})" if ctx.facts.get("redirected") else ""
@@ -188,10 +151,9 @@ def _modern_instead(ctx: Context, refusal: str) -> Step | None:
     return None
 
 
-def _refused(ctx: Context, response: httpx2.Response, body: str, head: str) -> Step | None:
+def _refused(ctx: Context, response: Reply, body: str, head: str) -> Step | None:
     """The failed step (or the fallback's warning) for an answer that is an error or a web page."""
-    status = response.status_code
-    content_type = response.headers.get("content-type", "").partition(";")[0].strip().lower()
+    status, content_type = response.status, response.content_type
     if status == 403:
         return ctx.fail(
             f"{head}: forbidden{_rpc_error(body)}",
@@ -242,18 +204,22 @@ def _legacy_endpoint(ctx: Context) -> bool:
     """Whether a GET of the URL opens an HTTP+SSE stream whose first event is `endpoint`."""
     if ctx.asked is MODERN:
         return False
+    headers = {"Accept": "text/event-stream", **ctx.headers()}
     try:
-        with _client(ctx).stream("GET", ctx.facts["url"], headers={"Accept": "text/event-stream", **ctx.headers()}) as response:
-            if response.status_code != 200 or "event-stream" not in response.headers.get("content-type", ""):
-                return False
-            text = _read(response, MAX_BODY, time.monotonic() + ctx.timeout)
-    except httpx2.HTTPError:
+        reply = _client(ctx).request("GET", ctx.facts["url"], headers=headers, limit=MAX_BODY, read=_event_stream)
+    except ProbeFailed:
         return False
-    found = re.search(r"^event:\s*endpoint\s*$\n^data:\s*(.*)$", text, re.M)
+    if not _event_stream(reply):
+        return False
+    found = re.search(r"^event:\s*endpoint\s*$\n^data:\s*(.*)$", reply.body, re.M)
     if found is None:
         return False
     ctx.facts["sse_endpoint"] = urljoin(ctx.facts["url"], found.group(1).strip())
     return True
+
+
+def _event_stream(reply: Reply) -> bool:
+    return reply.status == 200 and "event-stream" in (reply.headers.get("content-type") or "")
 
 
 def _session_headers(ctx: Context) -> dict[str, str]:
@@ -289,25 +255,25 @@ def session_id(ctx: Context) -> Step:
     notify = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     headers = {"Accept": ACCEPT, "Content-Type": "application/json", **_session_headers(ctx)}
     try:
-        answered = client.post(url, json=notify, headers=headers)
-    except httpx2.HTTPError as exc:
+        answered = client.request("POST", url, json=notify, headers=headers)
+    except ProbeFailed as exc:
         return ctx.fail(
-            f"a session id was given; then {describe_failure(exc, redact_url(url))}",
+            f"a session id was given; then {exc}",
             "the server must accept requests with the session id it gave",
         )
-    if answered.status_code >= 400:
+    if answered.status >= 400:
         return ctx.fail(
             f"a session id was given ({len(value)} characters, hidden here), but notifications/initialized "
-            f"with it got HTTP {answered.status_code}",
+            f"with it got HTTP {answered.status}",
             "the server must accept the Mcp-Session-Id it issued (behind a load balancer: sticky sessions?)",
         )
-    return ctx.ok(f"a session id ({len(value)} characters, hidden here), accepted back (HTTP {answered.status_code})")
+    return ctx.ok(f"a session id ({len(value)} characters, hidden here), accepted back (HTTP {answered.status})")
 
 
 def _end_session(ctx: Context) -> None:
     try:
-        _client(ctx).delete(ctx.facts["url"], headers=_session_headers(ctx))
-    except httpx2.HTTPError:
+        _client(ctx).request("DELETE", ctx.facts["url"], headers=_session_headers(ctx))
+    except ProbeFailed:
         pass  # ending it is a courtesy; the server forgets it in time
 
 
@@ -315,17 +281,16 @@ def listening_stream(ctx: Context) -> Step:
     """The GET listening stream: open (200, text/event-stream), or not offered (405)."""
     if "answer" not in ctx.facts or _modern(ctx):
         return ctx.skip("only after a Streamable HTTP initialize")
+    headers = {"Accept": "text/event-stream", **_session_headers(ctx)}
     try:
-        with _client(ctx).stream(
-            "GET", ctx.facts["url"], headers={"Accept": "text/event-stream", **_session_headers(ctx)}
-        ) as response:
-            status, content_type = response.status_code, response.headers.get("content-type", "").partition(";")[0]
-    except httpx2.TimeoutException:
-        return ctx.warn(
-            f"GET did not answer within {ctx.timeout:g} s", "answer the GET at once: 200 with text/event-stream, or 405"
-        )
-    except httpx2.HTTPError as exc:
-        return ctx.warn(describe_failure(exc, redact_url(ctx.facts["url"])), "answer the GET: 200 with text/event-stream, or 405")
+        reply = _client(ctx).request("GET", ctx.facts["url"], headers=headers)
+    except ProbeFailed as exc:
+        if exc.timed_out:
+            return ctx.warn(
+                f"GET did not answer within {ctx.timeout:g} s", "answer the GET at once: 200 with text/event-stream, or 405"
+            )
+        return ctx.warn(str(exc), "answer the GET: 200 with text/event-stream, or 405")
+    status, content_type = reply.status, (reply.headers.get("content-type") or "").partition(";")[0]
     if status == 200 and content_type == "text/event-stream":
         return ctx.ok("GET opens it (HTTP 200, text/event-stream): the server can send requests and notifications at any time")
     if status == 405:

@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...base.plural import counted
-from ...base.text import clip, one_line
-from ...protocol import modern
-from ...protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
-from ...session.era import LEGACY, MODERN
-from ..connecting.targets import SCRIPT_SUFFIXES
+from ..api.connecting.targets import SCRIPT_SUFFIXES
+from ..base.plural import counted
+from ..base.text import clip, one_line
+from ..protocol import modern
+from ..protocol.versions import LATEST_LEGACY, MODERN_VERSIONS
+from ..session.era import LEGACY, MODERN
 from .context import Context
 from .report import Step
 

@@ -19,17 +19,17 @@ import shutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...base.errors import UsageError
-from ...transports.urls import redact_url
-from ..connecting import configured
-from ..connecting.options import ConnectOptions, check_timeout, option_names
-from ..connecting.targets import is_url
-from ..display import frontend
+from ..api.connecting import configured
+from ..api.connecting.options import ConnectOptions, check_timeout, option_names
+from ..api.connecting.targets import is_url
+from ..api.display import frontend
+from ..base.errors import UsageError
+from ..transports.urls import redact_url
 from . import probe as doctor_probe
 from . import session as doctor_session
 from . import stdio as doctor_stdio
 from .context import DEFAULT_STEP_TIMEOUT, Context, secrets_of
-from .report import NOT_RUN, Checklist, Diagnosis, Step, make_step
+from .report import NOT_RUN, Checklist, Diagnosis, Step, TextChecklist, make_step
 
 StepFn = Callable[[Context], Step]
 
@@ -98,7 +98,7 @@ def doctor(
         ctx.redactor.add(secret)
     shown = redact_url(str(target).strip()) if http else shlex.join(doctor_stdio.argv_of(target))
     diagnosis = Diagnosis(ctx.redactor.text(shown), "http" if http else "stdio")
-    view = frontend.current().checklist() if live else Checklist()
+    view = (frontend.current().checklist() or TextChecklist()) if live else Checklist()
     try:
         run(ctx, http_plan() if http else STDIO, diagnosis, view)
     finally:
