@@ -5,7 +5,7 @@ session's hand-off points with `time.perf_counter()` stamps (instance attributes
 nothing changes in the package) and times `--count` pings from the caller. It prints the
 median of each stage, in µs:
 
-- launch: from the caller's call to `Session.launch` (or `Calls._send_here`) running (the hop
+- launch: from the caller's call to `Session.launch` (or `CallBoundary._send_here`) running (the hop
   into the loop, where there is one);
 - send: `launch` until the transport's `send` returns (encode, trace, write or spawn the POST);
 - HTTP only: post task (until httpx2 starts the request), POST and server (until the

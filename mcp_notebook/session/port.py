@@ -23,7 +23,7 @@ from .trace import Trace
 from .violations import FrameChecker
 
 if TYPE_CHECKING:
-    from .era import Era, ModernFlow
+    from .era import Era, NegotiatorPort
 
 
 class SessionPort(Protocol):
@@ -44,7 +44,7 @@ class SessionPort(Protocol):
     checker: FrameChecker
 
     @property
-    def eras(self) -> ModernFlow: ...
+    def eras(self) -> NegotiatorPort: ...
 
     @property
     def era(self) -> str: ...
