@@ -185,3 +185,25 @@ def test_modules_stay_small_and_say_what_they_do(path):
     assert ast.get_docstring(ast.parse(source)), f"{path.name} has no module docstring"
     lines = source.count("\n")
     assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (at most {MAX_LINES})"
+
+
+GLOSSARY_ENTRY = r"`([A-Z]\w*(?:\.\w+)?)`,? \(?((?:session|api)/[\w/]+\.py)"
+
+
+def test_the_session_glossary_names_classes_where_they_live():
+    """The words for a request in flight (`mcp_notebook/session/__init__.py`) each name a class,
+    or a class's method, in the module that holds it: a rename or a move must update them."""
+    import re
+
+    doc = ast.get_docstring(ast.parse((PACKAGE / "session" / "__init__.py").read_text())) or ""
+    entries = re.findall(GLOSSARY_ENTRY, doc)
+    assert len(entries) >= 8, f"the session glossary names {len(entries)} classes"
+    wrong = []
+    for name, path in entries:
+        module = PACKAGE / path
+        tree = ast.parse(module.read_text()) if module.is_file() else ast.Module(body=[], type_ignores=[])
+        class_name, _, method = name.partition(".")
+        found = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
+        if not found or (method and not any(getattr(item, "name", None) == method for item in found[0].body)):
+            wrong.append(f"`{name}` is not in {path}")
+    assert not wrong, "the session glossary is out of date:\n" + "\n".join(wrong)

@@ -1,13 +1,14 @@
-"""The session's one call boundary: how a caller on any thread or asyncio loop starts a call,
-and how its `PendingCall` reaches the session loop again.
+"""The session's call boundary, its only one: how a caller on any thread or asyncio loop starts
+a call, and how its `PendingCall` reaches the session loop again.
 
-`CallBoundary.call` starts a request and returns its `PendingCall`. A one-round request from a thread
-off the loop is written from that thread where the transport lets any thread write (stdio),
-and its response settles it on the reading thread: no hop through the loop either way.
-Otherwise it is launched on the loop (at once from the loop's own thread, else in one hop).
-Calls of several rounds (modern requests, tasks) run as a `Flow` on the loop. Each PendingCall
-holds this object as its `SessionLoop`: cancelling hops to the loop through it, and Ctrl-C's
-words come from it. The loop is the one `bind()` ran on; nothing else here keeps state.
+`CallBoundary.call` (behind `Session.call`) starts a call and returns its `PendingCall`. A
+one-round call from a thread off the loop is written from that thread where the transport
+lets any thread write (stdio), and its response settles it on the reading thread: no hop
+through the loop either way. Otherwise it is launched on the loop (at once from the loop's
+own thread, else in one hop). Calls of several rounds (modern requests, tasks) run as a
+`Flow` on the loop. Each call holds this object as its `SessionLoop`: cancelling hops to
+the loop through it, and Ctrl-C's words come from it. The loop is the one `bind()` ran on;
+nothing else here keeps state.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A call of ours awaiting its outcome, as its caller holds it: the session's one call boundary.
+"""A call of ours awaiting its outcome, as its caller holds it (`boundary.CallBoundary` starts it).
 
 `Session.call` returns a `PendingCall`. A thread waits with `wait(timeout)` (its own deadline)
 or `result()` (the call's); a coroutine on any asyncio loop awaits it (`await pending`, or

@@ -2,7 +2,7 @@
 hold the session as a `SessionPort`, never as the `Session` class.
 
 The session owns those parts; they reach back only through this narrow contract, so the
-modules import each other in one direction (session -> inbound, eras -> port) and each
+modules import each other in one direction (session -> inbound, negotiation -> port) and each
 part can be read without the others.
 """
 

@@ -1,9 +1,10 @@
 """An MCP session in either era: requests and responses, the handshake, and closing.
 
-The session is composed of parts it owns: the table of requests in flight (`pending`),
-the writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport's sink)
-and the era negotiator (`negotiation`), which see the session only as a `SessionPort`; what each
-side said of itself is in `client` and `server` (`sides`). Frames are dispatched the moment
+The session is composed of parts it owns: the table of requests in flight (`requests`), the
+writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport's sink), the era
+negotiator (`eras`, a `negotiation.EraNegotiator`) and the call boundary (`boundary`), which
+see the session only as a `SessionPort`; what each side said of itself is in `client` and
+`server` (`sides`). Frames are dispatched the moment
 the transport reads them, synchronously, so a server `ping` is answered inside the same
 read callback whatever the caller is doing; a transport that reads on a thread of its own
 (stdio) has the answer a blocked caller waits for, and a server ping, taken on that thread
@@ -102,7 +103,7 @@ class Session:
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
         self.state_listeners: list[Callable[[str, str], None]] = []  # (state, reason) after each transition
-        self.boundary = CallBoundary(self)  # the one boundary for callers elsewhere
+        self.boundary = CallBoundary(self)  # where callers elsewhere start calls
 
     # ----- the era, as the negotiator settled it ----------------------------------
 
@@ -216,7 +217,7 @@ class Session:
         self.transport.initialized(version)
         await self.transport.listening()
 
-    # ----- calls: the one boundary (`boundary.CallBoundary`) ----------------------------
+    # ----- calls, through the call boundary (`boundary.CallBoundary`) ------------
 
     def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> PendingCall:
         """Start a request from any thread or coroutine; the `PendingCall` to wait for or await (`CallBoundary.call`)."""
