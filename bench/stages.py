@@ -78,7 +78,7 @@ def measure(url: str | None, args: argparse.Namespace) -> None:
     conn.keepalive(enabled=False)
     session, stamps = conn.session, {}
     session.launch = stamp(stamps, "launch", session.launch, before=True)  # type: ignore[method-assign]
-    calls = getattr(session, "calls", None)  # the call boundary (an older checkout: the session itself)
+    calls = getattr(session, "boundary", None) or getattr(session, "calls", None)  # the call boundary (older: calls, the session)
     if calls is not None and hasattr(calls, "_send_here"):  # the caller's thread sends it (stdio), no hop
         calls._send_here = stamp(stamps, "launch", calls._send_here, before=True)
     elif hasattr(session, "send_here"):
