@@ -5,7 +5,7 @@ session's hand-off points with `time.perf_counter()` stamps (instance attributes
 nothing changes in the package) and times `--count` pings from the caller. It prints the
 median of each stage, in µs:
 
-- launch: from the caller's call to `Session.launch` (or `Calls._send_here`) running (the hop
+- launch: from the caller's call to `Session.launch` (or `CallBoundary._send_here`) running (the hop
   into the loop, where there is one);
 - send: `launch` until the transport's `send` returns (encode, trace, write or spawn the POST);
 - HTTP only: post task (until httpx2 starts the request), POST and server (until the
@@ -78,7 +78,7 @@ def measure(url: str | None, args: argparse.Namespace) -> None:
     conn.keepalive(enabled=False)
     session, stamps = conn.session, {}
     session.launch = stamp(stamps, "launch", session.launch, before=True)  # type: ignore[method-assign]
-    calls = getattr(session, "calls", None)  # the call boundary (an older checkout: the session itself)
+    calls = getattr(session, "boundary", None) or getattr(session, "calls", None)  # the call boundary (older: calls, the session)
     if calls is not None and hasattr(calls, "_send_here"):  # the caller's thread sends it (stdio), no hop
         calls._send_here = stamp(stamps, "launch", calls._send_here, before=True)
     elif hasattr(session, "send_here"):

@@ -218,3 +218,25 @@ def test_the_doctor_is_a_layer_above_the_api():
         if layer(target) == "diagnosis"
     ]
     assert not upward, "modules below the doctor that import it:\n" + "\n".join(upward)
+
+
+GLOSSARY_ENTRY = r"`([A-Z]\w*(?:\.\w+)?)`,? \(?((?:session|api)/[\w/]+\.py)"
+
+
+def test_the_session_glossary_names_classes_where_they_live():
+    """The words for a request in flight (`mcp_notebook/session/__init__.py`) each name a class,
+    or a class's method, in the module that holds it: a rename or a move must update them."""
+    import re
+
+    doc = ast.get_docstring(ast.parse((PACKAGE / "session" / "__init__.py").read_text())) or ""
+    entries = re.findall(GLOSSARY_ENTRY, doc)
+    assert len(entries) >= 8, f"the session glossary names {len(entries)} classes"
+    wrong = []
+    for name, path in entries:
+        module = PACKAGE / path
+        tree = ast.parse(module.read_text()) if module.is_file() else ast.Module(body=[], type_ignores=[])
+        class_name, _, method = name.partition(".")
+        found = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name]
+        if not found or (method and not any(getattr(item, "name", None) == method for item in found[0].body)):
+            wrong.append(f"`{name}` is not in {path}")
+    assert not wrong, "the session glossary is out of date:\n" + "\n".join(wrong)

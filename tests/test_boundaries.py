@@ -4,8 +4,8 @@ threading protocol, and the era's differences are asked of its `Era` strategy.
 - Outside `session/`, no module calls the session's wire primitives (`send_here`, `launch`,
   `abandon`, `new_request`, `round_trip`), reaches for its locks (the outbox's, the
   requests table's) or imports its request table: a caller starts a call with
-  `Session.call` and waits on, awaits or cancels the `Pending` it returns.
-- Outside the era modules (`session/era.py`, the negotiator `session/eras.py`), no module
+  `Session.call` and waits on, awaits or cancels the `PendingCall` it returns.
+- Outside the era modules (`session/era.py`, the negotiator `session/negotiation.py`), no module
   compares an era to its name ("legacy", "modern", or "auto" beside an era): it asks the
   strategy (`session.rules.pings`, `.tasks`, ...) or parses an option with `era_named`.
 
@@ -22,7 +22,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mcp_notebook"
 SESSION = PACKAGE / "session"
-ERA_MODULES = {SESSION / "era.py", SESSION / "eras.py"}
+ERA_MODULES = {SESSION / "era.py", SESSION / "negotiation.py"}
 EXEMPT = PACKAGE / "demo_server"
 
 PRIMITIVES = {"send_here", "_send_here", "launch", "abandon", "new_request", "round_trip", "take_waited", "settle"}

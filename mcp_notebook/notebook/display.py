@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..api.calls.progress import Call, LogRecord, TextProgress
+from ..api.calls.progress import Caller, LogRecord, TextProgress
 from ..api.client_side.answers import Question, with_defaults
 from ..api.connecting.auth_progress import AuthProgress
 from ..api.display import frontend
@@ -91,7 +91,7 @@ class Presenter(frontend.Presenter):
         elif final:
             print(line["text/plain"])
 
-    def ask(self, question: Question, call: Call | None = None) -> None:
+    def ask(self, question: Question, call: Caller | None = None) -> None:
         question.connection = self.connection
         if question.mode == "url" and question.url_check.refused:
             question.decline()  # still shown, as refused: nobody can accept it

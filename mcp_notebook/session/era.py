@@ -4,9 +4,9 @@
 stateless) answer the same questions: how a request is framed on the wire, how it runs to
 its end (one round, or `input_required` rounds), what a liveness probe is, how an abandoned
 request is cancelled, and which features exist (pings, server requests, tasks, log levels,
-subscriptions). The negotiator (`eras`) chooses one at connect; nothing else compares era
-names: code above asks the chosen object. `era_named` reads a user's option ("auto" is no
-era: it asks the negotiator to probe).
+subscriptions). The negotiator (`negotiation.EraNegotiator`) chooses one at connect;
+nothing else compares era names: code above asks the chosen object. `era_named` reads a
+user's option ("auto" is no era: it asks the negotiator to probe).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class Sends(Protocol):
     def send(self, message: dict[str, Any], kind: str, note: str | None = None) -> None: ...
 
 
-class ModernFlow(Protocol):
+class NegotiatorPort(Protocol):
     """What the negotiator keeps for the modern era: the version it settled on, the tools'
     schemas for the Mcp-Param headers, and the modern request flow."""
 
@@ -64,7 +64,7 @@ class EraSession(Protocol):
     protocol_version: str | None
 
     @property
-    def eras(self) -> ModernFlow: ...
+    def eras(self) -> NegotiatorPort: ...
 
     @property
     def rules(self) -> Era: ...

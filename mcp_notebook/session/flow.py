@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from ..base.errors import ConnectionClosed
-from .pending import Pending, SessionLoop
+from .pending import PendingCall, SessionLoop
 from .requests import Request
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ class CallOptions:
 ONE_CALL = CallOptions()
 
 
-class Flow(Pending):
+class Flow(PendingCall):
     """A call of one or more rounds, run on the session loop; its outcome is what its runner returns."""
 
     __slots__ = ("session", "params", "options", "current", "last", "scope", "value", "failure", "finished")

@@ -1,10 +1,13 @@
-"""The session's side of the transport contract: frames and wire events coming in.
+"""The session's side of the transport contract: frames and wire events coming in, and the
+pong (our answer to a server's ping) written here, by `Inbound.pong`.
 
 Everything here runs on the session thread, called by the transport, except `frame_here`,
 which a transport with a reading thread of its own (stdio) calls on that thread first: an
 answer a blocked caller waits for, and a server ping, are taken there at once, with no
-event loop in between. Any other frame is classified and dispatched on the session thread
-the moment it reaches it (a server ping is answered before the callback returns), a
+event loop in between (the pong goes out from that thread). Any other frame is classified
+and dispatched on the session thread the moment it reaches it (a server ping is answered
+before the callback returns; a ping handler of the user's, if one is set, answers instead,
+as `user_handlers` runs it; the outbox counts pongs and their latency), a
 malformed answer fails the request it names at once, the user's handlers run as bounded
 tasks (`user_handlers`), a hang-up fails what is pending, an
 expired HTTP session is renewed (`renewal`), and transport failures move the health state (degraded,
@@ -114,9 +117,14 @@ class Inbound:
         entry = self.session.trace.frame(IN, rpc.REQUEST, text, request, method="ping", id=request["id"])
         self.session.counters.last_frame_in = entry.monotonic
         self.session.counters.server_pings += 1
-        self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=read_at)
+        self.pong(request, read_at)
         self._check(entry.seq, rpc.REQUEST, request, method="ping", size=len(text))
         return True
+
+    def pong(self, ping: dict[str, Any], read_at: float) -> None:
+        """Answer a server's `ping` (an empty result), on the thread that read it; `read_at`
+        (perf_counter) is when it was read, for the pong latency the outbox records."""
+        self.session.outbox.send_reply(rpc.result(ping["id"], {}), ping, note="pong", read_at=read_at)
 
     def _dispatch(
         self, text: str, frame: rpc.Frame, *, record: bool = True, via: str | None = None, size: int | None = None
@@ -246,7 +254,7 @@ class Inbound:
         if handler is not None and self.session.running and self.handlers.serve(handler, request, self._read_at, size):
             return
         if method == "ping":  # no handler of the user's, or theirs are all busy: pings are never refused
-            self.session.outbox.send_reply(rpc.result(request["id"], {}), request, note="pong", read_at=self._read_at)
+            self.pong(request, self._read_at)
         else:
             self.session.outbox.send_reply(rpc.error(request["id"], rpc.METHOD_NOT_FOUND, f"Method not found: {method}"), request)
 

@@ -1,6 +1,6 @@
-"""A call of ours awaiting its outcome, as its caller holds it: the session's one call boundary.
+"""A call of ours awaiting its outcome, as its caller holds it (`boundary.CallBoundary` starts it).
 
-`Session.call` returns a `Pending`. A thread waits with `wait(timeout)` (its own deadline)
+`Session.call` returns a `PendingCall`. A thread waits with `wait(timeout)` (its own deadline)
 or `result()` (the call's); a coroutine on any asyncio loop awaits it (`await pending`, or
 `wait_async(timeout)`). Either may `cancel` it, which tells the server, or `interrupt` it
 on Ctrl-C, which also words what the server was told.
@@ -41,7 +41,7 @@ class SessionLoop(Protocol):
 
     async def arun_on_loop(self, fn: Callable[..., T], *args: Any) -> T: ...
 
-    def interrupted(self, pending: Pending, stopped: bool) -> Interrupted: ...
+    def interrupted(self, pending: PendingCall, stopped: bool) -> Interrupted: ...
 
     def abandon(self, request: Any, failure: BaseException, reason: str) -> bool: ...
 
@@ -54,7 +54,7 @@ def request_timeout(method: str, limit: float) -> RequestTimeout:
     return RequestTimeout(f"{method}: no response within {limit:g} s; the request was cancelled")
 
 
-class Pending:
+class PendingCall:
     """One call in flight, for its caller; subclasses say how it settles and how it stops.
 
     `limit` is the call's own deadline in seconds (None: none), the session's default unless

@@ -2,7 +2,7 @@
 hold the session as a `SessionPort`, never as the `Session` class.
 
 The session owns those parts; they reach back only through this narrow contract, so the
-modules import each other in one direction (session -> inbound, eras -> port) and each
+modules import each other in one direction (session -> inbound, negotiation -> port) and each
 part can be read without the others.
 """
 
@@ -23,7 +23,7 @@ from .trace import Trace
 from .violations import FrameChecker
 
 if TYPE_CHECKING:
-    from .era import Era, ModernFlow
+    from .era import Era, NegotiatorPort
 
 
 class SessionPort(Protocol):
@@ -44,7 +44,7 @@ class SessionPort(Protocol):
     checker: FrameChecker
 
     @property
-    def eras(self) -> ModernFlow: ...
+    def eras(self) -> NegotiatorPort: ...
 
     @property
     def era(self) -> str: ...

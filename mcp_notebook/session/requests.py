@@ -19,15 +19,15 @@ import anyio
 
 from ..base.errors import McpError, RequestTimeout
 from .health import HealthCounters
-from .pending import Pending, SessionLoop
+from .pending import PendingCall, SessionLoop
 
 REMEMBERED_CANCELLATIONS = 1000
 
 
-class Request(Pending):
+class Request(PendingCall):
     """One request of ours on the wire, awaiting its response; settled once, by `InFlight.settle`.
 
-    A waiter on the loop itself may use `event`; every other waiter waits as a `Pending`
+    A waiter on the loop itself may use `event`; every other waiter waits as a `PendingCall`
     does. `off_loop`: its caller is not on the session loop, so a transport's reading
     thread may settle it at once. `probe`: it counts as one of our pings (a ping, or the
     modern era's liveness probe).

@@ -1,9 +1,10 @@
 """An MCP session in either era: requests and responses, the handshake, and closing.
 
-The session is composed of parts it owns: the table of requests in flight (`pending`),
-the writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport's sink)
-and the era negotiator (`eras`), which see the session only as a `SessionPort`; what each
-side said of itself is in `client` and `server` (`sides`). Frames are dispatched the moment
+The session is composed of parts it owns: the table of requests in flight (`requests`), the
+writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport's sink), the era
+negotiator (`eras`, a `negotiation.EraNegotiator`) and the call boundary (`boundary`), which
+see the session only as a `SessionPort`; what each side said of itself is in `client` and
+`server` (`sides`). Frames are dispatched the moment
 the transport reads them, synchronously, so a server `ping` is answered inside the same
 read callback whatever the caller is doing; a transport that reads on a thread of its own
 (stdio) has the answer a blocked caller waits for, and a server ping, taken on that thread
@@ -31,15 +32,15 @@ from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
 from ..transports.base import Transport
 from . import live_state
-from .calls import Calls
+from .boundary import CallBoundary
 from .era import Era
-from .eras import PROBE_TIMEOUT, EraNegotiator
 from .flow import ONE_CALL, CallOptions
 from .handlers import Handlers
 from .health import CLOSED, CLOSING, LIVE_STATES, HealthCounters
 from .inbound import Inbound
+from .negotiation import PROBE_TIMEOUT, EraNegotiator
 from .outbox import Outbox
-from .pending import CANCEL_GRACE, Pending, request_timeout
+from .pending import CANCEL_GRACE, PendingCall, request_timeout
 from .requests import InFlight, Request
 from .sides import ClientSide, ServerSide
 from .startup import gone, startup_error, unwrap
@@ -47,7 +48,7 @@ from .subscriptions import Subscription
 from .trace import Trace
 from .violations import FrameChecker
 
-__all__ = ["CANCEL_GRACE", "PROBE_TIMEOUT", "CallOptions", "Pending", "Session", "request_timeout"]
+__all__ = ["CANCEL_GRACE", "PROBE_TIMEOUT", "CallOptions", "PendingCall", "Session", "request_timeout"]
 
 T = TypeVar("T")
 
@@ -102,7 +103,7 @@ class Session:
         self._hangup: ConnectionClosed | None = None
         self._close_grace: float | None = None
         self.state_listeners: list[Callable[[str, str], None]] = []  # (state, reason) after each transition
-        self.calls = Calls(self)  # the one boundary for callers elsewhere
+        self.boundary = CallBoundary(self)  # where callers elsewhere start calls
 
     # ----- the era, as the negotiator settled it ----------------------------------
 
@@ -126,7 +127,7 @@ class Session:
     async def run(self) -> None:
         """Open the transport, shake hands, serve frames until closed. Never raises. Closed
         before it started, it opens nothing; closed while opening, it stops where it is."""
-        self.calls.bind()
+        self.boundary.bind()
         try:
             async with anyio.create_task_group() as tg:
                 self._task_group = tg
@@ -217,18 +218,18 @@ class Session:
         self.transport.initialized(version)
         await self.transport.listening()
 
-    # ----- calls: the one boundary (`calls.Calls`) ----------------------------
+    # ----- calls, through the call boundary (`boundary.CallBoundary`) ------------
 
-    def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> Pending:
-        """Start a request from any thread or coroutine; the `Pending` to wait for or await (`Calls.call`)."""
-        return self.calls.call(method, params, options)
+    def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> PendingCall:
+        """Start a request from any thread or coroutine; the `PendingCall` to wait for or await (`CallBoundary.call`)."""
+        return self.boundary.call(method, params, options)
 
-    def liveness(self, timeout: float | None = None) -> Pending:
+    def liveness(self, timeout: float | None = None) -> PendingCall:
         """A ping, or on a modern connection (where ping was removed) a liveness probe: a fresh
         `server/discover`; either way its `rtt` is the round trip, counted as our ping."""
-        return self.calls.liveness(timeout)
+        return self.boundary.liveness(timeout)
 
-    def in_flight(self, request_id: object) -> Pending | None:
+    def in_flight(self, request_id: object) -> PendingCall | None:
         """Our request on the wire with this id, if there is one (any thread)."""
         return self.requests.get(request_id)
 
@@ -252,13 +253,13 @@ class Session:
 
     def new_request(self, method: str, params: dict[str, Any] | None = None) -> Request:
         """A request with a fresh id, for the session's own parts on the loop (ids are never reused)."""
-        return self.requests.new(method, params, self.calls)
+        return self.requests.new(method, params, self.boundary)
 
     def on_loop(self) -> bool:
         """Whether this is the session loop's thread."""
-        return self.calls.on_loop()
+        return self.boundary.on_loop()
 
-    # ----- requests on the wire (the loop, but for `Calls` writing from a caller's thread) ----
+    # ----- requests on the wire (the loop, but for `CallBoundary` writing from a caller's thread) ----
 
     def launch(self, pending: Request) -> None:
         """Send a request now; a closed connection settles it with ConnectionClosed."""
@@ -282,7 +283,7 @@ class Session:
                 if pending is not None:
                     self.requests.settle(pending, failure=self.closed_error(str(error)))
 
-        self.calls.soon_or_now(fail)
+        self.boundary.soon_or_now(fail)
 
     def count_sent(self, pending: Request, count: int = 1) -> None:
         if pending.probe:
@@ -321,7 +322,7 @@ class Session:
         note: str | None = None,
     ) -> Request:
         """On the loop: send a request and wait for it to settle; timeouts and cancellation tell the server."""
-        pending = self.requests.new(method, params, self.calls)
+        pending = self.requests.new(method, params, self.boundary)
         pending.note = note
         pending.event = settled = anyio.Event()
         limit = self.limit(timeout)
@@ -390,7 +391,7 @@ class Session:
 
     def soon(self, fn: Callable[[], None]) -> None:
         """Run `fn()` on the session's loop, from any thread (now, if this is its thread)."""
-        self.calls.soon_or_now(fn)
+        self.boundary.soon_or_now(fn)
 
     def spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         """Run a background task (a keepalive, a stream reader) for as long as the session lives."""

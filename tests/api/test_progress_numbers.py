@@ -3,7 +3,7 @@
 recorded without an exception (which would lose the notification, and with it the reset of
 the call's idle timeout) and drawn as a bar.
 
-The notification is handed to the call as the session hands it (`Call.on_progress`): no peer
+The notification is handed to the call as the session hands it (`Caller.on_progress`): no peer
 we run sends these numbers, and the wire adds nothing to them.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcp_notebook.api.calls.progress import Call, Deadline
+from mcp_notebook.api.calls.progress import Caller, Deadline
 
 
 @pytest.mark.parametrize(
@@ -29,7 +29,7 @@ from mcp_notebook.api.calls.progress import Call, Deadline
     ],
 )
 def test_any_progress_numbers_are_recorded_and_drawn(params: dict[str, Any], progress: float, total: float | None) -> None:
-    call = Call("tools/call", Deadline(60.0), "token")
+    call = Caller("tools/call", Deadline(60.0), "token")
     call.deadline.touched -= 30.0  # half the idle timeout has passed: the notification must reset it
     call.on_progress({"progressToken": "token", **params})
     assert call.progress.progress == progress and call.progress.total == total

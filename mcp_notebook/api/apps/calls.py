@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from ..calls.feature_state import FeatureState
-from ..calls.progress import Call, Deadline, LogRecord, new_token
+from ..calls.progress import Caller, Deadline, LogRecord, new_token
 
 
-class AppCall(Call):
+class AppCaller(Caller):
     """One `tools/call` from an app: its progress and log lines go to `show`, one text line each."""
 
     takes_questions = False
@@ -38,7 +38,7 @@ class AppCall(Call):
 async def followed_call(fx: FeatureState, params: dict[str, Any], show: Callable[[str], None]) -> Any:
     """`tools/call` with `params` (name, arguments) for an app, its progress and logs shown."""
     token = new_token()
-    call = AppCall(str(params.get("name")), token, show)
+    call = AppCaller(str(params.get("name")), token, show)
     fx.begin(call)
     try:
         return await fx.session.request("tools/call", {**params, "_meta": {"progressToken": token}})

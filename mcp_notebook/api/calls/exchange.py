@@ -2,7 +2,7 @@
 either era, from a thread or from a coroutine.
 
 A request goes out with a progress token (unless its caller wants none) and, on modern
-connections, the log level it asks for. A `Call` registered with the session's feature
+connections, the log level it asks for. A `Caller` registered with the session's feature
 state collects its progress, its log lines and the server's questions; the caller shows
 them in its own cell at each wake-up (a `Presenter` of the front end's). The deadline (an idle timeout that
 progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
@@ -15,7 +15,7 @@ when the server asks for input) and task-augmented ones (a task followed to its 
 `tasks.TaskRun`) run as a flow on the session loop. This module keeps only what is the
 caller's: its cell, its deadline, and what Ctrl-C or a cancelled task means.
 
-Feature methods are written once, as generators that yield the `Exchange`s they need:
+Feature methods are written once, as generators that yield the `CallSpec`s they need:
 `drive` runs one in the calling thread, `adrive` in the awaiting coroutine.
 """
 
@@ -29,14 +29,14 @@ from typing import Any, TypeVar
 
 from ...base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeout, UsageError
 from ...runtime import get_runtime
-from ...session.session import CallOptions, Pending
+from ...session.session import CallOptions, PendingCall
 from ..client_side.answers import Question
 from ..client_side.url_required import URL_ELICITATION_REQUIRED, aretry, retry
 from ..connecting.options import check_timeout
 from ..display import frontend
 from ..tasks.follow import TaskRun
 from .feature_state import FeatureState, asking_for
-from .progress import Call, Deadline, new_token
+from .progress import Caller, Deadline, new_token
 
 T = TypeVar("T")
 
@@ -45,7 +45,7 @@ LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 
 
 @dataclass(slots=True)  # not frozen: frozen fields are set through object.__setattr__, ~3 µs a request
-class Exchange:
+class CallSpec:
     """One request a feature method needs, and how its caller waits for it (never changed once made)."""
 
     method: str
@@ -62,7 +62,7 @@ class Exchange:
         check_timeout(self.max_total, "max_total")
 
 
-Steps = Generator[Exchange, Any, T]
+Steps = Generator[CallSpec, Any, T]
 
 
 def drive(fx: FeatureState, steps: Steps[T]) -> T:
@@ -111,8 +111,8 @@ def _shower(fx: FeatureState) -> Callable[[Question], None]:
     return lambda question: frontend.current().presenter(fx.name, None, fx.name).ask(question)
 
 
-def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | None, Call]:
-    """The params as sent (progress token, modern log level) and the Call that collects for the caller."""
+def _prepare(fx: FeatureState, exchange: CallSpec) -> tuple[dict[str, Any] | None, Caller]:
+    """The params as sent (progress token, modern log level) and the Caller that collects for the caller."""
     session = fx.session
     token = None if exchange.progress is False else new_token()
     level = (exchange.log_level or fx.log_level) if session.rules.log_level_per_request else None
@@ -126,14 +126,14 @@ def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | Non
             meta[LOG_LEVEL_KEY] = level
         params["_meta"] = meta
     limit = session.limit(exchange.timeout)
-    return params, Call(exchange.method, Deadline(limit, exchange.max_total, exchange.reset_on_progress), token, level)
+    return params, Caller(exchange.method, Deadline(limit, exchange.max_total, exchange.reset_on_progress), token, level)
 
 
-def _timed_out(call: Call) -> RequestTimeout:
+def _timed_out(call: Caller) -> RequestTimeout:
     return RequestTimeout(f"{call.method}: {call.deadline.reason()}; the request was cancelled")
 
 
-def _options(fx: FeatureState, exchange: Exchange, call: Call, params: dict[str, Any] | None) -> CallOptions:
+def _options(fx: FeatureState, exchange: CallSpec, call: Caller, params: dict[str, Any] | None) -> CallOptions:
     """How the session runs the request: under the caller's deadline; a task followed to its end."""
 
     def in_its_cell() -> None:
@@ -149,7 +149,7 @@ def _options(fx: FeatureState, exchange: Exchange, call: Call, params: dict[str,
     return CallOptions(own_deadline=True, flow=follow_task, lingers=True, on_round=fx.track, on_start=in_its_cell)
 
 
-def request(fx: FeatureState, exchange: Exchange) -> Any:
+def request(fx: FeatureState, exchange: CallSpec) -> Any:
     """Send a request and wait in this thread, showing what arrives for it in the caller's cell."""
     session = fx.session
     if get_runtime().in_loop_thread():
@@ -158,7 +158,7 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
     presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)  # before the request goes out: its first progress may come at once
     failed, seen = True, 0
-    pending: Pending | None = None
+    pending: PendingCall | None = None
     try:
         pending = session.call(exchange.method, params, _options(fx, exchange, call, params))
         while True:
@@ -184,7 +184,7 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
         presenter.close(failed)
 
 
-async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
+async def arequest(fx: FeatureState, exchange: CallSpec) -> Any:
     """Send a request and await it without blocking the caller's event loop; what arrives for
     it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
     cancels the request on the server."""
@@ -200,7 +200,7 @@ async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
     presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)
     failed, seen = True, 0
-    pending: Pending | None = None
+    pending: PendingCall | None = None
     try:
         pending = session.call(exchange.method, params, _options(fx, exchange, call, params))
         while True:

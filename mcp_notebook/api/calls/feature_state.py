@@ -27,7 +27,7 @@ from ..client_side.answers import ServerRequests
 from ..results.objects import Listing
 from ..tasks.follow import TaskWatch
 from ..tools.checks import ToolChecks
-from .progress import Call, LogRecord
+from .progress import Caller, LogRecord
 
 LOG_HISTORY = 1000
 LOG_BYTES = 16 * 1024 * 1024  # about the most the kept log messages hold
@@ -42,7 +42,7 @@ LIST_CHANGED = {
 
 # The call whose request this task serves: set by the request core in the task that runs a
 # request on the session loop, and so known to what that task starts (see current_call).
-_asking: contextvars.ContextVar[Call | None] = contextvars.ContextVar("mcp_notebook_asking", default=None)
+_asking: contextvars.ContextVar[Caller | None] = contextvars.ContextVar("mcp_notebook_asking", default=None)
 
 
 class FeatureState:
@@ -55,9 +55,9 @@ class FeatureState:
         self.cache: dict[str, Listing] = {}
         self.tool_checks = ToolChecks()  # the cached tools listing's, compiled on first use
         self.list_changes: dict[str, int] = {}
-        self.calls: dict[str, Call] = {}  # progress token -> call
-        self.waiting: dict[Call, None] = {}  # calls a caller waits on, oldest first (a dict: O(1) to drop)
-        self.pendings: dict[int, Any] = {}  # request id -> Pending, for cancel()
+        self.calls: dict[str, Caller] = {}  # progress token -> call
+        self.waiting: dict[Caller, None] = {}  # calls a caller waits on, oldest first (a dict: O(1) to drop)
+        self.pendings: dict[int, Any] = {}  # request id -> PendingCall, for cancel()
         self._log_ring: Ring[LogRecord] = Ring(LOG_HISTORY, LOG_BYTES, on_drop=self._log_dropped)
         self.logs = self._log_ring.items  # oldest first
         self.unrouted_logs: deque[LogRecord] = deque()  # those no cell showed: a subsequence of logs
@@ -83,7 +83,7 @@ class FeatureState:
 
     # ----- callers -----
 
-    def begin(self, call: Call, pending: Any = None) -> None:
+    def begin(self, call: Caller, pending: Any = None) -> None:
         with self.lock:
             if call.token is not None:
                 self.calls[call.token] = call
@@ -91,7 +91,7 @@ class FeatureState:
             if pending is not None:
                 self.pendings[pending.id] = pending
 
-    def end(self, call: Call, pending: Any = None) -> None:
+    def end(self, call: Caller, pending: Any = None) -> None:
         with self.lock:
             if call.token is not None:
                 self.calls.pop(call.token, None)
@@ -109,7 +109,7 @@ class FeatureState:
                 for request_id in [i for i, p in self.pendings.items() if p is pending]:
                     del self.pendings[request_id]
 
-    def current_call(self, *, for_logs: bool = False) -> Call | None:
+    def current_call(self, *, for_logs: bool = False) -> Caller | None:
         """The cell to show things in: the call whose request asks, else the call most recently
         started that a caller still waits on (for a log line, preferably one that asked for logs).
 
@@ -209,7 +209,7 @@ def install(session: Session, name: str, *, roots: Any = None, sampling: Any = N
     return state
 
 
-def asking_for(call: Call) -> contextvars.Token[Call | None]:
+def asking_for(call: Caller) -> contextvars.Token[Caller | None]:
     """From here on in this task, questions from the server go to `call`'s cell."""
     return _asking.set(call)
 

@@ -117,7 +117,7 @@ class LogRecord:
         return f"[{where}{one_line(self.level)}{source}] {clip(plain(text), 500)}"
 
 
-class Call:
+class Caller:
     """A request whose caller (a thread, or a coroutine) is waiting: it gets progress, logs and questions.
 
     `log_level` is the level the request itself asked for (modern: request-scoped logs). It

@@ -2,7 +2,7 @@
 it changed; the tools the session left out of one shown as warnings) and a per-request log
 level, checked.
 
-Steps are generators that yield the requests they need (`Exchange`) and return the method's
+Steps are generators that yield the requests they need (`CallSpec`) and return the method's
 result; each feature's module writes its methods as steps and `twins` gives each its blocking
 and awaitable face. The steps know neither.
 """
@@ -14,7 +14,7 @@ from typing import Any
 from ...base.errors import UsageError
 from ..display import frontend
 from ..results.objects import Listing
-from .exchange import Exchange, Steps
+from .exchange import CallSpec, Steps
 from .feature_state import FeatureState
 from .progress import LOG_LEVELS
 
@@ -56,7 +56,7 @@ def pages(fx: FeatureState, method: str, key: str) -> Steps[list[dict[str, Any]]
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
-        result = yield Exchange(method, {"cursor": cursor} if cursor else None)
+        result = yield CallSpec(method, {"cursor": cursor} if cursor else None)
         items += [item for item in result.get(key) or [] if isinstance(item, dict)]
         cursor = result.get("nextCursor")
         if not isinstance(cursor, str) or not cursor or cursor in seen:

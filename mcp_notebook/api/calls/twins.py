@@ -1,7 +1,7 @@
 """A feature method written once, as steps, and given its two faces: blocking and awaited.
 
 A feature's steps function takes the connection and the method's own parameters and yields
-the `Exchange`s it needs (`exchange`). `twin(steps)` makes from it the blocking method
+the `CallSpec`s it needs (`exchange`). `twin(steps)` makes from it the blocking method
 (`call_tool`: each request waited for in the caller's thread, `drive`) and its awaitable twin
 (`acall_tool`: awaited in the caller's coroutine, `adrive`), as two descriptors a class takes
 by name: `call_tool, acall_tool = tool_methods.call_tool`. A feature module's list of

@@ -31,7 +31,7 @@ import anyio.to_thread
 
 from ...base.errors import McpError, UsageError
 from ...protocol import jsonrpc as rpc
-from ..calls.progress import Call
+from ..calls.progress import Caller
 from ..tools.validate import problems
 from .task_receiver import TaskReceiver
 
@@ -231,7 +231,7 @@ class ServerRequests:
         self.completed_elicitations: set[str] = set()
         self.awaited: OrderedDict[str, Question] = OrderedDict()  # URL questions by elicitationId
         # The call whose cell a question goes to; the feature state that owns this plugs in its own.
-        self.current_call: Callable[[], Call | None] = lambda: None
+        self.current_call: Callable[[], Caller | None] = lambda: None
         self.tasks: TaskReceiver | None = None  # tasks we run for the server, once `receive_tasks` is called
 
     def receive_tasks(self, session: Any, taken: Callable[[str], bool] = lambda method: False) -> None:

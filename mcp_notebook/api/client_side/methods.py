@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
-from ..calls.exchange import Exchange, Steps
+from ..calls.exchange import CallSpec, Steps
 from ..calls.feature_state import Featured
 from ..calls.progress import LOG_LEVELS, LogRecord
 from ..calls.twins import twin
@@ -28,7 +28,7 @@ def set_log_level(conn: Featured, level: str) -> Steps[None]:
     if "logging" not in fx.session.server.capabilities:
         raise UsageError(f"{fx.name}: the server does not offer logging")
     if fx.session.rules.set_log_level:
-        yield Exchange("logging/setLevel", {"level": level})
+        yield CallSpec("logging/setLevel", {"level": level})
     fx.log_level = level
 
 

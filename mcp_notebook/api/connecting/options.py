@@ -13,8 +13,8 @@ from typing import Any
 
 from ...base.errors import UsageError
 from ...base.public import public
-from ...session.eras import PROBE_TIMEOUT
 from ...session.handlers import Handler
+from ...session.negotiation import PROBE_TIMEOUT
 
 DEFAULT_TIMEOUT = 60.0
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ...configs.consent import ConsentRequest
     from ...configs.entries import ServerEntry
     from ...configs.interpolate import InputRequest
-    from ..calls.progress import Call, LogRecord
+    from ..calls.progress import Caller, LogRecord
     from ..client_side.answers import Question
     from ..connecting.auth_progress import AuthProgress
 
@@ -63,7 +63,7 @@ class Presenter:
                 self.display = TextProgress(self.label)
         return self.display
 
-    def attend(self, call: Call, seen: int) -> int:
+    def attend(self, call: Caller, seen: int) -> int:
         """Show what arrived since the last look; the progress updates seen so far."""
         every_update = callable(self.option)  # a callback gets each report; a bar only the latest
         for kind, payload in call.drain():
@@ -105,7 +105,7 @@ class Presenter:
                 "%s", more_logs_line(count, self.connection, "log_records(unrouted_only=True) has the latest")
             )
 
-    def ask(self, question: Question, call: Call | None = None) -> None:
+    def ask(self, question: Question, call: Caller | None = None) -> None:
         """A script has nobody to ask: the question is declined."""
         question.connection = self.connection
         question.decline()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
-from ..calls.exchange import Exchange, Steps
+from ..calls.exchange import CallSpec, Steps
 from ..calls.feature_state import Featured
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
@@ -42,7 +42,7 @@ def get_prompt(
     if missing:
         raise UsageError(f"{name}: missing required argument(s) {', '.join(missing)}")
     params: dict[str, Any] = {"name": name, "arguments": arguments} if arguments else {"name": name}
-    return PromptResult(name, (yield Exchange("prompts/get", params, timeout, log_level=level)))
+    return PromptResult(name, (yield CallSpec("prompts/get", params, timeout, log_level=level)))
 
 
 def complete(
@@ -69,7 +69,7 @@ def complete(
     params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
     if context:
         params["context"] = {"arguments": dict(context)}
-    result = yield Exchange("completion/complete", params, timeout)
+    result = yield CallSpec("completion/complete", params, timeout)
     values = (result.get("completion") or {}).get("values") or []
     return [str(v) for v in values]
 

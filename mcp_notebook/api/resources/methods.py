@@ -17,7 +17,7 @@ from urllib.parse import quote
 import anyio.to_thread
 
 from ...base.errors import UsageError
-from ..calls.exchange import Exchange, Steps, adrive, drive
+from ..calls.exchange import CallSpec, Steps, adrive, drive
 from ..calls.feature_state import Featured
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
@@ -40,7 +40,7 @@ def read_resource(
 ) -> Steps[ResourceResult]:
     """Read a resource (text and blobs)."""
     level = request_log_level(conn.feature_state, log_level)
-    return ResourceResult(uri, (yield Exchange("resources/read", {"uri": uri}, timeout, log_level=level)))
+    return ResourceResult(uri, (yield CallSpec("resources/read", {"uri": uri}, timeout, log_level=level)))
 
 
 def template(conn: Featured, name: str) -> Steps[dict[str, Any]]:
@@ -111,7 +111,7 @@ def _subscribe(conn: Featured, uri: str, callback: Any = None) -> Steps[None]:
     fx = conn.feature_state
     if not (fx.session.server.capabilities.get("resources") or {}).get("subscribe"):
         raise UsageError(f"{fx.name}: the server does not support resource subscriptions")
-    yield Exchange("resources/subscribe", {"uri": uri})
+    yield CallSpec("resources/subscribe", {"uri": uri})
     with fx.lock:
         fx.subscriptions.setdefault(uri, [])
         if callback is not None:
@@ -120,7 +120,7 @@ def _subscribe(conn: Featured, uri: str, callback: Any = None) -> Steps[None]:
 
 def _unsubscribe(conn: Featured, uri: str) -> Steps[None]:
     fx = conn.feature_state
-    yield Exchange("resources/unsubscribe", {"uri": uri})
+    yield CallSpec("resources/unsubscribe", {"uri": uri})
     with fx.lock:
         fx.subscriptions.pop(uri, None)
 

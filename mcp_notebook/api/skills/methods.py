@@ -16,7 +16,7 @@ from typing import Any
 from ...base.errors import McpNotebookError, UsageError
 from ...base.public import public
 from ...protocol import skills as rules
-from ..calls.exchange import Exchange, Steps
+from ..calls.exchange import CallSpec, Steps
 from ..calls.feature_state import Featured
 from ..calls.steps import pages
 from ..calls.twins import twin
@@ -89,7 +89,7 @@ def list_skills(conn: Featured) -> Steps[list[Skill]]:
 def get_skill(conn: Featured, uri: str) -> Steps[Skill]:
     """One skill's entry, by the URI of its SKILL.md (`skills/get`); no skill file is read."""
     _declared(conn)
-    result = yield Exchange("skills/get", {"uri": uri})
+    result = yield CallSpec("skills/get", {"uri": uri})
     return _skill(conn.feature_state.name, result.get("skill") if isinstance(result, dict) else None)
 
 
@@ -130,7 +130,7 @@ def _verified(conn: Featured, skill: Skill, uri: str) -> Steps[bytes]:
     item = rules.listed(_entry(skill), uri)
     if item is None and skill.resources != rules.DYNAMIC:
         raise SkillVerificationError(f"{where}: {uri} is not among the files its entry lists; not read")
-    data = rules.content_bytes((yield Exchange("resources/read", {"uri": uri})), uri)
+    data = rules.content_bytes((yield CallSpec("resources/read", {"uri": uri})), uri)
     if data is None:
         raise SkillVerificationError(f"{where}: the server's answer for {uri} holds no single text or blob")
     problem = rules.bytes_problem(data, item) if item is not None else None

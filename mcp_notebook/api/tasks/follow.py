@@ -30,8 +30,8 @@ from ...base.text import clip
 from ...runtime import CANCEL_GRACE
 from ...session.era import RoundSender
 from ...session.handlers import RELATED_TASK
-from ...session.session import CallOptions, Pending
-from ..calls.progress import Call
+from ...session.session import CallOptions, PendingCall
+from ..calls.progress import Caller
 from ..results.objects import Listing
 
 TERMINAL = ("completed", "failed", "cancelled")
@@ -170,7 +170,7 @@ class TaskRun:
         self,
         session: Any,
         watch: TaskWatch,
-        call: Call,
+        call: Caller,
         send: RoundSender,
         stopped: Callable[[], bool],
     ) -> None:
@@ -256,7 +256,7 @@ class TaskRun:
             dict(self.task),
         )
 
-    async def _cancel(self, creating: Pending, method: str) -> None:
+    async def _cancel(self, creating: PendingCall, method: str) -> None:
         """We stopped: `tasks/cancel` the task, unless none was made or it has ended."""
         if not self.task:
             try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
-from ..calls.exchange import Exchange, Steps
+from ..calls.exchange import CallSpec, Steps
 from ..calls.feature_state import Featured, FeatureState
 from ..calls.steps import pages
 from ..calls.twins import twin
@@ -29,20 +29,20 @@ def list_tasks(conn: Featured) -> Steps[TaskList]:
 def get_task(conn: Featured, task_id: str) -> Steps[dict[str, Any]]:
     """One task's state (`tasks/get`): status, statusMessage, ttl, pollInterval, ..."""
     _tasks_offered(conn.feature_state)
-    return dict((yield Exchange("tasks/get", {"taskId": _task_id(task_id)})))
+    return dict((yield CallSpec("tasks/get", {"taskId": _task_id(task_id)})))
 
 
 def cancel_task(conn: Featured, task_id: str) -> Steps[dict[str, Any]]:
     """Cancel a task (`tasks/cancel`); its final state. An ended task cannot be (McpError -32602)."""
     _tasks_offered(conn.feature_state, "cancel")
-    return dict((yield Exchange("tasks/cancel", {"taskId": _task_id(task_id)})))
+    return dict((yield CallSpec("tasks/cancel", {"taskId": _task_id(task_id)})))
 
 
 def task_result(conn: Featured, task_id: str, *, timeout: float | None = None) -> Steps[ToolResult]:
     """A tool-call task's result (`tasks/result`: the server answers when the task has ended)."""
     fx = conn.feature_state
     _tasks_offered(fx)
-    raw = yield Exchange("tasks/result", {"taskId": _task_id(task_id)}, timeout)
+    raw = yield CallSpec("tasks/result", {"taskId": _task_id(task_id)}, timeout)
     return ToolResult(fx.task_watch.tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
 
 

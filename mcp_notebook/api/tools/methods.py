@@ -14,7 +14,7 @@ from typing import Any
 
 from ...base.errors import ConnectionClosed, UsageError
 from ..apps import methods as apps
-from ..calls.exchange import Exchange, Steps
+from ..calls.exchange import CallSpec, Steps
 from ..calls.feature_state import Featured, FeatureState
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
@@ -86,7 +86,7 @@ def call_tool(
     as_task = _may_run_as_task(fx, task) and (yield from _as_task(fx, name, task, known))
     if as_task:
         params["task"] = task_metadata(max_total)
-    raw = yield Exchange("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
+    raw = yield CallSpec("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
     result = ToolResult(name, raw if isinstance(raw, dict) else {})
     if validate:
         checks = cached_checks(fx, name) or (yield from compiled_tool(fx, name))  # the listing may have changed meanwhile

@@ -1,13 +1,14 @@
-"""The session's one call boundary: how a caller on any thread or asyncio loop starts a call,
-and how its `Pending` reaches the session loop again.
+"""The session's call boundary, its only one: how a caller on any thread or asyncio loop starts
+a call, and how its `PendingCall` reaches the session loop again.
 
-`Calls.call` starts a request and returns its `Pending`. A one-round request from a thread
-off the loop is written from that thread where the transport lets any thread write (stdio),
-and its response settles it on the reading thread: no hop through the loop either way.
-Otherwise it is launched on the loop (at once from the loop's own thread, else in one hop).
-Calls of several rounds (modern requests, tasks) run as a `Flow` on the loop. Each Pending
-holds this object as its `SessionLoop`: cancelling hops to the loop through it, and Ctrl-C's
-words come from it. The loop is the one `bind()` ran on; nothing else here keeps state.
+`CallBoundary.call` (behind `Session.call`) starts a call and returns its `PendingCall`. A
+one-round call from a thread off the loop is written from that thread where the transport
+lets any thread write (stdio), and its response settles it on the reading thread: no hop
+through the loop either way. Otherwise it is launched on the loop (at once from the loop's
+own thread, else in one hop). Calls of several rounds (modern requests, tasks) run as a
+`Flow` on the loop. Each call holds this object as its `SessionLoop`: cancelling hops to
+the loop through it, and Ctrl-C's words come from it. The loop is the one `bind()` ran on;
+nothing else here keeps state.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..base.errors import ConnectionClosed, Interrupted
 from ..base.handoff import handed
 from ..protocol import jsonrpc as rpc
 from .flow import ONE_CALL, CallOptions, Flow
-from .pending import CANCEL_GRACE, Pending
+from .pending import CANCEL_GRACE, PendingCall
 from .requests import Request
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class Calls:
+class CallBoundary:
     """The call boundary of one session, and its loop as other threads reach it."""
 
     def __init__(self, session: SessionPort) -> None:
@@ -46,8 +47,8 @@ class Calls:
 
     # ----- starting calls ---------------------------------------------------------
 
-    def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> Pending:
-        """Start a request from any thread or coroutine; the `Pending` to wait for or await."""
+    def call(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = ONE_CALL) -> PendingCall:
+        """Start a request from any thread or coroutine; the `PendingCall` to wait for or await."""
         session = self.session
         limit = None if options.own_deadline else session.limit(options.timeout)
         here = threading.get_ident() == self._thread
@@ -71,7 +72,7 @@ class Calls:
             self._soon(flow, flow.start)
         return flow
 
-    def liveness(self, timeout: float | None = None) -> Pending:
+    def liveness(self, timeout: float | None = None) -> PendingCall:
         """A ping, or where ping was removed (modern) the era's liveness probe, as a flow."""
         session, rules = self.session, self.session.rules
         if rules.pings:
@@ -102,7 +103,7 @@ class Calls:
             return False
         return True
 
-    def _soon(self, pending: Pending, fn: Callable[..., Any], *args: Any) -> None:
+    def _soon(self, pending: PendingCall, fn: Callable[..., Any], *args: Any) -> None:
         """Run `fn(*args)` on the loop soon; a loop that has gone fails `pending` instead."""
         try:
             assert self._loop is not None
@@ -124,7 +125,7 @@ class Calls:
         except RuntimeError:  # the loop has closed: nobody waits on it
             fn()
 
-    # ----- what a Pending asks of its session (`SessionLoop`) ----------------------
+    # ----- what a PendingCall asks of its session (`SessionLoop`) ----------------------
 
     def on_loop(self) -> bool:
         """Whether this is the session loop's thread."""
@@ -155,7 +156,7 @@ class Calls:
     async def outwait_user(self) -> bool:
         return await self.session.outwait_user()
 
-    def interrupted(self, pending: Pending, stopped: bool) -> Interrupted:
+    def interrupted(self, pending: PendingCall, stopped: bool) -> Interrupted:
         """What Ctrl-C did to the call it stopped (`stopped` False: it had already ended)."""
         session = self.session
         if not stopped:
