@@ -87,7 +87,8 @@ def worker(count: int) -> dict[str, float]:
 
 def run(checkout: Path, count: int) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(checkout)}
-    code = f"import sys, json; sys.path.insert(0, {str(REPO / 'bench')!r}); import tool_checks; print(json.dumps(tool_checks.worker({count})))"
+    bench = str(REPO / "bench")
+    code = f"import sys, json; sys.path.insert(0, {bench!r}); import tool_checks; print(json.dumps(tool_checks.worker({count})))"
     done = subprocess.run([sys.executable, "-c", code], env=env, cwd=checkout, capture_output=True, text=True, check=True)
     figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
@@ -107,14 +108,18 @@ def main() -> None:
             seen[name].append(run(checkouts[name], args.count))
     labels = list(seen["this"][0])
     out: dict[str, Any] = {}
-    print(f"{'case':<28}" + "".join(f"{name:>14}" for name in checkouts) + ("   this / baseline (median, range)" if args.baseline else ""))
+    print(
+        f"{'case':<28}"
+        + "".join(f"{name:>14}" for name in checkouts)
+        + ("   this / baseline (median, range)" if args.baseline else "")
+    )
     for label in labels:
         medians = {name: statistics.median(r[label] for r in rounds) for name, rounds in seen.items()}
         unit, scale = ("ms", 1e3) if "cold" in label or "compile" in label else ("µs", 1e6)
         line = f"{label:<28}" + "".join(f"{medians[name] * scale:>11.2f} {unit}" for name in checkouts)
         out[label] = {"seconds": medians}
         if args.baseline:
-            ratios = [a[label] / b[label] for a, b in zip(seen["this"], seen["baseline"])]
+            ratios = [a[label] / b[label] for a, b in zip(seen["this"], seen["baseline"], strict=True)]
             out[label]["ratio"] = statistics.median(ratios)
             line += f"   {statistics.median(ratios):.2f} ({min(ratios):.2f}..{max(ratios):.2f})"
         print(line)
