@@ -100,3 +100,13 @@ def test_a_module_that_starts_a_node_peer_is_marked_node():
         if path.name.startswith("test_") and NODE_USE.search(path.read_text()) and "pytest.mark.node" not in path.read_text()
     )
     assert not unmarked, "mark these `pytestmark = [pytest.mark.node]`:\n" + "\n".join(unmarked)
+
+
+def test_each_folder_of_tests_api_names_a_subpackage_of_the_api():
+    """tests/api mirrors mcp_notebook/api: a folder holds the tests of the subpackage it is named
+    for; a module testing several features stays at tests/api."""
+    api = REPO / "mcp_notebook" / "api"
+    folders = [p for p in (TESTS / "api").iterdir() if p.is_dir() and p.name != "__pycache__"]
+    strays = sorted(p.name for p in folders if not (api / p.name / "__init__.py").is_file())
+    assert not strays, "tests/api folders that name no subpackage of mcp_notebook/api: " + ", ".join(strays)
+    assert folders, "tests/api has no subfolders: move each module beside the subpackage it tests"

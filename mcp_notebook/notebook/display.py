@@ -20,7 +20,8 @@ from ..api.calls.progress import Caller, LogRecord, TextProgress
 from ..api.client_side.answers import Question, with_defaults
 from ..api.connecting.auth_progress import AuthProgress
 from ..api.display import frontend
-from ..api.tools.validate import ToolArgumentError, parse_value, problems
+from ..api.tools.arguments import parse_value
+from ..api.tools.validate import ToolArgumentError, problems
 from ..base.errors import McpNotebookError
 from ..base.text import clip, esc, one_line, plain
 from ..diagnosis.report import Checklist

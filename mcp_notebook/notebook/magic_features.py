@@ -17,7 +17,7 @@ from ..api.apps.methods import model_tools
 from ..api.calls.progress import LOG_LEVELS
 from ..api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
 from ..api.tools import pins as tool_pins
-from ..api.tools.validate import parse_pairs
+from ..api.tools.arguments import parse_pairs
 from ..base.plural import counted
 from .commands import (
     LIVE,

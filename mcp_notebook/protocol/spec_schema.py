@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -199,16 +200,20 @@ def json_schema_errors(schema: Any) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
-def _compiled(text: str) -> Any:
-    """A tool's schema for jsonschema, whose registry knows the metaschemas and retrieves nothing
-    (its default registry would fetch a remote `$ref`)."""
+def tool_validator(schema: dict[str, Any]) -> Any:
+    """jsonschema's validator of a tool's `schema`, in the dialect its `$schema` names (2020-12
+    without one), whose registry knows the metaschemas and retrieves nothing (its default
+    registry would fetch a remote `$ref`): a check that needs one raises `Unresolvable`."""
     import jsonschema.validators
     import jsonschema_specifications
 
-    schema = json.loads(text)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.validators.Draft202012Validator)
     return cls(schema, registry=jsonschema_specifications.REGISTRY)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(text: str) -> Any:
+    return tool_validator(json.loads(text))
 
 
 class _NoRemote(dict[str, Any]):
@@ -225,23 +230,59 @@ def _refuse(uri: str) -> Any:
     raise ValueError(f"a $ref to {uri} is never fetched")
 
 
+# Keywords draft-07 does not have (fastjsonschema would pass what they refuse), and what a `$ref`
+# may sit beside in draft-07, which ignores every other sibling (2019-09 on apply them).
+_LATER_KEYWORDS = frozenset(
+    ("prefixItems", "unevaluatedProperties", "unevaluatedItems", "dependentRequired", "dependentSchemas", "$dynamicRef",
+     "$recursiveRef", "minContains", "maxContains")
+)  # fmt: skip
+_REF_NOTES = frozenset(("$ref", "description", "title", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"))
+
+
+def _draft7_exact(schema: Any) -> bool:
+    """Whether fastjsonschema's draft-07 reading of `schema` decides as its own dialect does."""
+    if isinstance(schema, list):
+        return all(_draft7_exact(item) for item in schema)
+    if not isinstance(schema, dict):
+        return True
+    if not _LATER_KEYWORDS.isdisjoint(schema) or ("$ref" in schema and not _REF_NOTES.issuperset(schema)):
+        return False
+    return all(_draft7_exact(value) for key, value in schema.items() if key not in ("enum", "const", "examples", "default"))
+
+
 @functools.lru_cache(maxsize=256)
-def _fast_compiled(text: str) -> Any:
-    """A tool's schema compiled by fastjsonschema as draft-07, or None if it cannot be."""
+def tool_check(text: str) -> Callable[[Any], Any] | None:
+    """A tool's schema (as `schema_text`) compiled by fastjsonschema as draft-07: a function that
+    returns for a valid value (exactly: the schema's own dialect agrees) and raises
+    `JsonSchemaValueException` for the rest; None where it cannot be exact (keywords draft-07
+    lacks, a `$ref` beside others) or cannot compile (a network `$ref`, an odd schema)."""
     import fastjsonschema
 
-    schema = {**json.loads(text), "$schema": "http://json-schema.org/draft-07/schema#"}
+    loaded = json.loads(text)
+    if not isinstance(loaded, dict) or not _draft7_exact(loaded):
+        return None
     try:
-        return fastjsonschema.compile(schema, handlers=_NoRemote(), use_default=False, use_formats=False)
+        compiled: Callable[[Any], Any] = fastjsonschema.compile(
+            {**loaded, "$schema": "http://json-schema.org/draft-07/schema#"},
+            handlers=_NoRemote(),
+            use_default=False,
+            use_formats=False,
+        )
     except Exception:  # noqa: BLE001 - a schema it cannot compile goes to jsonschema, which says why
         return None
+    return compiled
+
+
+def schema_text(schema: Any) -> str:
+    """The key `tool_check` caches a schema by."""
+    return json.dumps(schema, sort_keys=True, default=str)
 
 
 def instance_errors(instance: Any, schema: dict[str, Any], at: str) -> list[tuple[str, str]]:
     """(JSON pointer, message) for the first way `instance` breaks a tool's `schema`: a value
     fastjsonschema's compiled code passes is valid (as for frames); jsonschema judges the rest."""
-    text = json.dumps(schema, sort_keys=True)
-    fast = _fast_compiled(text)
+    text = schema_text(schema)
+    fast = tool_check(text)
     if fast is not None and _fast_valid(fast, instance):
         return []
     import jsonschema.exceptions

@@ -3,7 +3,7 @@ falls back to the handshake, on a clean slate, within the same connect; versions
 or named; the session id comes from the initialize answer only, and must be visible ASCII.
 
 The probe's faults come from a scripted server (tests/servers/era_http_server.py): real peers
-produce the 400-with-a-dead-session-id (FastMCP 1.x, tests/api/test_field_servers.py), but not
+produce the 400-with-a-dead-session-id (FastMCP 1.x, tests/api/connecting/test_field_servers.py), but not
 a 500, an HTML page, a version list or a malformed session id on demand.
 """
 

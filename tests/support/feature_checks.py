@@ -8,7 +8,8 @@ import pytest
 
 import mcp_notebook
 from mcp_notebook.api.resources.methods import expand_template
-from mcp_notebook.api.tools.validate import OutputSchemaError, ToolArgumentError, parse_pairs
+from mcp_notebook.api.tools.arguments import parse_pairs
+from mcp_notebook.api.tools.validate import OutputSchemaError, ToolArgumentError
 from support.features import sent
 
 __all__ = [

@@ -14,7 +14,7 @@ from ..calls.feature_state import Featured
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
 from ..results.objects import Listing, PromptResult
-from ..tools.validate import mapping
+from ..tools.arguments import mapping
 
 
 def list_prompts(conn: Featured, *, refresh: bool = False) -> Steps[Listing]:

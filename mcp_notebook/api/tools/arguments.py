@@ -1,21 +1,25 @@
-"""A tool call's arguments as the caller wrote them: a dict, keywords, or both, merged into
-one dict; and the arguments the tool's input schema does not declare.
+"""A tool call's arguments as the caller wrote them, made into the dict that is sent: a dict,
+keywords, or both, merged into one dict; `key=value` text (`%mcp call`, a form's fields)
+parsed into typed values by the tool's input schema; and the arguments the schema does not declare.
 
 The rule kept here: an argument is never silently dropped or silently replaced. The same
 name given in the dict and as a keyword is refused; an argument the schema does not declare
 is refused when the schema says `additionalProperties: false` (`validate.problems` does
-that) and warned about when the schema says nothing, since the server may ignore it.
+that) and warned about when the schema says nothing, since the server may ignore it. A text
+value becomes a number, boolean or JSON only where its property's schema asks for one.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from ...base.errors import McpNotebookError
 from ...base.public import public
-from .validate import ToolArgumentError, mapping
+from ...base.text import clip
+from .validate import ToolArgumentError, describe
 
 
 @public
@@ -55,3 +59,64 @@ def warn_undeclared(tool: str, arguments: Mapping[str, Any], schema: Any) -> Non
             ExtraArgumentWarning,
             stacklevel=4,
         )
+
+
+def mapping(value: Any, what: str) -> Mapping[str, Any]:
+    """Arguments given as a dict (or None: none); anything else is a one-line ToolArgumentError."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
+        raise ToolArgumentError(f"{what} must be a dict of names to values, not {describe(value)} {clip(repr(value), 40)}")
+    return value
+
+
+def parse_pairs(pairs: list[str], schema: Any) -> dict[str, Any]:
+    """`["a=1", "b=x"]` parsed by the tool's input schema."""
+    props = (schema or {}).get("properties") or {}
+    arguments: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key:
+            raise ToolArgumentError(f"arguments are key=value pairs; {pair!r} is not one")
+        arguments[key] = parse_value(text, props.get(key), key)
+    return arguments
+
+
+def parse_value(text: str, schema: Any, name: str | None = None) -> Any:
+    """A `key=value` value as the property's schema wants it: numbers, booleans, JSON, or text.
+
+    A value the schema refuses is a ToolArgumentError that names the argument (`name`)."""
+    kinds = (schema or {}).get("type") if isinstance(schema, dict) else None
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
+    if kinds == ["string"] or (
+        not kinds and isinstance(schema, dict) and "enum" in schema and all(isinstance(v, str) for v in schema["enum"])
+    ):
+        return text
+    if "boolean" in kinds and text.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
+        return text.lower() in ("true", "yes", "on", "1")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        if kinds and "string" not in kinds:
+            wanted = " or ".join(kinds)
+            if name is not None:
+                raise ToolArgumentError(f"{name!r} should be {wanted} (JSON), not {clip(repr(text), 60)}") from None
+            raise ToolArgumentError(f"{clip(repr(text), 60)} is not valid {wanted} (JSON expected)") from None
+        return text
+    if "string" in kinds and not isinstance(value, (dict, list)) and not any(_fits(value, k) for k in kinds if k != "string"):
+        return text
+    if not kinds and not isinstance(value, (dict, list, int, float, bool)) and value is not None:
+        return text
+    return value
+
+
+_KINDS = frozenset(("null", "boolean", "integer", "number", "string", "array", "object"))
+
+
+def _fits(value: Any, kind: Any) -> bool:
+    """Whether JSON type `kind` takes a parsed `value` (2.0 is an integer, as in JSON Schema; a
+    type name JSON Schema does not have takes anything)."""
+    found = describe(value)
+    if found == kind or kind not in _KINDS:
+        return True
+    return (kind == "number" and found == "integer") or (kind == "integer" and found == "number" and float(value).is_integer())

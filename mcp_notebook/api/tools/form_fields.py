@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .validate import ToolArgumentError, parse_value, problems
+from .arguments import parse_value
+from .validate import ToolArgumentError, problems
 from .view import kind_of, sample
 
 PLACEHOLDERS = {"email": "name@example.com", "uri": "https://…", "date": "YYYY-MM-DD", "date-time": "YYYY-MM-DDThh:mm:ssZ"}

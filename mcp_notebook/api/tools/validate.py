@@ -1,21 +1,30 @@
-"""A small, honest JSON Schema checker for the cases MCP tools use, and `key=value` parsing.
+"""A value checked against a JSON Schema (a tool's arguments, its structured result, an
+elicitation answer), each violation said as one short phrase: "'a' should be number, not
+string \"x\"", "missing required 'b'", "unknown 'c' (allowed: a, b)".
 
-It covers `type` (one or several), `enum`, `const`, `required`, `properties`,
-`additionalProperties: false`, `items`, numeric bounds, string and array lengths, and
-`anyOf` / `oneOf` (as "any branch matches"). Anything else (`$ref`, `pattern`,
-`format`, ...) is not checked: the server still validates, this only catches the common
-mistakes early with a readable message. jsonschema stays a test dependency.
+The verdict is fastjsonschema's (`protocol.spec_schema.tool_check`: compiled once per schema,
+never given a way to fetch a network `$ref`, SEP-2106): a value it passes has no problems.
+The phrases for a value it refuses come from `walk`, a small hand-written reading of the
+keywords tools use (`type`, `enum`, `const`, `required`, `properties`, `additionalProperties:
+false`, `items`, numeric bounds, string and array lengths, `anyOf`/`oneOf`), kept because
+neither library can say them as fast: fastjsonschema stops at the first problem, where the
+message names every one, and importing jsonschema takes one to two seconds (its format
+checkers build a grammar at import) holding the GIL, a user's first mistake would wait that
+long and a server ping with it. Where `walk` finds nothing fastjsonschema refused (a
+`pattern`, a `$ref`, a oneOf matched twice), fastjsonschema's own first problem is said.
+A schema fastjsonschema cannot decide exactly (`tool_check` gives None) is read by `walk` alone.
+The rule kept here: the verdict is the library's, the words are ours.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ...base.errors import McpNotebookError, UsageError
 from ...base.public import public
-from ...base.text import clip
+from ...protocol import spec_schema as spec
 
 
 @public
@@ -26,6 +35,42 @@ class ToolArgumentError(UsageError):
 @public
 class OutputSchemaError(McpNotebookError):
     """The server's structured result does not match the tool's declared outputSchema."""
+
+
+def problems(value: Any, schema: Any, where: str = "") -> list[str]:
+    """Every violation of `schema` found in `value`, as short readable phrases (none for a
+    schema that is not an object). `where` names the value in them ("the value" without it)."""
+    if not isinstance(schema, dict):
+        return []
+    return judged(value, schema, where, spec.tool_check(spec.schema_text(schema)))
+
+
+def judged(value: Any, schema: Any, where: str, check: Callable[[Any], Any] | None) -> list[str]:
+    """`problems`, given the schema's compiled `check` (None: `walk` decides alone)."""
+    if check is None:
+        return walk(value, schema, where)
+    try:
+        check(value)
+    except Exception as refusal:  # noqa: BLE001 - fastjsonschema's refusal, or a value it cannot read (not JSON): said by `refused`
+        return refused(value, schema, where, refusal)
+    return []
+
+
+def refused(value: Any, schema: Any, where: str, refusal: Exception) -> list[str]:
+    """The phrases for a value fastjsonschema refused (`refusal`)."""
+    return walk(value, schema, where) or [_said(refusal, value, where)]
+
+
+def _said(refusal: Exception, value: Any, where: str) -> str:
+    """fastjsonschema's first problem ("data.tags[1] must match pattern ^x") named as ours are."""
+    name, here = where, value
+    for step in list(getattr(refusal, "path", ["data"]))[1:]:
+        if isinstance(here, list) and str(step).isdigit():
+            name, here = f"{name or 'item'}[{step}]", here[int(step)] if int(step) < len(here) else None
+        else:
+            name, here = _join(name, str(step)), here.get(step) if isinstance(here, dict) else None
+    words = str(getattr(refusal, "message", "")).split(" ", 1)[-1]
+    return f"{name or 'the value'} {words}"
 
 
 TYPES: dict[str, Any] = {
@@ -54,8 +99,8 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
-def problems(value: Any, schema: Any, where: str = "") -> list[str]:
-    """Every violation of `schema` found in `value`, as short readable phrases."""
+def walk(value: Any, schema: Any, where: str = "") -> list[str]:
+    """Every violation of `schema` found in `value` by the keywords this module reads, as short readable phrases."""
     if not isinstance(schema, dict):
         return []
     at = where or "the value"
@@ -71,7 +116,7 @@ def problems(value: Any, schema: Any, where: str = "") -> list[str]:
     if isinstance(value, list):
         found += _length_problems(len(value), schema, at, "Items", "items")
         for i, item in enumerate(value):
-            found += problems(item, schema.get("items"), f"{where or 'item'}[{i}]")
+            found += walk(item, schema.get("items"), f"{where or 'item'}[{i}]")
     if isinstance(value, dict):
         found += _object_problems(value, schema, where)
     return found
@@ -85,7 +130,7 @@ def _choice_problems(value: Any, schema: dict[str, Any], where: str, at: str) ->
     if "const" in schema and value != schema["const"]:
         found.append(f"{at} should be {json.dumps(schema['const'])}")
     branches = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(branches, list) and branches and all(problems(value, b, where) for b in branches):
+    if isinstance(branches, list) and branches and all(walk(value, b, where) for b in branches):
         found.append(f"{at} matches none of the allowed forms")
     return found
 
@@ -128,7 +173,7 @@ def _object_problems(value: dict[str, Any], schema: dict[str, Any], where: str) 
             found.append(f"missing required {_join(where, name)}")
     for name, item in value.items():
         if name in props:
-            found += problems(item, props[name], _join(where, name))
+            found += walk(item, props[name], _join(where, name))
         elif schema.get("additionalProperties") is False:
             allowed = ", ".join(props) or "none"
             found.append(f"unknown {_join(where, name)} (allowed: {allowed})")
@@ -137,52 +182,3 @@ def _object_problems(value: dict[str, Any], schema: dict[str, Any], where: str) 
 
 def _join(where: str, name: str) -> str:
     return f"{where}.{name}" if where else repr(name)
-
-
-def parse_value(text: str, schema: Any, name: str | None = None) -> Any:
-    """A `key=value` value as the property's schema wants it: numbers, booleans, JSON, or text.
-
-    A value the schema refuses is a ToolArgumentError that names the argument (`name`)."""
-    kinds = (schema or {}).get("type") if isinstance(schema, dict) else None
-    kinds = [kinds] if isinstance(kinds, str) else list(kinds or [])
-    if kinds == ["string"] or (
-        not kinds and isinstance(schema, dict) and "enum" in schema and all(isinstance(v, str) for v in schema["enum"])
-    ):
-        return text
-    if "boolean" in kinds and text.lower() in ("true", "false", "yes", "no", "on", "off", "1", "0"):
-        return text.lower() in ("true", "yes", "on", "1")
-    try:
-        value = json.loads(text)
-    except ValueError:
-        if kinds and "string" not in kinds:
-            wanted = " or ".join(kinds)
-            if name is not None:
-                raise ToolArgumentError(f"{name!r} should be {wanted} (JSON), not {clip(repr(text), 60)}") from None
-            raise ToolArgumentError(f"{clip(repr(text), 60)} is not valid {wanted} (JSON expected)") from None
-        return text
-    if "string" in kinds and not isinstance(value, (dict, list)) and not any(_is(value, k) for k in kinds if k != "string"):
-        return text
-    if not kinds and not isinstance(value, (dict, list, int, float, bool)) and value is not None:
-        return text
-    return value
-
-
-def parse_pairs(pairs: list[str], schema: Any) -> dict[str, Any]:
-    """`["a=1", "b=x"]` parsed by the tool's input schema."""
-    props = (schema or {}).get("properties") or {}
-    arguments: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, text = pair.partition("=")
-        if not sep or not key:
-            raise ToolArgumentError(f"arguments are key=value pairs; {pair!r} is not one")
-        arguments[key] = parse_value(text, props.get(key), key)
-    return arguments
-
-
-def mapping(value: Any, what: str) -> Mapping[str, Any]:
-    """Arguments given as a dict (or None: none); anything else is a one-line ToolArgumentError."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping) or not all(isinstance(key, str) for key in value):
-        raise ToolArgumentError(f"{what} must be a dict of names to values, not {describe(value)} {clip(repr(value), 40)}")
-    return value

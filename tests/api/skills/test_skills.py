@@ -14,7 +14,7 @@ from support.http_servers import serving
 import mcp_notebook
 from mcp_notebook.protocol import skills as rules
 
-SERVER = [sys.executable, str(Path(__file__).parents[1] / "servers" / "fastmcp_skills_server.py")]
+SERVER = [sys.executable, str(Path(__file__).parents[2] / "servers" / "fastmcp_skills_server.py")]
 SKILL_MD = (
     "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n"
     "metadata:\n  version: '2.1'\n---\n\nSee references/FORMS.md.\n"

@@ -272,7 +272,7 @@ def test_without_sampling_or_elicitation_the_client_runs_no_tasks_so_the_async_d
         names = conn.list_tools(refresh=True).names()
         assert "get-roots-list" in names and RESEARCH in names
         # server-everything registers these only for clients that run sampling/elicitation as tasks
-        # (with sampling= or elicitation= they are there: tests/api/test_task_receiver.py).
+        # (with sampling= or elicitation= they are there: tests/api/client_side/test_task_receiver.py).
         assert "trigger-sampling-request-async" not in names and "trigger-elicitation-request-async" not in names
 
 

@@ -23,7 +23,7 @@ from mcp_notebook.api.results.blocks import SHOWN_BLOCKS, SHOWN_CHARS
 from mcp_notebook.base.sizes import GIVE_BACK_AFTER
 from mcp_notebook.session.trace import FRAME_CLIP
 
-RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py"), "--tools", "large"]
+RAW = [sys.executable, str(Path(__file__).parents[2] / "servers" / "raw_server.py"), "--tools", "large"]
 
 LINUX = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self and resets its peak there")
 

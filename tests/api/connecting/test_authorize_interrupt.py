@@ -5,7 +5,7 @@ authorize again, the call ends at once as any call does, and the flow is given u
 (no request waits for it), so the next call asks afresh instead of waiting for the old one.
 
 Against the demo server's OAuth mode; Ctrl-C is a SIGINT to the main thread, sent from the
-callback as the user's key would be, as tests/api/test_device_grant.py does.
+callback as the user's key would be, as tests/api/connecting/test_device_grant.py does.
 """
 
 from __future__ import annotations

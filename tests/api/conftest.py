@@ -1,3 +1,0 @@
-"""Fixtures of tests/api: `kernel_cell`, a pretend Jupyter cell (tests/support/widgets.py, shared with tests/notebook)."""
-
-from support.widgets import kernel_cell as kernel_cell
