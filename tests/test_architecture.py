@@ -37,9 +37,9 @@ ALLOWED: dict[str, set[str]] = {
 MAX_LINES = 400
 # Logic kept apart from the IPython adapter beside it: it imports nothing of IPython, not even lazily.
 IPYTHON_FREE = [
-    "mcp_notebook.notebook.commands",
-    "mcp_notebook.notebook.line_completion",
-    "mcp_notebook.notebook.snapshot_registry",
+    "mcp_notebook.notebook.magics.commands",
+    "mcp_notebook.notebook.completion.candidates",
+    "mcp_notebook.notebook.widgets.snapshots",
 ]
 
 
@@ -130,9 +130,10 @@ def test_below_the_notebook_layer_nothing_imports_a_front_end():
 
 
 def is_front_end_adapter(module: str) -> bool:
-    """A notebook module named as what it adapts to: magics (their completion too), widgets, IPython's display."""
-    name = module.rsplit(".", 1)[-1]
-    return name.startswith("magic") or "widget" in name or "display" in name
+    """A notebook module placed as what it adapts to: the front end, the magics, the widgets, and
+    completion's hook into IPython (`completion.ipython`); never `render/` nor completion's logic."""
+    parts = module.split(".")[2:]
+    return parts[:1] in (["frontend"], ["magics"], ["widgets"]) or parts == ["completion", "ipython"]
 
 
 def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end():
@@ -146,10 +147,10 @@ def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end
         if FRONT_ENDS & third_party_imports(path) and not is_front_end_adapter(module) and module != "mcp_notebook.notebook"
     ]
     assert not unnamed, "front-end imports in modules not named as adapters:\n" + "\n".join(unnamed)
-    assert is_front_end_adapter("mcp_notebook.notebook.tool_form_widget")
-    assert is_front_end_adapter("mcp_notebook.notebook.magic_completion")
-    assert not is_front_end_adapter("mcp_notebook.notebook.ipython_completion")
-    assert not is_front_end_adapter("mcp_notebook.notebook.line_completion")
+    assert is_front_end_adapter("mcp_notebook.notebook.widgets.tool_form")
+    assert is_front_end_adapter("mcp_notebook.notebook.completion.ipython")
+    assert not is_front_end_adapter("mcp_notebook.notebook.render.trace")
+    assert not is_front_end_adapter("mcp_notebook.notebook.completion.candidates")
 
 
 @pytest.mark.parametrize("module", IPYTHON_FREE)

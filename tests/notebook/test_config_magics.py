@@ -21,8 +21,8 @@ from mcp_notebook.configs import pins
 from mcp_notebook.configs.consent import ConsentRequest
 from mcp_notebook.configs.discovery import discover
 from mcp_notebook.configs.interpolate import input_requests
-from mcp_notebook.notebook.config_widgets import ConsentForm, InputsForm
-from mcp_notebook.notebook.line_completion import completions
+from mcp_notebook.notebook.completion.candidates import completions
+from mcp_notebook.notebook.widgets.configs import ConsentForm, InputsForm
 
 SDK = [sys.executable, str(SERVERS_DIR / "sdk_server.py")]
 
@@ -142,7 +142,7 @@ def test_the_inputs_form_uses_a_password_field_and_forgets_it(config_home):
 
 
 def test_terminal_ipython_asks_y_or_n_and_shows_env_names_only(config_home, monkeypatch, capsys):
-    from mcp_notebook.notebook.display import NotebookFrontEnd
+    from mcp_notebook.notebook.frontend import NotebookFrontEnd
 
     _, project = config_home
     write_project(project)

@@ -4,7 +4,7 @@ http(s) not drawn, the code gone once the flow ends, and no code or link in the 
 from __future__ import annotations
 
 from mcp_notebook.auth.device import DeviceCode
-from mcp_notebook.notebook.device_widget import DeviceCodeWidget
+from mcp_notebook.notebook.widgets.device import DeviceCodeWidget
 
 MARKUP = "<img src=x onerror=alert(1)>"
 
@@ -43,7 +43,7 @@ def test_mcp_connect_auth_device_asks_for_the_device_grant() -> None:
     from argparse import Namespace
 
     from mcp_notebook import OAuth
-    from mcp_notebook.notebook.magic_session import _auth_option
+    from mcp_notebook.notebook.magics.session import _auth_option
 
     options = {"client_id": None, "client_secret_env": None, "client_metadata_url": None, "private_key_file": None, "scope": None}
     assert _auth_option(Namespace(auth="device", **options)) == OAuth(grant="device")

@@ -13,7 +13,7 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.api.display.diagram import CLIENT, SERVER, histogram
-from mcp_notebook.notebook.diagram_svg import diagram_bundle, histogram_svg, spark_svg
+from mcp_notebook.notebook.render.svg import diagram_bundle, histogram_svg, spark_svg
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 XSS = '<script>alert(1)</script><img src=x onerror="alert(2)">'

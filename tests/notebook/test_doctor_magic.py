@@ -11,7 +11,7 @@ import pytest
 from IPython.core.error import UsageError as IPythonUsageError
 
 import mcp_notebook
-from mcp_notebook.notebook.magics import run_line
+from mcp_notebook.notebook.magics.mcp import run_line
 
 DEMO = f"{sys.executable} -m mcp_notebook.demo_server"
 

@@ -11,7 +11,7 @@ from support.widgets import in_background, replies
 import mcp_notebook
 from mcp_notebook.api.calls.progress import ProgressState
 from mcp_notebook.api.client_side.answers import Question
-from mcp_notebook.notebook import interaction_widgets as iw
+from mcp_notebook.notebook.widgets import interaction as iw
 
 pytestmark = [pytest.mark.node]
 
@@ -195,7 +195,7 @@ def test_the_host_is_shown_apart_and_a_punycode_host_flagged(kernel_cell):
 
 
 def test_the_terminal_prompt_shows_the_host_and_refuses_without_asking(monkeypatch, capsys):
-    from mcp_notebook.notebook.display import ask_in_terminal
+    from mcp_notebook.notebook.frontend import ask_in_terminal
 
     monkeypatch.setattr("builtins.input", lambda prompt="": pytest.fail("a refused URL asked for an answer"))
     question = Question(
@@ -216,7 +216,7 @@ def test_the_terminal_prompt_shows_the_host_and_refuses_without_asking(monkeypat
 
 
 def test_the_terminal_form_asks_again_for_a_value_its_schema_refuses(monkeypatch, capsys):
-    from mcp_notebook.notebook.display import ask_in_terminal
+    from mcp_notebook.notebook.frontend import ask_in_terminal
 
     answers = iter(["many", "3", "", "a"])  # count: refused, then 3; note: left out; accept
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))

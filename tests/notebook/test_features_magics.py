@@ -12,8 +12,8 @@ from support.servers import server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
-from mcp_notebook.notebook import commands as _commands
-from mcp_notebook.notebook import line_completion as _line_completion
+from mcp_notebook.notebook.completion import candidates as _line_completion
+from mcp_notebook.notebook.magics import commands as _commands
 
 pytestmark = [pytest.mark.node]
 

@@ -19,10 +19,10 @@ from support.widgets import XSS, assert_inert
 
 import mcp_notebook
 from mcp_notebook.api.display.panels import clock, logs_snapshot
-from mcp_notebook.notebook import magic_health as _magic_health
-from mcp_notebook.notebook import widgets as _widgets
-from mcp_notebook.notebook.live_widgets import LivePanel
-from mcp_notebook.notebook.render import esc
+from mcp_notebook.notebook.magics import health as _magic_health
+from mcp_notebook.notebook.render.trace import esc
+from mcp_notebook.notebook.widgets import pump as _widgets
+from mcp_notebook.notebook.widgets.live import LivePanel
 
 pytestmark = [pytest.mark.node]
 

@@ -13,7 +13,7 @@ import pytest
 from IPython.core.interactiveshell import InteractiveShell
 
 import mcp_notebook
-from mcp_notebook.notebook import commands as _commands
+from mcp_notebook.notebook.magics import commands as _commands
 
 SERVERS = Path(__file__).parents[1] / "servers"
 RAW = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'raw_server.py'))}"

@@ -16,9 +16,9 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import Listing
-from mcp_notebook.notebook import render as _render
-from mcp_notebook.notebook import widgets as _widgets
-from mcp_notebook.notebook.magic_session import format_health
+from mcp_notebook.notebook.magics.session import format_health
+from mcp_notebook.notebook.render import trace as _render
+from mcp_notebook.notebook.widgets import pump as _widgets
 
 pytestmark = [pytest.mark.node]
 

@@ -10,7 +10,7 @@ import pytest
 from IPython.core.error import UsageError as IPythonUsageError
 
 from mcp_notebook.api.tools.view import ToolView
-from mcp_notebook.notebook.tool_form_widget import ToolForm
+from mcp_notebook.notebook.widgets.tool_form import ToolForm
 
 pytestmark = [pytest.mark.node]
 

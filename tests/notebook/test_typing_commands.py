@@ -15,7 +15,7 @@ from support.servers import sdk_server_cmd, server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook import ExtraArgumentWarning
-from mcp_notebook.notebook import words
+from mcp_notebook.notebook.magics import words
 
 pytestmark = [pytest.mark.node]
 
@@ -137,7 +137,8 @@ def test_connect_offers_roots(shell, tmp_path, capsys):
 
 
 def test_paths_complete_where_a_line_takes_paths(tmp_path):
-    from mcp_notebook.notebook import line_completion, magics  # noqa: F401 - magics registers the subcommands
+    from mcp_notebook.notebook.completion import candidates as line_completion
+    from mcp_notebook.notebook.magics import mcp as magics  # noqa: F401 - magics registers the subcommands
 
     (tmp_path / "server.py").write_text("")
     (tmp_path / "data").mkdir()

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook
-from mcp_notebook.notebook import magic_violations, violations_view
-from mcp_notebook.notebook import widgets as _widgets
+from mcp_notebook.notebook.magics import violations as magic_violations
+from mcp_notebook.notebook.render import violations as violations_view
+from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.protocol.frame_rules import Violation
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
@@ -91,7 +92,7 @@ def test_the_trace_marks_the_entries_that_broke_a_rule(module_shell, capsys, ban
 
 
 def test_the_line_completes_the_subcommand_and_its_rules():
-    from mcp_notebook.notebook.line_completion import candidates
+    from mcp_notebook.notebook.completion.candidates import candidates
 
     assert "violations" in candidates([], "vio")
     assert candidates(["violations", "--rule"], "cur") == ["cursor-loop"]

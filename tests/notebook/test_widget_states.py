@@ -8,8 +8,10 @@ import re
 from support.waiting import wait_until
 
 import mcp_notebook
-from mcp_notebook.notebook import render, snapshot_display, snapshot_registry
-from mcp_notebook.notebook import widgets as _widgets
+from mcp_notebook.notebook.render import trace as render
+from mcp_notebook.notebook.widgets import pump as _widgets
+from mcp_notebook.notebook.widgets import snapshot_display
+from mcp_notebook.notebook.widgets import snapshots as snapshot_registry
 
 
 def headline(markup: str) -> str:
@@ -66,7 +68,7 @@ def test_the_end_of_a_cell_updates_only_the_snapshots_that_changed(panels):
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
 
-    from mcp_notebook.notebook.trace_widget import trace_widget
+    from mcp_notebook.notebook.widgets.trace import trace_widget
 
     shell = InteractiveShell.instance()
     busy = mcp_notebook.demo("busy", load_magics=False, keepalive=None)
@@ -105,7 +107,7 @@ def test_the_end_of_a_cell_updates_only_the_snapshots_that_changed(panels):
 def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, panels):
     from IPython.core.interactiveshell import InteractiveShell
 
-    from mcp_notebook.notebook import magic_health
+    from mcp_notebook.notebook.magics import health as magic_health
 
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "mcp_notebook")
@@ -132,8 +134,8 @@ def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, 
 
 
 def test_the_filters_say_all_rather_than_nothing(panels):
-    from mcp_notebook.notebook.live_widgets import LogView
-    from mcp_notebook.notebook.trace_widget import TraceView
+    from mcp_notebook.notebook.widgets.live import LogView
+    from mcp_notebook.notebook.widgets.trace import TraceView
 
     with mcp_notebook.demo("filters") as conn:
         trace = TraceView(conn.trace, live=False)

@@ -17,10 +17,10 @@ from support.widgets import XSS, assert_inert
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults
-from mcp_notebook.notebook import magic_health as _magic_health
-from mcp_notebook.notebook import render as _render
-from mcp_notebook.notebook import trace_widget as _trace_widget
-from mcp_notebook.notebook import widgets as _widgets
+from mcp_notebook.notebook.magics import health as _magic_health
+from mcp_notebook.notebook.render import trace as _render
+from mcp_notebook.notebook.widgets import pump as _widgets
+from mcp_notebook.notebook.widgets import trace as _trace_widget
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 
