@@ -172,13 +172,13 @@ _frontend.use(_notebook_front_end)
 
 def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
     """`%load_ext mcp_notebook`: register the `%mcp` magics; starts no thread and no process."""
-    from .notebook.magics.mcp import load
+    from .notebook.frontend import load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
     """Close every connection and stop the background thread."""
-    from .notebook.magics.mcp import unload
+    from .notebook.frontend import unload
 
     unload(ipython)

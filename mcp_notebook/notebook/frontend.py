@@ -1,5 +1,7 @@
 """The notebook's front end: a waiting call's progress, log messages and server questions
-shown in the caller's cell, and live panels as widgets. The package plugs it into the API.
+shown in the caller's cell, and live panels as widgets. The package plugs it into the API,
+and IPython loads the extension through `load` (the `%mcp` magic, its Tab completion, the
+`%config McpNotebook` settings), which imports them with its first use.
 A call's log lines past the first few become one "... and N more" line: updated in place in
 a kernel, printed once at the end in a terminal.
 
@@ -281,3 +283,23 @@ def ask_for_url(question: Question) -> None:
         return
     choice = input("accept (open it yourself), decline or cancel? [a/d/c] ").strip().lower()
     {"a": question.accept, "d": question.decline}.get(choice[:1], question.cancel)()
+
+
+def load(ipython: Any) -> None:
+    """`%load_ext mcp_notebook`: the `%mcp` magic, its settings and its Tab completion."""
+    from ..api.connecting import settings
+    from .completion import ipython as completion
+    from .magics.mcp import McpMagics
+
+    ipython.register_magics(McpMagics)
+    settings.register(ipython)  # %config McpNotebook.keepalive_interval = ...
+    completion.register(ipython)  # Tab on %mcp lines and in conn.call_tool("...
+
+
+def unload(ipython: Any) -> None:
+    """Close every connection and stop the background thread."""
+    from ..api.connecting import connect as api
+    from ..runtime import get_runtime
+
+    api.close_all()
+    get_runtime().stop()

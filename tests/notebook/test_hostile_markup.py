@@ -42,8 +42,8 @@ import mcp_notebook
 from mcp_notebook import TaskList
 from mcp_notebook.api.client_side.answers import Question
 from mcp_notebook.api.display.panels import subscriptions_snapshot
-from mcp_notebook.notebook.magics import health as _magic_health
-from mcp_notebook.notebook.magics import violations as _magic_violations
+from mcp_notebook.notebook.magics import show as _show
+from mcp_notebook.notebook.widgets import health as _health_widgets
 from mcp_notebook.notebook.widgets import interaction as iw
 from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.notebook.widgets import snapshots as snapshot_registry
@@ -332,8 +332,8 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     modern.call_tool("touch", {"uri": uri})
     conn.ping()
     conn.ping()  # two round trips: the health view draws their sparkline and histogram
-    health = _widgets.health_widget(conn, show_stderr=True)
-    dashboard = _widgets.dashboard_widget(mcp_notebook.connections)
+    health = _health_widgets.health_widget(conn, show_stderr=True)
+    dashboard = _health_widgets.dashboard_widget(mcp_notebook.connections)
     logs = conn.log_panel()
     subscriptions = modern.subscriptions_panel(read=True)
     trace = _trace_widget.TraceView(conn.trace, live=False)  # driven here, not by the pump
@@ -395,8 +395,7 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     Last: unloading the extension closes every connection and stops the runtime."""
     displayed: list[Any] = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-    monkeypatch.setattr(_magic_health, "_display", displayed.append)
-    monkeypatch.setattr(_magic_violations, "_display", displayed.append)
+    monkeypatch.setattr(_show, "display", displayed.append)
     # The SDK server sent shout's log messages (logger and data of markup) without declaring
     # logging: `capability` violations, which quote the params.
     shell = InteractiveShell.instance()

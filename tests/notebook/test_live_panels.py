@@ -19,8 +19,8 @@ from support.widgets import XSS, assert_inert
 
 import mcp_notebook
 from mcp_notebook.api.display.panels import clock, logs_snapshot
-from mcp_notebook.notebook.magics import health as _magic_health
-from mcp_notebook.notebook.render.trace import esc
+from mcp_notebook.base.text import esc
+from mcp_notebook.notebook.magics import show as _show
 from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.notebook.widgets.live import LivePanel
 
@@ -223,7 +223,7 @@ def test_the_magics_print_text_without_a_widget_frontend(panels_shell, capsys, t
 def test_the_magics_display_live_panels_with_a_widget_frontend(panels_shell, capsys, monkeypatch, panels):
     shown: list = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-    monkeypatch.setattr(_magic_health, "_display", shown.append)
+    monkeypatch.setattr(_show, "display", shown.append)
     panels_shell.run_line_magic("mcp", f"subscribe {URI} --read")
     panels_shell.run_line_magic("mcp", "subscribe")
     panels_shell.run_line_magic("mcp", "logs --live --unrouted --level warning --last 7")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import mcp_notebook
-from mcp_notebook.notebook.magics import violations as magic_violations
+from mcp_notebook.notebook.magics import show as _show
 from mcp_notebook.notebook.render import violations as violations_view
 from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.protocol.frame_rules import Violation
@@ -40,7 +40,7 @@ def test_violations_as_text(module_shell, capsys, banner):
 def test_violations_as_html_in_jupyter(module_shell, capsys, banner, monkeypatch):
     shown: list = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-    monkeypatch.setattr(magic_violations, "_display", shown.append)
+    monkeypatch.setattr(_show, "display", shown.append)
     module_shell.run_line_magic("mcp", "violations banner --last 1")
     [table] = shown
     html = table._repr_mimebundle_()["text/html"]

@@ -8,10 +8,11 @@ import re
 from support.waiting import wait_until
 
 import mcp_notebook
-from mcp_notebook.notebook.render import trace as render
+from mcp_notebook.notebook.widgets import health as _health_widgets
 from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.notebook.widgets import snapshot_display
 from mcp_notebook.notebook.widgets import snapshots as snapshot_registry
+from mcp_notebook.session import health_view
 
 
 def headline(markup: str) -> str:
@@ -23,7 +24,7 @@ def headline(markup: str) -> str:
 
 def test_the_health_widget_ends_on_closed_not_closing(panels):
     conn = mcp_notebook.demo("ends")
-    panel = _widgets.health_widget(conn)
+    panel = _health_widgets.health_widget(conn)
     panels.append(panel)
     view = _widgets.views_of(panel)
     assert headline(view.main.value) == "ready"
@@ -43,7 +44,7 @@ def test_a_displayed_panel_leaves_a_snapshot_that_follows_it_to_its_final_state(
         IPython.display, "update_display", lambda data, raw=False, display_id=None: updates.append((data, display_id))
     )
     conn = mcp_notebook.demo("snap")
-    panel = _widgets.health_widget(conn)
+    panel = _health_widgets.health_widget(conn)
     panels.append(panel)
     panel._ipython_display_()
     (widget, no_id), (snapshot, snapshot_id) = shown
@@ -107,7 +108,7 @@ def test_the_end_of_a_cell_updates_only_the_snapshots_that_changed(panels):
 def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, panels):
     from IPython.core.interactiveshell import InteractiveShell
 
-    from mcp_notebook.notebook.magics import health as magic_health
+    from mcp_notebook.notebook.magics import show as _show
 
     shell = InteractiveShell.instance()
     shell.run_line_magic("load_ext", "mcp_notebook")
@@ -120,7 +121,7 @@ def test_the_magics_draw_the_diagram_and_a_health_snapshot(monkeypatch, capsys, 
 
         displayed: list = []
         monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-        monkeypatch.setattr(magic_health, "_display", displayed.append)
+        monkeypatch.setattr(_show, "display", displayed.append)
         shell.run_line_magic("mcp", "trace magic --diagram --last 6")
         shell.run_line_magic("mcp", "health magic --snapshot")
         diagram, health = displayed
@@ -154,5 +155,5 @@ def test_the_filters_say_all_rather_than_nothing(panels):
 def test_a_modern_connections_health_widget_calls_its_liveness_probes_probes():
     with mcp_notebook.demo("probed", era="modern", load_magics=False, keepalive=None) as conn:
         conn.ping()  # a liveness probe: modern servers have no ping
-        text = render.health_text(conn.health)
+        text = health_view.text(conn.health)
     assert "our probes   1 sent, 1 answered" in text and "our pings" not in text

@@ -17,10 +17,13 @@ from support.widgets import XSS, assert_inert
 
 import mcp_notebook
 from mcp_notebook.api.connecting.settings import defaults
-from mcp_notebook.notebook.magics import health as _magic_health
+from mcp_notebook.notebook.magics import show as _show
+from mcp_notebook.notebook.render import dashboard as _dashboard
 from mcp_notebook.notebook.render import trace as _render
+from mcp_notebook.notebook.widgets import health as _health_widgets
 from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.notebook.widgets import trace as _trace_widget
+from mcp_notebook.session import health_view
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 
@@ -37,7 +40,7 @@ def renders_between(view: _widgets.View, start: float, end: float) -> int:
 def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):
     with mcp_notebook.connect(fastmcp_server_cmd("--ping-interval-ms", "100"), era="legacy", name="pinger") as conn:
         conn.request("tools/list")
-        panel = _widgets.health_widget(conn)
+        panel = _health_widgets.health_widget(conn)
         panels.append(panel)
         view = _widgets.views_of(panel)
         before = view.main.value
@@ -54,7 +57,7 @@ def test_the_health_widget_changes_while_the_test_thread_is_blocked(panels):
 
 
 def test_a_burst_of_10000_frames_renders_under_the_throttle(sdk, panels):
-    health = _widgets.health_widget(sdk)
+    health = _health_widgets.health_widget(sdk)
     trace = _trace_widget.trace_widget(sdk, live=True)
     panels += [health, trace]
     start = time.monotonic()
@@ -90,16 +93,16 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
         view.rows.value = error.seq
         view.tick(time.monotonic())
         assert "unknown scenario <script>alert(1)</script><img" in html.unescape(view.detail.value)
-        health_panel = _widgets.health_widget(conn, show_stderr=True)
-        dashboard = _widgets.dashboard_widget(mcp_notebook.connections)
+        health_panel = _health_widgets.health_widget(conn, show_stderr=True)
+        dashboard = _health_widgets.dashboard_widget(mcp_notebook.connections)
         panels += [health_panel, dashboard]
 
         rendered = [
             view.detail.value,
             view.html(),
-            _render.health_html(health),
-            _render.stderr_html(health.stderr_tail),
-            _render.dashboard_html([health]),
+            health_view.html(health),
+            _dashboard.stderr_html(health.stderr_tail),
+            _dashboard.dashboard_html([health]),
             _render.trace_html(conn.trace.entries()),
             _widgets.views_of(health_panel).html(),
             _widgets.views_of(dashboard).html(),
@@ -108,14 +111,14 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
         ]
     for markup in rendered:
         assert_inert(markup)
-    assert "&lt;script&gt;" in view.html() and "&lt;script&gt;" in _render.health_html(health)
+    assert "&lt;script&gt;" in view.html() and "&lt;script&gt;" in health_view.html(health)
     # Select options are drawn with textContent by ipywidgets: plain text, never markup.
     assert any("tools/call" in label for label in listed(view))
 
 
 def test_a_connection_closed_under_the_dashboard_stays_in_it_closed_until_its_name_opens_again(panels):
     opened: dict[str, mcp_notebook.Connection] = {}
-    dashboard = _widgets.dashboard_widget(lambda: opened)
+    dashboard = _health_widgets.dashboard_widget(lambda: opened)
     panels.append(dashboard)
     view = _widgets.views_of(dashboard)
 
@@ -188,7 +191,7 @@ def test_without_a_widget_frontend_the_magics_print_text_tables(shell, capsys, t
 def test_with_a_widget_frontend_the_magics_display_widgets_and_html(shell, capsys, monkeypatch, panels):
     shown: list = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-    monkeypatch.setattr(_magic_health, "_display", shown.append)
+    monkeypatch.setattr(_show, "display", shown.append)
     command = " ".join(shlex.quote(part) for part in sdk_server_cmd())
     shell.run_line_magic("mcp", f"connect sdk --era legacy -- {command}")
     shell.run_line_magic("mcp", "health")

@@ -245,6 +245,17 @@ def pairs(metavar: str, help: str) -> Option:
     return arg("pairs", nargs="*", default=[], metavar=metavar, help=help)
 
 
+def key_values(words: list[str]) -> dict[str, str]:
+    """`key=value` words as a mapping of strings (a template's variables, a prompt's arguments)."""
+    out = {}
+    for pair in words:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CommandError(f"arguments are key=value pairs; {pair!r} is not one")
+        out[key] = value
+    return out
+
+
 LIVE = flag("--live", help="a live view that follows new entries (in Jupyter; a snapshot elsewhere)")
 REFRESH = flag("--refresh", help="ask the server again instead of showing the cached list")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from argparse import Namespace
 
 from ...api.cassettes.compare import compare
+from . import show
 from .commands import CommandError, after_dashes, arg, subcommand, timeout
 
 
@@ -20,14 +21,12 @@ from .commands import CommandError, after_dashes, arg, subcommand, timeout
     after_dashes("command", "COMMAND", "the live server's command"),
 )
 def _compare(ns: Namespace) -> None:
-    from . import health as _magic_health
-
     if bool(ns.url) == bool(ns.command):
         raise CommandError("give the live server as a URL or as a command after --, one of them")
     comparison = compare(ns.file, ns.url or ns.command, also_ignore=ns.ignore, timeout=ns.timeout)
     if ns.junit:
         comparison.to_junit(ns.junit)
-    if _magic_health._frontend():
-        _magic_health._display(comparison)
+    if show.frontend():
+        show.display(comparison)
     else:
         print(comparison)

@@ -1,4 +1,5 @@
-"""The `%mcp` line magic: a thin IPython front end over the subcommands in `commands`.
+"""The `%mcp` line magic: a thin IPython front end over the subcommands in `commands`, which the
+feature modules imported here register (one module per feature group).
 
 User mistakes surface as IPython's own UsageError: one line, no traceback, and the cell
 counts as failed so "run all" stops there.
@@ -11,20 +12,20 @@ from typing import Any
 from IPython.core.error import UsageError as IPythonUsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from ...api.connecting import connect as api
-from ...api.connecting import settings as _settings
-from ...runtime import get_runtime
-from ..completion import ipython as _completion
-from . import auth as _magic_auth  # noqa: F401 - registers its subcommands
+from . import auth as _auth  # noqa: F401 - each registers its subcommands: help lists them in this order
 from . import commands as _commands
-from . import compare as _magic_compare  # noqa: F401 - registers its subcommands
-from . import configs as _magic_configs  # noqa: F401 - registers its subcommands
-from . import doctor as _magic_doctor  # noqa: F401 - registers its subcommands
-from . import features as _magic_features  # tools, resources, prompts, logging
-from . import health as _magic_health  # noqa: F401 - registers its subcommands
-from . import session as _magic_session  # noqa: F401 - registers its subcommands
-from . import tool as _magic_tool  # noqa: F401 - registers its subcommands
-from . import violations as _magic_violations  # noqa: F401 - registers its subcommands
+from . import compare as _compare  # noqa: F401
+from . import configs as _configs  # noqa: F401
+from . import doctor as _doctor  # noqa: F401
+from . import health as _health  # noqa: F401
+from . import logs as _logs  # noqa: F401
+from . import prompts as _prompts  # noqa: F401
+from . import resources as _resources  # noqa: F401
+from . import roots as _roots  # noqa: F401
+from . import session as _session  # noqa: F401
+from . import tasks as _tasks  # noqa: F401
+from . import tools as _tools
+from . import trace as _trace  # noqa: F401
 
 
 def run_line(line: str) -> Any:
@@ -42,18 +43,7 @@ class McpMagics(Magics):
         """Talk to MCP servers; `%mcp help` lists the subcommands (`%%mcp call TOOL`: arguments in the body)."""
         if cell is not None:
             try:
-                return _magic_features.run_cell(line, cell)
+                return _tools.run_cell(line, cell)
             except _commands.CommandError as exc:
                 raise IPythonUsageError(str(exc)) from None
         return run_line(line)
-
-
-def load(ipython: Any) -> None:
-    ipython.register_magics(McpMagics)
-    _settings.register(ipython)  # %config McpNotebook.keepalive_interval = ...
-    _completion.register(ipython)  # Tab on %mcp lines and in conn.call_tool("...
-
-
-def unload(ipython: Any) -> None:
-    api.close_all()
-    get_runtime().stop()
