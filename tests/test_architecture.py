@@ -186,3 +186,48 @@ def test_modules_stay_small_and_say_what_they_do(path):
     assert ast.get_docstring(ast.parse(source)), f"{path.name} has no module docstring"
     lines = source.count("\n")
     assert lines <= MAX_LINES, f"{path.relative_to(PACKAGE)} has {lines} lines (at most {MAX_LINES})"
+
+
+# notebook/: one concept per folder, top to bottom; a module imports only its own folder and those below it.
+NOTEBOOK = PACKAGE / "notebook"
+NOTEBOOK_FOLDERS = ["frontend", "completion", "magics", "widgets", "render"]  # completion reads the subcommand table
+# The affixes the folders' names make redundant (`widgets/trace.py`, not `widgets/trace_widget.py`).
+FOLDER_WORDS = {"completion": ("completion",), "magics": ("magic",), "widgets": ("widget", "view"), "render": ("render", "view")}
+
+
+def notebook_folder(module: str) -> str:
+    """`mcp_notebook.notebook.widgets.trace` -> "widgets"; the front end is a folder of one module."""
+    return module.split(".")[2]
+
+
+def repeats_its_folder(folder: str, name: str) -> bool:
+    return any(word in name for word in FOLDER_WORDS.get(folder, ()))
+
+
+def test_the_notebook_layer_is_one_folder_per_concept():
+    loose = sorted(p.name for p in NOTEBOOK.glob("*.py") if p.name not in ("__init__.py", "frontend.py"))
+    assert not loose, f"modules directly in notebook/ (put each in the folder of its concept): {loose}"
+    folders = sorted(p.name for p in NOTEBOOK.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == sorted(NOTEBOOK_FOLDERS[1:]), f"notebook/'s folders are {folders}; declare a new one in NOTEBOOK_FOLDERS"
+    affixed = sorted(
+        str(path.relative_to(NOTEBOOK))
+        for folder in NOTEBOOK_FOLDERS[1:]
+        for path in (NOTEBOOK / folder).glob("*.py")
+        if repeats_its_folder(folder, path.stem)
+    )
+    assert not affixed, f"module names that repeat their folder: {affixed}"
+    assert repeats_its_folder("widgets", "trace_widget") and repeats_its_folder("magics", "magic_tool")
+    assert not repeats_its_folder("widgets", "trace") and not repeats_its_folder("render", "svg")
+
+
+def test_notebook_folders_import_only_down():
+    notebook = [m for m in GRAPH if layer(m) == "notebook" and m != "mcp_notebook.notebook"]
+    rank = {folder: NOTEBOOK_FOLDERS.index(folder) for folder in NOTEBOOK_FOLDERS}
+    upward = sorted(
+        f"{module} -> {target}"
+        for module in notebook
+        for target in GRAPH[module]
+        if layer(target) == "notebook" and target != "mcp_notebook.notebook"
+        if rank[notebook_folder(target)] < rank[notebook_folder(module)]
+    )
+    assert not upward, f"imports up the notebook's folders ({' -> '.join(NOTEBOOK_FOLDERS)}):\n" + "\n".join(upward)

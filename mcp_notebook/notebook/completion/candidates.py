@@ -1,5 +1,5 @@
 """What Tab offers on the text before the cursor: on `%mcp` lines, and for the names a
-connection's methods take. Pure logic; `magic_completion` plugs it into IPython.
+connection's methods take. Pure logic; `completion.ipython` plugs it into IPython.
 
 On a `%mcp` line (also `r = %mcp ...` and the first line of `%%mcp`) the candidates are ours
 alone: subcommands, their options and option values, connection names, the tools, prompts,
@@ -11,7 +11,7 @@ and their kin, the names those methods take; after `conn.call_tool("TOOL", `, it
 
 The rules kept here: nothing here imports IPython, not even lazily (`tests/test_architecture.py`
 checks it); completion never blocks the kernel for long and never raises (listings are asked
-for as `completion_sources` says; `completion/complete` has `WAIT` as its timeout).
+for as `completion.sources` says; `completion/complete` has `WAIT` as its timeout).
 """
 
 from __future__ import annotations

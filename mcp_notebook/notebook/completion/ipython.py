@@ -1,7 +1,7 @@
-"""Tab completion for the `%mcp` magics in IPython: a matcher (IPython 8.6+, matcher API v2) over `line_completion`.
+"""Tab completion for the `%mcp` magics in IPython: a matcher (IPython 8.6+, matcher API v2) over `candidates`.
 
 The rule kept here: this module only translates. IPython's context becomes a call to
-`line_completion.complete` (the text before the cursor and the user's namespace), and its
+`candidates.complete` (the text before the cursor and the user's namespace), and its
 answer becomes IPython's completions; what may come next is decided there, never here. On
 `%mcp` lines and inside a connection method's name the matcher suppresses every other
 matcher, so no Python name is mixed in; a tool's keyword arguments come beside Python's.

@@ -1,5 +1,5 @@
 """Where Tab's candidates come from: a connection's tools, prompts, resources and templates,
-asked for briefly, and the files under a typed path (`line_completion` decides which it needs).
+asked for briefly, and the files under a typed path (`candidates` decides which it needs).
 
 The rule kept here: a Tab never blocks the kernel for long and never raises. A listing the
 server has not sent yet is waited for `WAIT` seconds (it keeps arriving in the background and

@@ -1,7 +1,7 @@
 """The `%mcp` subcommand registry, and the parser pieces subcommands share.
 
 Subcommands are plain functions of their parsed arguments; they know nothing of IPython
-(the magic in `magics` turns their errors into one-line UsageErrors). Each feature
+(the magic in `magics.mcp` turns their errors into one-line UsageErrors). Each feature
 registers its own subcommands from its own module with `@subcommand`, naming the options
 its parser takes. The rule kept here: usage lines and `%mcp help` are made from those
 parsers, never written by hand, and every subcommand that works on an open connection

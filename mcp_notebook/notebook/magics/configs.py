@@ -2,7 +2,7 @@
 `%mcp tools --diff` / `--accept`: how a server's tools differ from their pin, and re-pinning.
 
 `%mcp connect NAME` (no URL, no command) connects to one of them, and `%mcp connect --all` to
-every one (`magic_session`); a configured command asks for consent in the cell first.
+every one (`magics.session`); a configured command asks for consent in the cell first.
 """
 
 from __future__ import annotations

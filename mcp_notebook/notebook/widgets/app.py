@@ -1,4 +1,4 @@
-"""An MCP App view in a cell: an anywidget (`app_widget.js`, an ES module: no front-end build
+"""An MCP App view in a cell: an anywidget (`app.js`, an ES module: no front-end build
 step, and the same widget in JupyterLab 4, Notebook 7 and VS Code) carrying the app's
 JSON-RPC between its sandboxed iframe and the kernel's `api.apps.view.AppView`, with the
 app's messages and the tool's text result shown under it.
@@ -7,7 +7,7 @@ anywidget rather than a JupyterLab extension of our own: it is a `DOMWidget` who
 end is a plain ES module loaded by the widget manager, so there is nothing to compile,
 install or keep in step with JupyterLab's versions, and it is well kept (used by altair,
 marimo, ...). The comm is the bridge; the app's messages reach a busy kernel through the
-answering subshell, as the question forms' do (`interaction_widgets.take_clicks_while_busy`).
+answering subshell, as the question forms' do (`interaction.take_clicks_while_busy`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ CALL_LINES = 8  # the latest progress and log lines of the app's tool calls, und
 
 
 class AppFrame(anywidget.AnyWidget):
-    """The iframe and the postMessage <-> comm relay (see `app_widget.js`)."""
+    """The iframe and the postMessage <-> comm relay (see `app.js`)."""
 
     _esm = Path(__file__).with_name("app.js")
     srcdoc = traitlets.Unicode("").tag(sync=True)

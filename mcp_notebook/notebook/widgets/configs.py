@@ -2,7 +2,7 @@
 command first starts (Connect / Cancel before a configured URL is first sent values from this
 machine), and a form for a VS Code entry's inputs (password inputs in a password
 field). The cell that connects waits for the answer; the forms' clicks are routed to the
-answering subshell (`interaction_widgets.take_clicks_while_busy`), so they arrive while it
+answering subshell (`interaction.take_clicks_while_busy`), so they arrive while it
 waits. Where the kernel cannot route them, the form says so and the cell is not left waiting.
 
 Text from configuration files is escaped here like any other.

@@ -1,6 +1,6 @@
 """Live ipywidgets views of a connection's server log and resource subscriptions.
 
-They follow the hand-off of `widgets`: built and first rendered by the creating thread,
+They follow the hand-off of `pump`: built and first rendered by the creating thread,
 then re-rendered only by the throttled render pump on the runtime's loop thread. A
 subscriptions view asked to `read` starts each re-read from the pump as a task of the
 session (never awaited there, so neither the pump nor the frame path waits for it) and

@@ -11,7 +11,7 @@ kernel's main thread, so it belongs to the cell that ran and reaches the saved o
 the final state included; a panel nothing changed is left as it is.
 
 This module is IPython's side only (`display`, `update_display`, the `post_run_cell`
-hook); which panels are followed and what changed is `snapshot_registry`'s. Only this
+hook); which panels are followed and what changed is `snapshots`'. Only this
 module writes snapshots; nothing here prints.
 """
 

@@ -1,8 +1,8 @@
 """The live trace: a frame table (or a sequence diagram) that follows new frames.
 
-It keeps the hand-off of `widgets`: built and first rendered by the creating thread, then
+It keeps the hand-off of `pump`: built and first rendered by the creating thread, then
 re-rendered only by the throttled render pump. The table is an HTML table like the static
-`%mcp trace` one (every server value escaped by `render`), scrolled to its newest row; the
+`%mcp trace` one (every server value escaped by `render.trace`), scrolled to its newest row; the
 "JSON of" picker shows one entry's message under it, and "diagram" swaps the table for the
 conversation as a sequence diagram. Frontend controls only record what the user chose.
 """

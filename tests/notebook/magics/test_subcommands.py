@@ -5,26 +5,15 @@ from __future__ import annotations
 
 import pytest
 from IPython.core.error import UsageError as IPythonUsageError
-from IPython.core.interactiveshell import InteractiveShell
 from support.features import notice
 from support.http_servers import everything
 from support.servers import server_everything_cmd
 
 import mcp_notebook
 from mcp_notebook.api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
-from mcp_notebook.notebook.completion import candidates as _line_completion
 from mcp_notebook.notebook.magics import commands as _commands
 
 pytestmark = [pytest.mark.node]
-
-
-@pytest.fixture
-def ev_shell():
-    ip = InteractiveShell.instance()
-    ip.run_line_magic("load_ext", "mcp_notebook")
-    conn = mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy")
-    yield ip
-    conn.close()
 
 
 def test_line_and_cell_magics_return_results(ev_shell):
@@ -82,24 +71,6 @@ def test_cell_bodies_that_are_not_arguments(ev_shell):
             ev_shell.run_cell_magic("mcp", "call get-sum", body)
     with pytest.raises(IPythonUsageError, match="only runs `call TOOL`"):
         ev_shell.run_cell_magic("mcp", "tools", "{}")
-
-
-def test_tab_completion_of_tools_arguments_prompts_and_templates(ev_shell):
-    def complete(line: str) -> list[str]:
-        return _line_completion.completions(line)[1]
-
-    assert complete("%mcp call get-s") == ["get-structured-content", "get-sum"]
-    assert complete("%mcp call get-sum ") == ["a=", "b="]
-    assert complete("%mcp call get-sum a=1 ") == ["b="]
-    assert complete("%mcp call get-structured-content location=C") == ["location=Chicago"]
-    assert complete("%mcp call get-structured-content location='New Y") == ["location='New York'"]  # an open quote
-    assert complete("%mcp prompt completable-prompt department=E") == ["department=Engineering"]
-    assert complete("%mcp prompt completable-prompt department=Sales name=") == ["name=David", "name=Eve", "name=Frank"]
-    assert "resourceId=1" in complete("%mcp read 'Dynamic Text Resource' resourceId=1")
-    assert complete("%mcp call nope ") == []  # never raises
-    assert complete("%mcp call -c ev get-sum ") == ["a=", "b="]
-    assert complete("%mcp call --conn=ev get-s") == ["get-structured-content", "get-sum"]
-    assert complete("%mcp call --conn e") == ["ev"]
 
 
 # One line per subcommand that works on a connection; disconnect goes last.

@@ -134,16 +134,3 @@ def test_connect_offers_roots(shell, tmp_path, capsys):
         assert "(2 total)" in listed and tmp_path.as_uri() in listed
     finally:
         conn.close()
-
-
-def test_paths_complete_where_a_line_takes_paths(tmp_path):
-    from mcp_notebook.notebook.completion import candidates as line_completion
-    from mcp_notebook.notebook.magics import mcp as magics  # noqa: F401 - magics registers the subcommands
-
-    (tmp_path / "server.py").write_text("")
-    (tmp_path / "data").mkdir()
-    at = f"{tmp_path}/"
-    for line in (f"connect fs --roots {at}", f"roots {at}", f"logs --save {at}", f"connect x -- python {at}"):
-        assert line_completion.completions(f"%mcp {line}")[1] == [f"{at}data/", f"{at}server.py"], line
-    assert line_completion.completions(f"%mcp connect fs --roots {at}d")[1] == [f"{at}data/"]
-    assert line_completion.completions("%mcp connect x --ro")[1] == ["--roots"]
