@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 from IPython.core.interactiveshell import InteractiveShell
+from support.servers import SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook.notebook.magics import commands as _commands
 
-SERVERS = Path(__file__).parents[1] / "servers"
+SERVERS = SERVERS_DIR
 RAW = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'raw_server.py'))}"
 SDK = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVERS / 'sdk_server.py'))}"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shlex
 import sys
-from pathlib import Path
 
 import pytest
+from support.servers import SERVERS_DIR
 
 import mcp_notebook
 from mcp_notebook.notebook.magics import show as _show
@@ -14,7 +14,7 @@ from mcp_notebook.notebook.render import violations as violations_view
 from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.protocol.frame_rules import Violation
 
-RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
+RAW = [sys.executable, str(SERVERS_DIR / "raw_server.py")]
 
 
 @pytest.fixture

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
 
 import pytest
+from support.servers import SERVERS_DIR
 from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.api.display.diagram import CLIENT, SERVER, histogram
 from mcp_notebook.notebook.render.svg import diagram_bundle, histogram_svg, spark_svg
 
-RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
+RAW = [sys.executable, str(SERVERS_DIR / "raw_server.py")]
 XSS = '<script>alert(1)</script><img src=x onerror="alert(2)">'
 
 

@@ -9,10 +9,9 @@ import re
 import shlex
 import sys
 import time
-from pathlib import Path
 
 import pytest
-from support.servers import fastmcp_server_cmd, sdk_server_cmd
+from support.servers import SERVERS_DIR, fastmcp_server_cmd, sdk_server_cmd
 from support.widgets import XSS, assert_inert
 
 import mcp_notebook
@@ -25,7 +24,7 @@ from mcp_notebook.notebook.widgets import pump as _widgets
 from mcp_notebook.notebook.widgets import trace as _trace_widget
 from mcp_notebook.session import health_view
 
-RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
+RAW = [sys.executable, str(SERVERS_DIR / "raw_server.py")]
 
 
 def listed(view: _trace_widget.TraceView) -> list[str]:
