@@ -166,7 +166,7 @@ def __dir__() -> list[str]:
 
 
 def _notebook_front_end() -> _frontend.FrontEnd:
-    from .notebook.display import NotebookFrontEnd
+    from .notebook.frontend import NotebookFrontEnd
 
     return NotebookFrontEnd()
 
@@ -176,13 +176,13 @@ _frontend.use(_notebook_front_end)
 
 def load_ipython_extension(ipython):  # type: ignore[no-untyped-def]
     """`%load_ext mcp_notebook`: register the `%mcp` magics; starts no thread and no process."""
-    from .notebook.magics import load
+    from .notebook.frontend import load
 
     load(ipython)
 
 
 def unload_ipython_extension(ipython):  # type: ignore[no-untyped-def]
     """Close every connection and stop the background thread."""
-    from .notebook.magics import unload
+    from .notebook.frontend import unload
 
     unload(ipython)

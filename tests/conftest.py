@@ -33,7 +33,7 @@ def shown_as() -> Iterator[Callable[..., Any]]:
     "ipython", "script"), through the front end given (the notebook's by default); the
     front end in use before comes back after the test."""
     from mcp_notebook.api.display import frontend
-    from mcp_notebook.notebook.display import NotebookFrontEnd
+    from mcp_notebook.notebook.frontend import NotebookFrontEnd
 
     previous = frontend.current()
 

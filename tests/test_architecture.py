@@ -39,9 +39,9 @@ ALLOWED: dict[str, set[str]] = {
 MAX_LINES = 400
 # Logic kept apart from the IPython adapter beside it: it imports nothing of IPython, not even lazily.
 IPYTHON_FREE = [
-    "mcp_notebook.notebook.commands",
-    "mcp_notebook.notebook.line_completion",
-    "mcp_notebook.notebook.snapshot_registry",
+    "mcp_notebook.notebook.magics.commands",
+    "mcp_notebook.notebook.completion.candidates",
+    "mcp_notebook.notebook.widgets.snapshots",
 ]
 
 
@@ -132,9 +132,10 @@ def test_below_the_notebook_layer_nothing_imports_a_front_end():
 
 
 def is_front_end_adapter(module: str) -> bool:
-    """A notebook module named as what it adapts to: magics (their completion too), widgets, IPython's display."""
-    name = module.rsplit(".", 1)[-1]
-    return name.startswith("magic") or "widget" in name or "display" in name
+    """A notebook module placed as what it adapts to: the front end, the magics, the widgets, and
+    completion's hook into IPython (`completion.ipython`); never `render/` nor completion's logic."""
+    parts = module.split(".")[2:]
+    return parts[:1] in (["frontend"], ["magics"], ["widgets"]) or parts == ["completion", "ipython"]
 
 
 def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end():
@@ -148,10 +149,10 @@ def test_in_the_notebook_layer_only_modules_named_as_adapters_import_a_front_end
         if FRONT_ENDS & third_party_imports(path) and not is_front_end_adapter(module) and module != "mcp_notebook.notebook"
     ]
     assert not unnamed, "front-end imports in modules not named as adapters:\n" + "\n".join(unnamed)
-    assert is_front_end_adapter("mcp_notebook.notebook.tool_form_widget")
-    assert is_front_end_adapter("mcp_notebook.notebook.magic_completion")
-    assert not is_front_end_adapter("mcp_notebook.notebook.ipython_completion")
-    assert not is_front_end_adapter("mcp_notebook.notebook.line_completion")
+    assert is_front_end_adapter("mcp_notebook.notebook.widgets.tool_form")
+    assert is_front_end_adapter("mcp_notebook.notebook.completion.ipython")
+    assert not is_front_end_adapter("mcp_notebook.notebook.render.trace")
+    assert not is_front_end_adapter("mcp_notebook.notebook.completion.candidates")
 
 
 @pytest.mark.parametrize("module", IPYTHON_FREE)
@@ -240,3 +241,47 @@ def test_the_session_glossary_names_classes_where_they_live():
         if not found or (method and not any(getattr(item, "name", None) == method for item in found[0].body)):
             wrong.append(f"`{name}` is not in {path}")
     assert not wrong, "the session glossary is out of date:\n" + "\n".join(wrong)
+
+# notebook/: one concept per folder, top to bottom; a module imports only its own folder and those below it.
+NOTEBOOK = PACKAGE / "notebook"
+NOTEBOOK_FOLDERS = ["frontend", "completion", "magics", "widgets", "render"]  # completion reads the subcommand table
+# The affixes the folders' names make redundant (`widgets/trace.py`, not `widgets/trace_widget.py`).
+FOLDER_WORDS = {"completion": ("completion",), "magics": ("magic",), "widgets": ("widget", "view"), "render": ("render", "view")}
+
+
+def notebook_folder(module: str) -> str:
+    """`mcp_notebook.notebook.widgets.trace` -> "widgets"; the front end is a folder of one module."""
+    return module.split(".")[2]
+
+
+def repeats_its_folder(folder: str, name: str) -> bool:
+    return any(word in name for word in FOLDER_WORDS.get(folder, ()))
+
+
+def test_the_notebook_layer_is_one_folder_per_concept():
+    loose = sorted(p.name for p in NOTEBOOK.glob("*.py") if p.name not in ("__init__.py", "frontend.py"))
+    assert not loose, f"modules directly in notebook/ (put each in the folder of its concept): {loose}"
+    folders = sorted(p.name for p in NOTEBOOK.iterdir() if p.is_dir() and p.name != "__pycache__")
+    assert folders == sorted(NOTEBOOK_FOLDERS[1:]), f"notebook/'s folders are {folders}; declare a new one in NOTEBOOK_FOLDERS"
+    affixed = sorted(
+        str(path.relative_to(NOTEBOOK))
+        for folder in NOTEBOOK_FOLDERS[1:]
+        for path in (NOTEBOOK / folder).glob("*.py")
+        if repeats_its_folder(folder, path.stem)
+    )
+    assert not affixed, f"module names that repeat their folder: {affixed}"
+    assert repeats_its_folder("widgets", "trace_widget") and repeats_its_folder("magics", "magic_tool")
+    assert not repeats_its_folder("widgets", "trace") and not repeats_its_folder("render", "svg")
+
+
+def test_notebook_folders_import_only_down():
+    notebook = [m for m in GRAPH if layer(m) == "notebook" and m != "mcp_notebook.notebook"]
+    rank = {folder: NOTEBOOK_FOLDERS.index(folder) for folder in NOTEBOOK_FOLDERS}
+    upward = sorted(
+        f"{module} -> {target}"
+        for module in notebook
+        for target in GRAPH[module]
+        if layer(target) == "notebook" and target != "mcp_notebook.notebook"
+        if rank[notebook_folder(target)] < rank[notebook_folder(module)]
+    )
+    assert not upward, f"imports up the notebook's folders ({' -> '.join(NOTEBOOK_FOLDERS)}):\n" + "\n".join(upward)

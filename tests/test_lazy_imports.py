@@ -35,7 +35,7 @@ LAZY = (
     "traitlets",
     "mcp_notebook.api.connecting.connect",
     "mcp_notebook.demo_server",
-    "mcp_notebook.notebook.display",
+    "mcp_notebook.notebook.frontend",
     "mcp_notebook.runtime",
     "mcp_notebook.session",
     "mcp_notebook.transports",
@@ -95,7 +95,7 @@ def test_the_notebook_front_end_comes_with_the_first_thing_shown() -> None:
         "from mcp_notebook.api.display import frontend\n"
         "assert type(frontend.current()).__name__ == 'NotebookFrontEnd'"
     )
-    assert "mcp_notebook.notebook.display" in loaded_after(code)
+    assert "mcp_notebook.notebook.frontend" in loaded_after(code)
 
 
 def test_loading_the_extension_imports_the_magics_without_a_connection() -> None:

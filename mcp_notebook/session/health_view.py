@@ -3,8 +3,9 @@ the era in a few words, and how a closed connection ended.
 
 Functions of a `session.health.Health` (which imports this module, so it is not named
 here). Server text goes through `plain`/`one_line` in text and `esc`/`ansi_html` in HTML.
-Front ends with more room (the live widgets, `%mcp status`) build their own views; these
-are what `conn.health` shows when it is the value of a cell.
+This is the one rendering of a snapshot: what `conn.health` shows as a cell's value, what
+`%mcp health` prints or displays, and what its live widget redraws (which adds round-trip
+pictures and the stderr tail around it, `notebook.render.dashboard`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,21 @@ def summary(h: Any) -> str:
     return f"{h.era} {h.protocol_version or '?'} over {h.transport}, {rtt}"
 
 
+def _last(verb: str, seconds: float | None) -> str:
+    if seconds is None:
+        return f"none {verb}"
+    return f"{verb} {seconds * 1000:.0f} ms ago" if seconds < 1 else f"{verb} {seconds:.1f} s ago"
+
+
+def _keepalive(h: Any) -> str:
+    if not (h.keepalive and h.keepalive_interval):
+        return "off"
+    return (
+        f"every {h.keepalive_interval:g} s: {counted(h.keepalive_pings, 'ping')}, {h.keepalive_misses} missed in a row, "
+        f"{h.keepalive_skips} skipped"
+    )
+
+
 def rows(h: Any) -> list[tuple[str, str]]:
     """(label, plain value) pairs, the same in text and HTML."""
     server = h.server_info or {}
@@ -69,15 +85,30 @@ def rows(h: Any) -> list[tuple[str, str]]:
         ("protocol", f"{h.era} {h.protocol_version or '-'} over {h.transport} ({h.era_source or '-'})"),
         ("server", f"{server.get('name', '-')} {server.get('version', '')}".rstrip()),
         ("endpoint", h.endpoint),
-        ("round trip", f"last {_ms(h.last_rtt)}, median {_ms(h.rtt_median)}, p95 {_ms(h.rtt_p95)}"),
-        (probes_word(h), f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_timeouts} timed out"),
-        ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered"),
-        ("in flight", str(h.requests_in_flight)),
+        ("round trip", f"last {_ms(h.last_rtt)}, min {_ms(h.rtt_min)}, median {_ms(h.rtt_median)}, p95 {_ms(h.rtt_p95)}"),
+        (
+            f"our {'pings' if h.probe == 'ping' else 'probes'}",  # modern servers have no ping: we probe liveness
+            f"{h.pings_sent} sent, {h.pings_answered} answered, {h.ping_failures} failed ({h.ping_timeouts} timed out)",
+        ),
+        ("server pings", f"{h.server_pings} received, {h.pongs_sent} answered, {counted(h.pong_failures, 'pong')} lost"),
+        ("pong latency", f"last {_ms(h.last_pong_latency)}, median {_ms(h.pong_latency_median)}, max {_ms(h.pong_latency_max)}"),
+        ("keepalive", _keepalive(h)),
+        ("last frame", f"{_last('received', h.since_frame_in)}, {_last('sent', h.since_frame_out)}"),
+        ("in flight", f"{counted(h.requests_in_flight, 'request')}; {counted(h.invalid_frames, 'invalid frame')}"),
+        ("trace", f"{counted(h.trace_entries, 'entry', 'entries')}, {h.trace_dropped} dropped"),
     ]
-    if h.listening is not None:
+    if h.listening is not None:  # the server's way to us between our requests (HTTP)
         found.append(("listening", h.listening))
     if h.notifications_dropped or h.requests_refused:
         found.append(("handlers", turned_away(h)))
+    if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
+        recoveries = counted(h.session_recoveries, "session recovery", "session recoveries")
+        found.append(
+            (
+                "recovery",
+                f"{counted(h.http_keepalive_ticks, 'keepalive tick')}, {counted(h.reconnects, 'reconnect')}, {recoveries}",
+            )
+        )
     if h.violations:
         found.append(("violations", f"{h.violations}: conn.violations, %mcp violations -c {h.name}"))
     if h.state == "closed":

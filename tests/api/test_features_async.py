@@ -19,7 +19,7 @@ from support.waiting import until
 
 import mcp_notebook
 from mcp_notebook import Connection
-from mcp_notebook.notebook import display as _display
+from mcp_notebook.notebook import frontend as _display
 
 pytestmark = [pytest.mark.node]
 

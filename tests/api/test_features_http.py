@@ -25,7 +25,7 @@ from support.http_servers import everything, http_events
 from support.servers import free_port
 
 import mcp_notebook
-from mcp_notebook.notebook.render import trace_rows
+from mcp_notebook.notebook.render.trace import trace_rows
 
 pytestmark = [pytest.mark.node]
 

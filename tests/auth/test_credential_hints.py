@@ -11,8 +11,8 @@ import httpx2
 
 import mcp_notebook
 from mcp_notebook.__main__ import _parser
-from mcp_notebook.notebook import magic_session  # noqa: F401 - registers %mcp connect
-from mcp_notebook.notebook.commands import SUBCOMMANDS
+from mcp_notebook.notebook.magics import session as magic_session  # noqa: F401 - registers %mcp connect
+from mcp_notebook.notebook.magics.commands import SUBCOMMANDS
 from mcp_notebook.transports.http_errors import describe_status
 
 

@@ -24,7 +24,7 @@ from mcp_notebook.auth.discovery import Discovered
 from mcp_notebook.auth.grants import MAX_LIFETIME, Token, make_token
 from mcp_notebook.auth.identity import ClientIdentity
 from mcp_notebook.demo_server import OAuthSettings
-from mcp_notebook.notebook.magic_auth import format_status
+from mcp_notebook.notebook.magics.auth import format_status
 
 FOUND = Discovered("https://mcp.example/mcp", "https://as.example", {"token_endpoint": "x"}, None, legacy=False)
 CLIENT = ClientIdentity("client-1", "none", "registered")

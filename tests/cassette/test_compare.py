@@ -152,8 +152,8 @@ def test_secrets_stay_redacted_in_a_comparison(tmp_path):
 
 
 def test_tab_offers_files_for_the_cassette(sdk_cassette):
-    from mcp_notebook.notebook import magic_compare  # noqa: F401 - registers %mcp compare
-    from mcp_notebook.notebook.line_completion import candidates
+    from mcp_notebook.notebook.completion.candidates import candidates
+    from mcp_notebook.notebook.magics import compare as magic_compare  # noqa: F401 - registers %mcp compare
 
     folder = str(sdk_cassette.parent) + "/"
     assert str(sdk_cassette) in candidates(["compare"], folder)

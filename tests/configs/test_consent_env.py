@@ -156,7 +156,7 @@ def test_the_notebooks_form_asks_to_connect_naming_the_variables(
     config_home: tuple[Path, Path], recorder: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from mcp_notebook.api.connecting import configured
-    from mcp_notebook.notebook.config_widgets import ConsentForm
+    from mcp_notebook.notebook.widgets.configs import ConsentForm
 
     _, project = config_home
     monkeypatch.setenv("SECRET_KEY", SECRET)

@@ -24,7 +24,7 @@ from mcp_notebook import demo_server
 from mcp_notebook.api.connecting.authorization import auth_status, auth_steps
 from mcp_notebook.api.connecting.demo import follow_redirect, http_server
 from mcp_notebook.demo_server import OAuthSettings
-from mcp_notebook.notebook.magic_auth import format_status, format_steps
+from mcp_notebook.notebook.magics.auth import format_status, format_steps
 
 REDIRECT = "http://127.0.0.1:33418/callback"
 ISSUED = re.compile(r"demo-(?:at|rt|code|cs)-[A-Za-z0-9_-]{8,}")

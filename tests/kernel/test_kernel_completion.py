@@ -11,8 +11,8 @@ import pytest
 from support.kernels import Kernel
 from support.servers import server_everything_cmd
 
-from mcp_notebook.notebook import magics  # noqa: F401 - registers every subcommand
-from mcp_notebook.notebook.commands import SUBCOMMANDS
+from mcp_notebook.notebook.magics import mcp as magics  # noqa: F401 - registers every subcommand
+from mcp_notebook.notebook.magics.commands import SUBCOMMANDS
 
 pytestmark = [pytest.mark.node, pytest.mark.kernel]
 

@@ -28,7 +28,7 @@ def test_tool_shows_its_view_and_a_form_that_calls_it(kernel: Kernel) -> None:
     assert "example:\n  %mcp call get-structured-content location='New York'" in view["text/plain"]
     assert WIDGET in form
     called = kernel.run(
-        "from mcp_notebook.notebook.tool_form_widget import ToolForm\n"
+        "from mcp_notebook.notebook.widgets.tool_form import ToolForm\n"
         "form = ToolForm(conn, conn.tool('get-structured-content'))\n"
         "form.fields['location'].value = 'Chicago'\n"
         "print(form.call().structured['conditions'] != '', form.status.value)\n"

@@ -42,13 +42,13 @@ import mcp_notebook
 from mcp_notebook import TaskList
 from mcp_notebook.api.client_side.answers import Question
 from mcp_notebook.api.display.panels import subscriptions_snapshot
-from mcp_notebook.notebook import interaction_widgets as iw
-from mcp_notebook.notebook import magic_health as _magic_health
-from mcp_notebook.notebook import magic_violations as _magic_violations
-from mcp_notebook.notebook import snapshot_registry
-from mcp_notebook.notebook import trace_widget as _trace_widget
-from mcp_notebook.notebook import widgets as _widgets
-from mcp_notebook.notebook.tool_form_widget import ToolForm
+from mcp_notebook.notebook.magics import show as _show
+from mcp_notebook.notebook.widgets import health as _health_widgets
+from mcp_notebook.notebook.widgets import interaction as iw
+from mcp_notebook.notebook.widgets import pump as _widgets
+from mcp_notebook.notebook.widgets import snapshots as snapshot_registry
+from mcp_notebook.notebook.widgets import trace as _trace_widget
+from mcp_notebook.notebook.widgets.tool_form import ToolForm
 from mcp_notebook.runtime import get_runtime
 
 pytestmark = [pytest.mark.node]
@@ -332,8 +332,8 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     modern.call_tool("touch", {"uri": uri})
     conn.ping()
     conn.ping()  # two round trips: the health view draws their sparkline and histogram
-    health = _widgets.health_widget(conn, show_stderr=True)
-    dashboard = _widgets.dashboard_widget(mcp_notebook.connections)
+    health = _health_widgets.health_widget(conn, show_stderr=True)
+    dashboard = _health_widgets.dashboard_widget(mcp_notebook.connections)
     logs = conn.log_panel()
     subscriptions = modern.subscriptions_panel(read=True)
     trace = _trace_widget.TraceView(conn.trace, live=False)  # driven here, not by the pump
@@ -395,8 +395,7 @@ def magics(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     Last: unloading the extension closes every connection and stops the runtime."""
     displayed: list[Any] = []
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
-    monkeypatch.setattr(_magic_health, "_display", displayed.append)
-    monkeypatch.setattr(_magic_violations, "_display", displayed.append)
+    monkeypatch.setattr(_show, "display", displayed.append)
     # The SDK server sent shout's log messages (logger and data of markup) without declaring
     # logging: `capability` violations, which quote the params.
     shell = InteractiveShell.instance()
@@ -436,8 +435,8 @@ def configured(conn: mcp_notebook.Connection, tmp: Path, monkeypatch: pytest.Mon
     from mcp_notebook.configs.consent import ConsentRequest
     from mcp_notebook.configs.discovery import discover as discover_configs
     from mcp_notebook.configs.interpolate import input_requests
-    from mcp_notebook.notebook import config_widgets
-    from mcp_notebook.notebook.magic_configs import DiffView
+    from mcp_notebook.notebook.magics.configs import DiffView
+    from mcp_notebook.notebook.widgets import configs as config_widgets
 
     monkeypatch.setenv("HOME", str(tmp))
     monkeypatch.chdir(tmp)
@@ -466,7 +465,7 @@ def authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     step, and a wait that ends at once (no paste, no loopback) in the waiting cell."""
     from urllib.parse import quote
 
-    from mcp_notebook.notebook import auth_widget
+    from mcp_notebook.notebook.widgets import auth as auth_widget
 
     url = f"https://{MARKUP}/authorize?response_type=code&redirect_uri={quote(MARKUP)}"
     form = auth_widget.AuthorizationWidget(url, None, how="paste the URL the browser ends on")
@@ -487,7 +486,7 @@ def device_authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     """The device grant's widget: the user code and the verification page come from the
     authorization server, the notes of its steps from its answers; shown in the waiting cell."""
     from mcp_notebook.auth.device import DeviceCode
-    from mcp_notebook.notebook import device_widget
+    from mcp_notebook.notebook.widgets import device as device_widget
 
     code = DeviceCode(MARKUP, f"https://{MARKUP}/device", f"https://{MARKUP}/device?c=1", 600.0, 5.0, "https://as", "dc")
     form = device_widget.DeviceCodeWidget(code, None)

@@ -16,9 +16,10 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import Listing
-from mcp_notebook.notebook import render as _render
-from mcp_notebook.notebook import widgets as _widgets
-from mcp_notebook.notebook.magic_session import format_health
+from mcp_notebook.notebook.magics.health import stderr_text
+from mcp_notebook.notebook.magics.session import format_health
+from mcp_notebook.notebook.widgets import health as _health_widgets
+from mcp_notebook.notebook.widgets import pump as _widgets
 
 pytestmark = [pytest.mark.node]
 
@@ -31,7 +32,7 @@ def test_a_coloured_stderr_shows_colours_in_html_and_none_in_text(panels):
     with mcp_notebook.connect(fastmcp_server_cmd(), era="legacy", name="coloured", env=COLOURED) as conn:
         wait_until(lambda: any("Starting MCP server" in line for line in conn.stderr), "FastMCP's start-up log line")
         assert any("\x1b[" in line for line in conn.stderr), "the peer coloured its stderr"
-        panel = _widgets.health_widget(conn, show_stderr=True)
+        panel = _health_widgets.health_widget(conn, show_stderr=True)
         panels.append(panel)
         view = _widgets.views_of(panel)
         wait_until(lambda: "Starting MCP server" in view.stderr.value, "the stderr tail in the widget")
@@ -39,7 +40,7 @@ def test_a_coloured_stderr_shows_colours_in_html_and_none_in_text(panels):
     assert re.search(r'<span style="[^"]*color: #[0-9a-f]{6}[^"]*">', html), html
     assert "\x1b" not in html and not ANSI_TRACES.search(re.sub(r"<[^>]*>", "", html))
     assert "file://" not in html, "rich's OSC 8 links are dropped, not made links"
-    for text in (format_health(health), _render.health_text(health, stderr=True)):
+    for text in (format_health(health), stderr_text(health)):
         assert "Starting MCP server" in text or "stderr" in text
         assert not ANSI_TRACES.search(text), text
 
@@ -70,7 +71,7 @@ def test_a_server_that_dies_while_idle_stays_listed_until_disconnected(module_sh
     assert re.search(r"closed .*, at \d\d:\d\d:\d\d \(\d+ s ago\)", status), status
     assert any(line.strip() in status for line in conn.stderr[-3:]), "its last stderr lines"
     health = run(module_shell, capsys, "%mcp health ev")
-    assert "ev: closed" in health and "exit code -9" in health
+    assert "ev: closed" in health and "exited with code -9" in health
     assert conn.health.closed_at is not None and "exited with code -9" in repr(conn.health)
 
     run(module_shell, capsys, f"%mcp connect ev --era legacy -- {everything}")  # the name connected again

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_notebook.notebook import magic_features  # noqa: F401 - registers %mcp tools
+from mcp_notebook.notebook.magics import tools as magic_tools  # noqa: F401 - registers %mcp tools
 from support.servers import PEERS_DIR, SERVERS_DIR, node_executable
 
 PROBE = [sys.executable, str(SERVERS_DIR / "apps_server.py")]

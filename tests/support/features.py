@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import mcp_notebook
-from mcp_notebook.notebook import display as _display
+from mcp_notebook.notebook import frontend as _display
 
 
 def ctrl_c_on_first_report():

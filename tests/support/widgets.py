@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcp_notebook.notebook import interaction_widgets as iw
+from mcp_notebook.notebook.widgets import interaction as iw
 from support.kernels import Cell, Kernel
 
 

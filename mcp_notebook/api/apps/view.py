@@ -38,7 +38,7 @@ from .calls import followed_call
 
 APP_VIA = "app"
 DENIED = -32000
-MAX_HEIGHT = 2000  # the frame grows with the app up to this (app_widget.js caps it alike)
+MAX_HEIGHT = 2000  # the frame grows with the app up to this (notebook/widgets/app.js caps it alike)
 ENDED = ("torn down", "closed")
 RECORDS = 200  # ui/message and notifications/message records kept per view
 

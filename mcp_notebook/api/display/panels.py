@@ -2,7 +2,7 @@
 
 Everything here reads what the session thread recorded in the feature state; nothing
 prints or sends. The live panels that show these (`conn.log_panel()`) are the front end's:
-widgets in a notebook (`notebook.live_widgets`), text elsewhere.
+widgets in a notebook (`notebook.widgets.live`), text elsewhere.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The fields a form shows for a schema's properties, and the arguments a tool's form makes.
 
-Plain Python under the widget forms (`notebook.tool_form_widget`, the elicitation form in
-`notebook.interaction_widgets`): which input fits a property (`field_input`: one choice,
+Plain Python under the widget forms (`notebook.widgets.tool_form`, the elicitation form in
+`notebook.widgets.interaction`): which input fits a property (`field_input`: one choice,
 several, a checkbox, a number box, a text box, or JSON text when none of those fits a
 tool's argument) and what it starts with; and, for a tool (`ToolFields`), turning what the
 fields hold back into the arguments of a call, parsed as `%mcp call` parses `key=value`.

@@ -23,8 +23,8 @@ import mcp_notebook
 from mcp_notebook.api.apps import meta as app_meta
 from mcp_notebook.api.apps.methods import model_tools
 from mcp_notebook.api.apps.view import AppView
-from mcp_notebook.notebook import magic_features  # noqa: F401 - registers %mcp tools
-from mcp_notebook.notebook.commands import dispatch
+from mcp_notebook.notebook.magics import tools as magic_tools  # noqa: F401 - registers %mcp tools
+from mcp_notebook.notebook.magics.commands import dispatch
 
 pytestmark = [pytest.mark.node]
 

@@ -22,7 +22,7 @@ from support.widgets import in_background, replies
 
 import mcp_notebook
 from mcp_notebook import Connection, TaskCancelled, TaskList
-from mcp_notebook.notebook import interaction_widgets as iw
+from mcp_notebook.notebook.widgets import interaction as iw
 
 pytestmark = [pytest.mark.node]
 

@@ -1,0 +1,85 @@
+"""The subcommands of what crossed the wire: `%mcp trace` (the frame table; `--live` a widget that
+follows new frames, `--diagram` a sequence diagram, `--save` JSON lines) and `violations` (the
+rules the server's frames broke, over `conn.violations`). An HTML table in Jupyter (it survives in
+the saved notebook), text elsewhere; each works on one connection named as `commands.connection` says.
+"""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+from ...protocol.frame_rules import RULES
+from ...session.trace import select
+from ..render import trace as render
+from ..render import violations as violations_view
+from . import show
+from .commands import LIVE, CommandError, arg, connection, connection_of, flag, last, save, subcommand
+
+KINDS = ["request", "notification", "response", "error", "invalid", "batch", "event"]
+
+
+@subcommand(
+    "trace",
+    "frame table (--live: a widget that follows new frames; --diagram: a sequence diagram; "
+    "--save: write the matching entries as JSON lines)",
+    connection(positional=True),
+    LIVE,
+    flag("--diagram", help="the conversation as a sequence diagram (a picture in Jupyter, text elsewhere)"),
+    last("how many of the newest matching entries (default: 50)", default=50),
+    arg("--method", metavar="M", help="only frames of this method"),
+    arg("--kind", metavar="K", choices=KINDS, help=f"only frames of this kind: {', '.join(KINDS)}"),
+    arg("--direction", choices=["in", "out", "event"], help="only frames received (in), sent (out), or events"),
+    save("matching entries"),
+)
+def _trace(ns: Namespace) -> None:
+    conn = connection_of(ns)
+    kind = None if ns.kind in (None, "event") else ns.kind
+    direction = "event" if ns.kind == "event" else ns.direction
+    filters = {"method": ns.method, "kind": kind, "direction": direction}
+    if ns.save:
+        try:
+            written = conn.trace.to_jsonl(ns.save, last=ns.last, **filters)
+        except OSError as exc:
+            raise CommandError(f"cannot write {ns.save}: {exc.strerror or exc}") from None
+        print(f"saved {written} trace entries to {ns.save}")
+        return
+    if ns.live and show.frontend():
+        from ..widgets.trace import trace_widget
+
+        show.display(trace_widget(conn, live=True, last=ns.last, show="diagram" if ns.diagram else "table", **filters))
+        return
+    if ns.diagram:
+        diagram = conn.diagram(last=ns.last, **filters)
+        if show.frontend():
+            show.display(diagram)
+        else:
+            print(diagram.text())
+        return
+    entries = conn.trace.entries()
+    shown = select(entries, last=ns.last, **filters)
+    marks = conn.trace.marks
+    text = render.trace_text(shown, entries, dropped=conn.trace.dropped, marks=marks)
+    if show.frontend():
+        show.display(show.Html(render.trace_html(shown, entries, dropped=conn.trace.dropped, marks=marks), text))
+    else:
+        if ns.live:
+            print("(a live table needs a Jupyter widget frontend; this is a snapshot)")
+        print(text)
+
+
+@subcommand(
+    "violations",
+    "the rules the server's frames broke: which frame, where, the rule, the spec section (connect --strict: fail on one)",
+    connection(positional=True),
+    arg("--rule", choices=RULES, help=f"only this rule: {', '.join(RULES)}"),
+    last("how many of the newest (default: 50)", default=50),
+)
+def _violations(ns: Namespace) -> None:
+    conn = connection_of(ns)
+    found = [v for v in conn.violations if ns.rule is None or v.rule == ns.rule]
+    shown = found[-ns.last :] if ns.last else found
+    text = violations_view.text(conn.name, shown, len(found))
+    if show.frontend():
+        show.display(show.Html(violations_view.html(conn.name, shown, len(found)), text))
+    else:
+        print(text)
