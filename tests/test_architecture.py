@@ -242,6 +242,7 @@ def test_the_session_glossary_names_classes_where_they_live():
             wrong.append(f"`{name}` is not in {path}")
     assert not wrong, "the session glossary is out of date:\n" + "\n".join(wrong)
 
+
 # notebook/: one concept per folder, top to bottom; a module imports only its own folder and those below it.
 NOTEBOOK = PACKAGE / "notebook"
 NOTEBOOK_FOLDERS = ["frontend", "completion", "magics", "widgets", "render"]  # completion reads the subcommand table
