@@ -45,7 +45,9 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "api.cassettes.compare": ("compare",),
     "api.cassettes.comparison": ("Comparison",),
     "api.connecting.connect": ("aconnect", "close_all", "connect", "connections", "get_connection"),
+    "api.aio": ("AsyncConnection",),
     "api.connection": ("Connection",),
+    "api.records": ("ServerLog", "Subscriptions"),
     "api.connecting.demo": ("demo",),
     "api.display.diagram": ("Diagram",),
     "api.doctor.run": ("doctor",),
@@ -84,6 +86,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
 }
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
+    from .api.aio import AsyncConnection as AsyncConnection
     from .api.calls.progress import LogRecord as LogRecord
     from .api.cassettes.compare import compare as compare
     from .api.cassettes.comparison import Comparison as Comparison
@@ -102,6 +105,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .api.display.diagram import Diagram as Diagram
     from .api.doctor.report import Diagnosis as Diagnosis
     from .api.doctor.run import doctor as doctor
+    from .api.records import ServerLog as ServerLog
+    from .api.records import Subscriptions as Subscriptions
     from .api.results.objects import Listing as Listing
     from .api.results.objects import PromptResult as PromptResult
     from .api.results.objects import ResourceResult as ResourceResult

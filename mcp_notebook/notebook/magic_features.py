@@ -183,11 +183,11 @@ def _subscribe(ns: Namespace) -> None:
     if ns.uri is not None:
         conn.subscribe(ns.uri)
     if _frontend():
-        _show(conn.subscriptions_panel(ns.uri, read=ns.read))
+        _show(conn.subscriptions.panel(ns.uri, read=ns.read))
         return
     if ns.uri is not None:
         print(
-            f"subscribed to {ns.uri} on {conn.name!r}; conn.resource_updates(uri) counts its updates"
+            f"subscribed to {ns.uri} on {conn.name!r}; conn.subscriptions.updates(uri) counts its updates"
             + (" (live content needs a Jupyter widget frontend)" if ns.read else "")
         )
     else:
@@ -205,7 +205,7 @@ def _subscribe(ns: Namespace) -> None:
 def _unsubscribe(ns: Namespace) -> None:
     conn = connection_of(ns)
     conn.unsubscribe(ns.uri)
-    updates = conn.resource_updates(ns.uri)
+    updates = conn.subscriptions.updates(ns.uri)
     print(f"unsubscribed from {ns.uri} on {conn.name!r} after {counted(updates, 'update')}")
 
 
@@ -277,13 +277,13 @@ def _logs(ns: Namespace) -> None:
     conn = connection_of(ns)
     if ns.save:
         try:
-            written = write_jsonl(conn.log_records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
+            written = write_jsonl(conn.logs.records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
         except OSError as exc:
             raise CommandError(f"cannot write {ns.save}: {exc.strerror or exc}") from None
         print(f"saved {counted(written, 'log message')} to {ns.save}")
         return
     if ns.live and _frontend():
-        _show(conn.log_panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
+        _show(conn.logs.panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
         return
     text, html = logs_snapshot(conn.feature_state, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
     if _frontend():

@@ -127,7 +127,7 @@ def test_subscription_updates(demo_conn):
     demo_conn.subscribe("demo://counter", lambda *args: updated.set())
     assert demo_conn.call_tool("bump", {"by": 2}).text == "counter is 2; 1 subscriber told"
     assert updated.wait(WAIT)
-    assert demo_conn.resource_updates("demo://counter") == 1
+    assert demo_conn.subscriptions.updates("demo://counter") == 1
     assert demo_conn.read_resource("demo://counter").text == "2"
     demo_conn.unsubscribe("demo://counter")
     assert demo_conn.call_tool("bump").text == "counter is 3; 0 subscribers told"

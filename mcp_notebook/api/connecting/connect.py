@@ -238,7 +238,7 @@ async def aconnect(
     while True:
         old = registry.connections().get(name)
         if old is not None:
-            await old.aclose()
+            await old.aio.close()
         start(runtime, session, name, began)
         failure: BaseException | None = None
         try:

@@ -19,7 +19,9 @@ def violations(conn: Any) -> list[Violation]:
     """Every rule the server's frames broke, oldest first (the newest 1000 kept): each a
     `Violation` with `index` (its trace entry's seq), `direction`, `method`, `where` (a JSON
     pointer into the frame), `rule`, `message` and `url` (the spec section, where one applies)."""
-    found: list[Violation] = conn.session.checker.violations()
+    from ..connection import session_of  # which imports this module: read when asked
+
+    found: list[Violation] = session_of(conn).checker.violations()
     return found
 
 
