@@ -50,10 +50,6 @@ class AsyncConnection:
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
 
-    @property
-    def name(self) -> str:
-        return self._connection.name
-
     # ----- requests -----
 
     async def ping(self, *, timeout: float | None = None) -> float:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .connection import Connection
 
 # The awaitable twins that were `a`-prefixed methods of `Connection`: now `conn.aio.<name>`.
-AWAITABLE = frozenset(name for name in vars(AsyncConnection) if not name.startswith("_") and name != "name")
+AWAITABLE = frozenset(name for name in vars(AsyncConnection) if not name.startswith("_"))
 
 # Other names removed from `Connection`: (the new spelling, what it gives).
 MOVED: dict[str, tuple[str, Callable[[Connection], Any]]] = {

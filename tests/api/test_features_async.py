@@ -67,6 +67,30 @@ def test_each_twin_shows_the_parameters_of_its_blocking_face():
     assert str(inspect.signature(Connection.call_tool).return_annotation) == "ToolResult"
 
 
+def test_the_old_spellings_warn_naming_the_new_and_still_work():
+    """The names `Connection` gave up (issue #38) work for one release, each with a
+    DeprecationWarning naming its new spelling; none is in dir() any more."""
+    with sdk("legacy") as conn:
+        with pytest.warns(DeprecationWarning, match=r"Connection\.aping is deprecated; use conn\.aio\.ping"):
+            assert asyncio.run(conn.aping()) > 0
+        with pytest.warns(DeprecationWarning, match=r"use conn\.aio\.list_tools"):
+            assert asyncio.run(conn.alist_tools()) is conn.list_tools()
+        with pytest.warns(DeprecationWarning, match=r"use conn\.logs\.records"):
+            assert conn.log_records() == conn.logs.records()
+        with pytest.warns(DeprecationWarning, match=r"use conn\.subscriptions\.updates"):
+            assert conn.resource_updates() == conn.subscriptions.updates() == 0
+        with pytest.warns(DeprecationWarning, match=r"use conn\.subscriptions\.records"):
+            assert conn.subscription_records() == []
+        with pytest.warns(DeprecationWarning, match=r"use conn\.monitor\.history"):
+            assert conn.health_history == list(conn.monitor.history)
+        with pytest.warns(DeprecationWarning, match=r"session_of"):
+            assert conn.session is conn._session
+        gone = ("aping", "acall_tool", "aclose", "session", "log_records", "log_panel", "subscriptions_panel", "health_history")
+        assert not set(gone) & set(dir(conn))
+        with pytest.raises(AttributeError, match="no attribute 'acall_tools'"):
+            conn.acall_tools  # noqa: B018 - a name that never was: no warning, the usual error
+
+
 def test_resources_prompts_completion_and_logging_against_server_everything():
     async def use(conn):
         await conn.aio.list_tools()  # server-everything says its tool list changed just after the handshake
