@@ -19,7 +19,7 @@ from ..api.display.diagram import flavour
 from ..base.plural import counted
 from ..base.text import ansi_html, clip, esc, one_line, table_text
 from ..session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
-from ..session.health_view import turned_away
+from ..session.health_view import recovery, turned_away
 from ..session.trace import EVENT, IN, OUT, TraceEntry, pair
 from .diagram_svg import histogram_svg, spark_svg
 
@@ -103,13 +103,7 @@ def health_rows(h: Health) -> list[tuple[str, str]]:
     if h.notifications_dropped or h.requests_refused:
         rows.append(("handlers", turned_away(h)))
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
-        rows.append(
-            (
-                "recovery",
-                f"{counted(h.http_keepalive_ticks, 'keepalive tick')}, {counted(h.reconnects, 'reconnect')}, "
-                f"{counted(h.session_recoveries, 'session recovery', 'session recoveries')}",
-            )
-        )
+        rows.append(("recovery", recovery(h)))
     if h.exit_code is not None or h.closed_reason:
         rows.append(("closed", (h.closed_reason or "-") + (f" (exit code {h.exit_code})" if h.exit_code is not None else "")))
     return rows
