@@ -11,6 +11,7 @@ import sys
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
 import tomllib
 
 import mcp_notebook
@@ -170,3 +171,23 @@ def test_every_blocking_method_has_its_twin_on_aio_or_is_listed_as_blocking_only
         assert twin.__doc__ and twin.__qualname__ == f"AsyncConnection.{name}", name
     assert not unlisted, f"no twin on conn.aio and not listed as blocking-only: {unlisted}"
     assert [name for name in _public_names(awaiting) if not hasattr(blocking, name)] == []
+
+
+def test_connects_options_are_checked_by_name_at_call_sites(tmp_path):
+    """connect()'s options are written once (ConnectOptions' fields) and still typed: mypy (strict)
+    refuses a misspelt option or a wrong type at a call site, for connect and aconnect alike."""
+    mypy_api = pytest.importorskip("mypy.api")
+    caller = tmp_path / "caller.py"
+    caller.write_text(
+        "import mcp_notebook\n"
+        "async def main() -> None:\n"
+        "    mcp_notebook.connect(['server'], name='a', timeout=3, era='legacy')\n"
+        "    await mcp_notebook.aconnect('http://127.0.0.1:9/mcp', probe_timeout=1.5)\n"
+        "    mcp_notebook.connect(['server'], nmae='a')\n"
+        "    await mcp_notebook.aconnect('http://127.0.0.1:9/mcp', timeout='3')\n"
+    )
+    out, _, status = mypy_api.run(["--strict", "--no-error-summary", "--python-version", "3.10", str(caller)])
+    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert status == 1 and len(errors) == 2, out
+    assert 'Unexpected keyword argument "nmae" for "connect"' in errors[0]
+    assert 'Argument "timeout" to "aconnect" has incompatible type "str"' in errors[1]

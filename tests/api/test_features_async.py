@@ -91,6 +91,20 @@ def test_the_old_spellings_warn_naming_the_new_and_still_work():
             conn.acall_tools  # noqa: B018 - a name that never was: no warning, the usual error
 
 
+def test_aconnect_takes_connects_options_and_a_name_in_use_from_the_old_connection():
+    async def main():
+        first = await mcp_notebook.aconnect(sdk_server_cmd(), name="twice", era="legacy", timeout=30)
+        second = await mcp_notebook.aconnect(sdk_server_cmd(), name="twice", era="legacy")
+        return first, second
+
+    first, second = asyncio.run(main())
+    with second:
+        assert first.closed and mcp_notebook.get_connection("twice") is second
+        assert second.era == "legacy" and second.ping() > 0
+    with pytest.raises(TypeError, match=r"aconnect\(\) got an unexpected keyword argument 'nmae'"):
+        asyncio.run(mcp_notebook.aconnect(sdk_server_cmd(), nmae="x"))
+
+
 def test_resources_prompts_completion_and_logging_against_server_everything():
     async def use(conn):
         await conn.aio.list_tools()  # server-everything says its tool list changed just after the handshake

@@ -111,11 +111,24 @@ def forget(conn: Connection) -> None:
             del _registry[conn.name]
 
 
-def close_existing(name: str) -> None:
+def existing(name: str) -> Connection | None:
+    """The connection registered as `name`, read under the registry's lock."""
     with _registry_lock:
-        old = _registry.get(name)
+        return _registry.get(name)
+
+
+def close_existing(name: str) -> None:
+    """Close the connection a new connect is about to take the name of (`connect`'s step)."""
+    old = existing(name)
     if old is not None:
         old.close()
+
+
+async def aclose_existing(name: str) -> None:
+    """`close_existing`, awaited (`aconnect`'s step)."""
+    old = existing(name)
+    if old is not None:
+        await old.aio.close()
 
 
 def default_name(base: str) -> str:
