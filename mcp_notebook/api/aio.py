@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
+from ..base.errors import UsageError
 from ..base.public import public
 from ..runtime import get_runtime
-from ..session.session import CallOptions
+from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from .calls.twins import awaited
 from .client_side import methods as client_side
@@ -30,7 +31,7 @@ from .tasks import methods as tasks
 from .tools import methods as tools
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from .calls.feature_state import Featured
 
 
 @public
@@ -47,8 +48,10 @@ class AsyncConnection:
     `in_flight`, `keepalive`, `diagram`, the properties, `logs` and `subscriptions`.
     """
 
-    def __init__(self, connection: Connection) -> None:
-        self._connection = connection
+    def __init__(self, connection: Featured, session: Session, closing: Callable[[], None]) -> None:
+        self._connection = connection  # the blocking face: the feature methods' steps take it
+        self._session = session
+        self._closing = closing  # what closing does before the session closes (Connection._closing)
 
     # ----- requests -----
 
@@ -56,18 +59,18 @@ class AsyncConnection:
         """`ping`, awaited: the round-trip time in seconds (on a modern connection, a timed
         `server/discover`). Cancelling the await cancels it on the server."""
         check_timeout(timeout)
-        pending = self._connection._session.liveness(timeout)
+        pending = self._session.liveness(timeout)
         await pending
         return pending.rtt
 
     async def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
         """`request`, awaited: send a raw JSON-RPC request and return its result; errors raise McpError."""
         check_timeout(timeout)
-        return await self._connection._session.call(method, params, CallOptions(timeout=timeout))
+        return await self._session.call(method, params, CallOptions(timeout=timeout))
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """`notify`, awaited: send a raw JSON-RPC notification."""
-        await get_runtime().acall(_notify, self._connection, method, params)
+        await get_runtime().acall(_notify, self._session, method, params)
 
     async def listen(
         self,
@@ -94,17 +97,17 @@ class AsyncConnection:
 
     async def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """`discover`, awaited: the server's `server/discover` result (modern era), cached for its `ttlMs`."""
-        self._connection._check_discovers()
-        return await get_runtime().acall(_discover, self._connection, refresh)
+        check_discovers(self._session)
+        return await get_runtime().acall(discovered, self._session, refresh)
 
     async def wait_closed(self, timeout: float | None = None) -> bool:
         """`wait_closed`, awaited: until the connection is closed; False on timeout."""
-        return await get_runtime().acall(_wait_closed, self._connection, timeout)
+        return await get_runtime().acall(closed_within, self._session, timeout)
 
     async def close(self) -> None:
         """`close`, awaited: close the connection and reap the server process."""
-        self._connection._closing()
-        await get_runtime().acall(self._connection._session.close)
+        self._closing()
+        await get_runtime().acall(self._session.close)
 
     # ----- the client features: each table's awaitable face, under the blocking face's name -----
 
@@ -139,16 +142,23 @@ class AsyncConnection:
         return f"<AsyncConnection of {self._connection!r}>"
 
 
-async def _notify(conn: Connection, method: str, params: dict[str, Any] | None) -> None:
-    conn._session.notify(method, params)
+def check_discovers(session: Session) -> None:
+    """`discover`'s precondition, for both faces: the modern era."""
+    if not session.rules.discovers:
+        raise UsageError("server/discover belongs to the modern era; this connection is legacy")
 
 
-async def _discover(conn: Connection, refresh: bool) -> dict[str, Any]:
-    return await conn._session.eras.discover(refresh=refresh)
+async def _notify(session: Session, method: str, params: dict[str, Any] | None) -> None:
+    session.notify(method, params)
 
 
-async def _wait_closed(conn: Connection, timeout: float | None) -> bool:
+async def discovered(session: Session, refresh: bool) -> dict[str, Any]:
+    return await session.eras.discover(refresh=refresh)
+
+
+async def closed_within(session: Session, timeout: float | None) -> bool:
+    """True once the session is closed; False when `timeout` passes first (both faces' `wait_closed`)."""
     with anyio.move_on_after(timeout):
-        await conn._session.wait_closed()
+        await session.wait_closed()
         return True
     return False

@@ -15,10 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from ..base.errors import ConnectionClosed, UsageError
 from ..base.public import public
+from ..protocol.frame_rules import Violation
 from ..runtime import get_runtime
 from ..session.era import Era
 from ..session.handlers import Handler
@@ -26,7 +25,7 @@ from ..session.health import Health
 from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
-from .aio import AsyncConnection
+from .aio import AsyncConnection, check_discovers, closed_within, discovered
 from .apps import methods as apps
 from .calls.feature_state import FeatureState
 from .client_side import methods as client_side
@@ -37,6 +36,7 @@ from .health import violations as health_violations
 from .health.monitor import Monitor
 from .prompts import methods as prompts
 from .records import ServerLog, Subscriptions
+from .renamed import old_name
 from .resources import methods as resources
 from .skills import methods as skills
 from .tasks import methods as tasks
@@ -67,7 +67,7 @@ class Connection:
         self._session = session
         self._fx = features
         self._on_close = on_close
-        self._aio = AsyncConnection(self)
+        self._aio = AsyncConnection(self, session, self._closing)
         self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
         self.monitor.start()
 
@@ -212,12 +212,8 @@ class Connection:
 
     def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's `server/discover` result (modern era), cached for its `ttlMs`."""
-        self._check_discovers()
-        return get_runtime().call(_discover, self._session, refresh)
-
-    def _check_discovers(self) -> None:
-        if not self._session.rules.discovers:
-            raise UsageError("server/discover belongs to the modern era; this connection is legacy")
+        check_discovers(self._session)
+        return get_runtime().call(discovered, self._session, refresh)
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a raw JSON-RPC notification."""
@@ -279,7 +275,13 @@ class Connection:
     roots = property(client_side.roots)
     set_roots = client_side.set_roots
     app = apps.app
-    violations = property(health_violations.violations)
+
+    @property
+    def violations(self) -> list[Violation]:
+        """Every rule the server's frames broke, oldest first (the newest 1000 kept): each a
+        `Violation` with `index` (its trace entry's seq), `direction`, `method`, `where` (a JSON
+        pointer into the frame), `rule`, `message` and `url` (the spec section, where one applies)."""
+        return health_violations.violations(self._session)
 
     # ----- the server's log and subscriptions: records, and live panels -----
 
@@ -299,7 +301,7 @@ class Connection:
 
     def wait_closed(self, timeout: float | None = None) -> bool:
         """Wait until the connection is closed (the server exited, or close() ran); False on timeout."""
-        return get_runtime().call(_wait_closed, self._session, timeout)
+        return get_runtime().call(closed_within, self._session, timeout)
 
     def close(self) -> None:
         """Close the connection and reap the server process."""
@@ -322,8 +324,6 @@ class Connection:
         def __getattr__(self, name: str) -> Any:
             if name.startswith("_"):  # internals (and copy/pickle probes) are never old public names
                 raise AttributeError(f"'Connection' object has no attribute {name!r}")
-            from .renamed import old_name
-
             return old_name(self, name)
 
     def __repr__(self) -> str:
@@ -331,20 +331,9 @@ class Connection:
         return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.describe()!r}>"
 
 
-async def _wait_closed(session: Session, timeout: float | None) -> bool:
-    with anyio.move_on_after(timeout):
-        await session.wait_closed()
-        return True
-    return False
-
-
 def _start_listening(session: Session, subscription: Subscription) -> None:
     session.subscriptions.add(subscription)
     session.spawn(subscription.run)
-
-
-async def _discover(session: Session, refresh: bool) -> dict[str, Any]:
-    return await session.eras.discover(refresh=refresh)
 
 
 def session_of(conn: Connection) -> Session:

@@ -16,8 +16,7 @@ from .display import frontend, panels
 from .resources import methods as resources
 
 if TYPE_CHECKING:
-    from .calls.feature_state import FeatureState
-    from .connection import Connection
+    from .calls.feature_state import Featured, FeatureState
 
 
 @public
@@ -25,7 +24,7 @@ class ServerLog(list[LogRecord]):
     """The server's log messages (`notifications/message`) as they were when read, oldest first
     (the last 1000 kept): a list of `LogRecord`s, with the connection's filtered records and panel."""
 
-    def __init__(self, connection: Connection, features: FeatureState) -> None:
+    def __init__(self, connection: Featured, features: FeatureState) -> None:
         super().__init__(features.logs)
         self._connection = connection
         self._fx = features
@@ -52,7 +51,7 @@ class ServerLog(list[LogRecord]):
 class Subscriptions:
     """The connection's resource subscriptions: their records, update counts and live panel."""
 
-    def __init__(self, connection: Connection, features: FeatureState) -> None:
+    def __init__(self, connection: Featured, features: FeatureState) -> None:
         self._connection = connection
         self._fx = features
 

@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .aio import AsyncConnection
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 # The awaitable twins that were `a`-prefixed methods of `Connection`: now `conn.aio.<name>`.
 AWAITABLE = frozenset(name for name in vars(AsyncConnection) if not name.startswith("_"))
 
 # Other names removed from `Connection`: (the new spelling, what it gives).
-MOVED: dict[str, tuple[str, Callable[[Connection], Any]]] = {
+MOVED: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "session": ("mcp_notebook.api.connection.session_of(conn) (internals)", lambda conn: conn._session),
     "log_records": ("conn.logs.records", lambda conn: conn.logs.records),
     "log_panel": ("conn.logs.panel", lambda conn: conn.logs.panel),
@@ -31,7 +28,7 @@ MOVED: dict[str, tuple[str, Callable[[Connection], Any]]] = {
 }
 
 
-def old_name(conn: Connection, name: str) -> Any:
+def old_name(conn: Any, name: str) -> Any:
     """`conn.<name>` for a name `Connection` no longer has, with a DeprecationWarning; else AttributeError."""
     if name.startswith("a") and name[1:] in AWAITABLE:
         new, value = f"conn.aio.{name[1:]}", getattr(conn.aio, name[1:])

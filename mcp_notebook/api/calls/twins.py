@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
 from types import MethodType
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
@@ -84,17 +83,17 @@ class Awaiting(Generic[P, T]):
         return self.function if obj is None else MethodType(self.function, obj)
 
 
-@dataclass(frozen=True)
 class Twin(Generic[P, T]):
     """A feature method's two faces: `Connection` takes `blocking`, `AsyncConnection` `awaiting`."""
 
-    blocking: Blocking[P, T]
-    awaiting: Awaiting[P, T]
+    def __init__(self, steps: Callable[Concatenate[Featured, P], Steps[T]]) -> None:
+        self.blocking = Blocking(steps)
+        self.awaiting = Awaiting(steps)
 
 
 def twin(steps: Callable[Concatenate[Featured, P], Steps[T]]) -> Twin[P, T]:
     """Both faces of the feature method `steps` describes (its docstring is the method's)."""
-    return Twin(Blocking(steps), Awaiting(steps))
+    return Twin(steps)
 
 
 class awaited(Generic[P, T]):
