@@ -67,6 +67,24 @@ def test_each_twin_shows_the_parameters_of_its_blocking_face():
     assert str(inspect.signature(Connection.call_tool).return_annotation) == "ToolResult"
 
 
+def test_the_new_twins_discover_listen_and_wait_closed():
+    """The three request methods that had no awaitable twin before have one on `conn.aio`."""
+
+    async def use(conn):
+        assert await conn.aio.discover() == conn.discover()
+        subscription = await conn.aio.listen(resource_uris=["file:///watched"])
+        assert subscription.acknowledged == {"resourceSubscriptions": ["file:///watched"]}
+        subscription.close()
+        assert await conn.aio.wait_closed(timeout=0.2) is False  # still open: the timeout answers
+        await conn.aio.close()
+        assert await conn.aio.wait_closed() is True and conn.closed
+
+    with sdk("modern") as conn:  # closing again after the test's own close is a no-op
+        asyncio.run(use(conn))
+    with sdk("legacy") as legacy, pytest.raises(mcp_notebook.UsageError, match="modern era"):
+        asyncio.run(legacy.aio.discover())
+
+
 def test_the_old_spellings_warn_naming_the_new_and_still_work():
     """The names `Connection` gave up (issue #38) work for one release, each with a
     DeprecationWarning naming its new spelling; none is in dir() any more."""
