@@ -190,7 +190,7 @@ def notebook_pongs(arguments: dict[str, Any]) -> dict[str, float]:
 
         async def awaited() -> float:
             t0 = time.perf_counter()
-            await conn.acall_tool("large", {**arguments, "ping_after": True}, timeout=300)
+            await conn.aio.call_tool("large", {**arguments, "ping_after": True}, timeout=300)
             return time.perf_counter() - t0
 
         awaiting = asyncio.run(awaited())

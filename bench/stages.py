@@ -76,7 +76,7 @@ def measure(url: str | None, args: argparse.Namespace) -> None:
 
     conn = mcp_notebook.connect(url or ARGV, name="stages", **({"transport": "http"} if url else {"cwd": REPO}))
     conn.keepalive(enabled=False)
-    session, stamps = conn.session, {}
+    session, stamps = conn._session, {}
     session.launch = stamp(stamps, "launch", session.launch, before=True)  # type: ignore[method-assign]
     calls = getattr(session, "boundary", None) or getattr(session, "calls", None)  # the call boundary (older: calls, the session)
     if calls is not None and hasattr(calls, "_send_here"):  # the caller's thread sends it (stdio), no hop

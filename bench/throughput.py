@@ -9,7 +9,7 @@ the coordinator takes calls per second from each worker's own wall clock.
 The clients:
 - `request`: `conn.request("tools/call", ...)` from k threads (a thread pool kept between rounds).
 - `call_tool`: `conn.call_tool("echo", message=...)` from k threads.
-- `acall_tool`: `await conn.acall_tool(...)`, k coroutines under `asyncio.gather`.
+- `acall_tool`: `await conn.aio.call_tool(...)`, k coroutines under `asyncio.gather`.
 - `interleaved` (1 in flight only): `call_tool` and `request` on one connection in alternating
   blocks of 20 calls; it reports the ratio of their times directly, the figure least moved by
   the machine's swings.
@@ -71,7 +71,7 @@ def notebook_rounds(client: str, serve: Callable[[Round], None]) -> None:
 
             async def calls(n: int) -> None:
                 for _ in range(n):
-                    await conn.acall_tool("echo", ARGS)
+                    await conn.aio.call_tool("echo", ARGS)
 
             async def gathered(inflight: int, count: int) -> float:
                 t0 = time.perf_counter()

@@ -2,7 +2,7 @@
 
 What: one server-everything process over stdio (the SDK test server if Node or
 server-everything is missing). `tools/call echo` is called `--count` times with frame
-checking on and `--count` times with it off (`conn.session.checker.enabled`), in
+checking on and `--count` times with it off (`conn._session.checker.enabled`), in
 alternating rounds so warm-up and drift hit both alike; a round with checking on ends only
 once the checker has caught up (`checker.settled()`), so its work is inside the timing.
 It reports calls per second each way and the ratio on / off. Then the demo server pings us
@@ -47,7 +47,7 @@ def server() -> tuple[str, list[str], dict[str, Any]]:
 
 def throughput(conn: Any, params: dict[str, Any], count: int, rounds: int) -> tuple[float, float, list[float]]:
     """Calls per second with checking on and off, alternating rounds; and each pair's ratio."""
-    checker = conn.session.checker
+    checker = conn._session.checker
     per_round = max(1, count // rounds)
     spent = {True: 0.0, False: 0.0}
     ratios: list[float] = []
@@ -74,7 +74,7 @@ def pong_latency(rounds: int, calls: int) -> tuple[list[float], list[float]]:
 
     latencies: dict[bool, list[float]] = {True: [], False: []}
     with mcp_notebook.demo("bench-pongs", load_magics=False, ping_interval=0.01, keepalive=None) as conn:
-        counters, checker = conn.session.counters, conn.session.checker
+        counters, checker = conn._session.counters, conn._session.checker
         text = "x" * 100_000
         for n in range(rounds):
             for enabled in (True, False) if n % 2 == 0 else (False, True):
@@ -130,7 +130,7 @@ def main() -> None:
         conn.keepalive(enabled=False)  # no pings of our own in the timed loops
         for _ in range(args.warmup):
             conn.request("tools/call", params)
-        conn.session.checker.settled()  # the validators are compiled during the warm-up, not timed
+        conn._session.checker.settled()  # the validators are compiled during the warm-up, not timed
         on, off, ratios = throughput(conn, params, args.count, args.rounds)
         version = conn.protocol_version or "2025-11-25"
         assert conn.violations == [], conn.violations

@@ -49,7 +49,9 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "api.cassettes.compare": ("compare",),
     "api.cassettes.comparison": ("Comparison",),
     "api.connecting.connect": ("aconnect", "close_all", "connect", "connections", "get_connection"),
+    "api.aio": ("AsyncConnection",),
     "api.connection": ("Connection",),
+    "api.records": ("ServerLog", "Subscriptions"),
     "api.connecting.demo": ("demo",),
     "api.display.diagram": ("Diagram",),
     "diagnosis.run": ("doctor",),
@@ -88,6 +90,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
 }
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
+    from .api.aio import AsyncConnection as AsyncConnection
     from .api.calls.progress import LogRecord as LogRecord
     from .api.cassettes.compare import compare as compare
     from .api.cassettes.comparison import Comparison as Comparison
@@ -104,6 +107,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .api.connecting.server_listing import connect_all as connect_all
     from .api.connection import Connection as Connection
     from .api.display.diagram import Diagram as Diagram
+    from .api.records import ServerLog as ServerLog
+    from .api.records import Subscriptions as Subscriptions
     from .api.results.objects import Listing as Listing
     from .api.results.objects import PromptResult as PromptResult
     from .api.results.objects import ResourceResult as ResourceResult

@@ -11,6 +11,7 @@ import sys
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
+import pytest
 import tomllib
 
 import mcp_notebook
@@ -135,3 +136,58 @@ def test_every_imported_third_party_package_is_declared():
         if not distributions & declared:
             missing[module] = sorted(distributions)
     assert not missing, f"imported but not declared in pyproject dependencies: {missing}"
+
+
+def _public_names(cls: type) -> list[str]:
+    return [name for name in dir(cls) if not name.startswith("_")]
+
+
+def test_connection_keeps_at_most_sixty_public_names():
+    """`Connection` is a core plus the feature methods (issue #38: 94 names before); the
+    awaitable twins are on `conn.aio`, the old spellings reachable only through `__getattr__`."""
+    names = _public_names(mcp_notebook.Connection)
+    assert len(names) <= 60, f"{len(names)} public names: {names}"
+    assert not [name for name in names if name.startswith("a") and name[1:] in names], "an a-prefixed twin is back"
+    assert "session" not in names and "aio" in names
+
+
+def test_every_blocking_method_has_its_twin_on_aio_or_is_listed_as_blocking_only():
+    """The twin rule: each public method of `Connection` is on `AsyncConnection` by the same name,
+    with the same parameters and a coroutine function, or its docstring lists it as blocking-only;
+    and the awaitable face has no name the blocking one lacks."""
+    blocking, awaiting = mcp_notebook.Connection, mcp_notebook.AsyncConnection
+    listed = awaiting.__doc__.split("Blocking-only", 1)[1]
+    methods = [name for name in _public_names(blocking) if inspect.isfunction(getattr(blocking, name))]
+    unlisted = []
+    for name in methods:
+        if name not in vars(awaiting):
+            if f"`{name}`" not in listed:
+                unlisted.append(name)
+            continue
+        face, twin = getattr(blocking, name), getattr(awaiting, name)
+        assert inspect.iscoroutinefunction(twin), name
+        parameters = [list(inspect.signature(f).parameters.values())[1:] for f in (face, twin)]
+        assert parameters[0] == parameters[1], name
+        assert twin.__doc__ and twin.__qualname__ == f"AsyncConnection.{name}", name
+    assert not unlisted, f"no twin on conn.aio and not listed as blocking-only: {unlisted}"
+    assert [name for name in _public_names(awaiting) if not hasattr(blocking, name)] == []
+
+
+def test_connects_options_are_checked_by_name_at_call_sites(tmp_path):
+    """connect()'s options are written once (ConnectOptions' fields) and still typed: mypy (strict)
+    refuses a misspelt option or a wrong type at a call site, for connect and aconnect alike."""
+    mypy_api = pytest.importorskip("mypy.api")
+    caller = tmp_path / "caller.py"
+    caller.write_text(
+        "import mcp_notebook\n"
+        "async def main() -> None:\n"
+        "    mcp_notebook.connect(['server'], name='a', timeout=3, era='legacy')\n"
+        "    await mcp_notebook.aconnect('http://127.0.0.1:9/mcp', probe_timeout=1.5)\n"
+        "    mcp_notebook.connect(['server'], nmae='a')\n"
+        "    await mcp_notebook.aconnect('http://127.0.0.1:9/mcp', timeout='3')\n"
+    )
+    out, _, status = mypy_api.run(["--strict", "--no-error-summary", "--python-version", "3.10", str(caller)])
+    errors = [line.split(": error: ", 1)[1] for line in out.splitlines() if ": error: " in line]
+    assert status == 1 and len(errors) == 2, out
+    assert 'Unexpected keyword argument "nmae" for "connect"' in errors[0]
+    assert 'Argument "timeout" to "aconnect" has incompatible type "str"' in errors[1]

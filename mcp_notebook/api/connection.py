@@ -1,20 +1,23 @@
 """`Connection`: one live connection to an MCP server, usable from any cell or thread.
 
-Every blocking method has an awaitable twin (`ping` / `aping`, ...) for top-level
-`await` in a notebook; both run the work on the runtime's event-loop thread. Opening
-connections and the registry of open ones are `api.connecting.connect`'s.
+The methods here block; their awaitable twins, same names, are on `conn.aio` (`api.aio`'s
+`AsyncConnection`), for top-level `await` in a notebook; both run the work on the runtime's
+event-loop thread. The names kept here are what a user needs (<= 60, tests/test_public_api.py):
+the session underneath is reached inside `api` through `session_of`, never as a public
+attribute. The old spellings (`aping`, `log_panel`, ...) still work for one release through
+`__getattr__`, with a DeprecationWarning naming the new one. Opening connections and the
+registry of open ones are `api.connecting.connect`'s.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
-
-import anyio
+from typing import TYPE_CHECKING, Any
 
 from ..base.errors import ConnectionClosed, UsageError
 from ..base.public import public
+from ..protocol.frame_rules import Violation
 from ..runtime import get_runtime
 from ..session.era import Era
 from ..session.handlers import Handler
@@ -22,16 +25,18 @@ from ..session.health import Health
 from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
+from .aio import AsyncConnection, check_discovers, closed_within, discovered
 from .apps import methods as apps
 from .calls.feature_state import FeatureState
 from .client_side import methods as client_side
 from .connecting.options import check_timeout
-from .display import frontend, panels
 from .display.diagram import DIAGRAM_ROWS, Diagram
 from .display.diagram import build as build_diagram
 from .health import violations as health_violations
 from .health.monitor import Monitor
 from .prompts import methods as prompts
+from .records import ServerLog, Subscriptions
+from .renamed import old_name
 from .resources import methods as resources
 from .skills import methods as skills
 from .tasks import methods as tasks
@@ -46,7 +51,9 @@ class Connection:
     progress, logs, subscriptions) and its health monitor. The feature methods come from each
     feature's table (`api.tools.methods`, `api.tasks.methods`, `api.resources.methods`,
     `api.prompts.methods`, `api.skills.methods`, `api.client_side.methods`): one steps
-    function per name, given its blocking face and its awaitable twin (`api.calls.twins`).
+    function per name, given its blocking face here and its awaitable twin on `conn.aio`
+    (`api.calls.twins`). Every request method has its twin there, but those `AsyncConnection`'s
+    docstring lists as blocking-only.
     """
 
     def __init__(
@@ -60,15 +67,17 @@ class Connection:
         self._session = session
         self._fx = features
         self._on_close = on_close
+        self._aio = AsyncConnection(self, session, self._closing)
         self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
         self.monitor.start()
 
     # ----- what we know about the server -----
 
     @property
-    def session(self) -> Session:
-        """The session underneath (internals: for tests and the curious, not a stable API)."""
-        return self._session
+    def aio(self) -> AsyncConnection:
+        """This connection's awaitable face: `await conn.aio.call_tool(...)`, every request method by
+        the same name as here."""
+        return self._aio
 
     @property
     def feature_state(self) -> FeatureState:
@@ -121,11 +130,6 @@ class Connection:
         """A snapshot of the connection's health, taken now."""
         return self.monitor.health()
 
-    @property
-    def health_history(self) -> list[Health]:
-        """Recent health snapshots, oldest first (one a second by default, and one per state change)."""
-        return list(self.monitor.history)
-
     def keepalive(self, **settings: Any) -> Any:
         """Set this connection's keepalive: enabled=, interval=, timeout=, misses=, reset=True."""
         return self.monitor.configure(**settings)
@@ -147,12 +151,6 @@ class Connection:
         check_timeout(timeout)
         pending = self._session.liveness(timeout)
         pending.result()
-        return pending.rtt
-
-    async def aping(self, *, timeout: float | None = None) -> float:
-        check_timeout(timeout)
-        pending = self._session.liveness(timeout)
-        await pending
         return pending.rtt
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
@@ -214,20 +212,12 @@ class Connection:
 
     def discover(self, *, refresh: bool = False) -> dict[str, Any]:
         """The server's `server/discover` result (modern era), cached for its `ttlMs`."""
-        if not self._session.rules.discovers:
-            raise UsageError("server/discover belongs to the modern era; this connection is legacy")
-        return get_runtime().call(_discover, self._session, refresh)
-
-    async def arequest(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> Any:
-        check_timeout(timeout)
-        return await self._session.call(method, params, CallOptions(timeout=timeout))
+        check_discovers(self._session)
+        return get_runtime().call(discovered, self._session, refresh)
 
     def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a raw JSON-RPC notification."""
         get_runtime().call_sync(self._session.notify, method, params)
-
-    async def anotify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        await get_runtime().acall(_notify, self._session, method, params)
 
     def on_request(self, method: str, handler: Handler | None = None) -> Any:
         """Answer server requests for `method` with `handler(params) -> dict`.
@@ -253,91 +243,75 @@ class Connection:
         """Call `handler(params)` for every server notification `method` (None removes it)."""
         self._session.notification_handlers.set(method, handler)
 
-    # ----- the client features: each name's blocking face and awaitable twin, from its feature's table -----
+    # ----- the client features: each table's blocking face (the awaitable twins: `conn.aio`) -----
 
-    list_tools, alist_tools = tools.LIST_TOOLS
-    tool, atool = tools.TOOL
-    describe_tool, adescribe_tool = tools.DESCRIBE_TOOL
-    check_arguments, acheck_arguments = tools.CHECK_ARGUMENTS
-    call_tool, acall_tool = tools.CALL_TOOL
+    list_tools = tools.LIST_TOOLS.blocking
+    tool = tools.TOOL.blocking
+    describe_tool = tools.DESCRIBE_TOOL.blocking
+    check_arguments = tools.CHECK_ARGUMENTS.blocking
+    call_tool = tools.CALL_TOOL.blocking
     cancel = tools.cancel
-    list_tasks, alist_tasks = tasks.LIST_TASKS
-    get_task, aget_task = tasks.GET_TASK
-    cancel_task, acancel_task = tasks.CANCEL_TASK
-    task_result, atask_result = tasks.TASK_RESULT
-    list_resources, alist_resources = resources.LIST_RESOURCES
-    list_resource_templates, alist_resource_templates = resources.LIST_RESOURCE_TEMPLATES
-    read_resource, aread_resource = resources.READ_RESOURCE
-    template, atemplate = resources.TEMPLATE
-    fill_template, afill_template = resources.FILL_TEMPLATE
-    read_template, aread_template = resources.READ_TEMPLATE
-    subscribe, asubscribe = resources.subscribe, resources.asubscribe
-    unsubscribe, aunsubscribe = resources.unsubscribe, resources.aunsubscribe
-    resource_updates = resources.resource_updates
-    list_prompts, alist_prompts = prompts.LIST_PROMPTS
-    get_prompt, aget_prompt = prompts.GET_PROMPT
-    complete, acomplete = prompts.COMPLETE
-    list_skills, alist_skills = skills.LIST_SKILLS
-    get_skill, aget_skill = skills.GET_SKILL
-    load_skill, aload_skill = skills.LOAD_SKILL
-    read_skill_file, aread_skill_file = skills.READ_SKILL_FILE
-    set_log_level, aset_log_level = client_side.SET_LOG_LEVEL
+    list_tasks = tasks.LIST_TASKS.blocking
+    get_task = tasks.GET_TASK.blocking
+    cancel_task = tasks.CANCEL_TASK.blocking
+    task_result = tasks.TASK_RESULT.blocking
+    list_resources = resources.LIST_RESOURCES.blocking
+    list_resource_templates = resources.LIST_RESOURCE_TEMPLATES.blocking
+    read_resource = resources.READ_RESOURCE.blocking
+    template = resources.TEMPLATE.blocking
+    fill_template = resources.FILL_TEMPLATE.blocking
+    read_template = resources.READ_TEMPLATE.blocking
+    subscribe = resources.subscribe
+    unsubscribe = resources.unsubscribe
+    list_prompts = prompts.LIST_PROMPTS.blocking
+    get_prompt = prompts.GET_PROMPT.blocking
+    complete = prompts.COMPLETE.blocking
+    list_skills = skills.LIST_SKILLS.blocking
+    get_skill = skills.GET_SKILL.blocking
+    load_skill = skills.LOAD_SKILL.blocking
+    read_skill_file = skills.READ_SKILL_FILE.blocking
+    set_log_level = client_side.SET_LOG_LEVEL.blocking
     log_level = property(client_side.log_level)
-    logs = property(client_side.logs)
     roots = property(client_side.roots)
-    set_roots, aset_roots = client_side.set_roots, client_side.aset_roots
+    set_roots = client_side.set_roots
     app = apps.app
-    violations = property(health_violations.violations)
+
+    @property
+    def violations(self) -> list[Violation]:
+        """Every rule the server's frames broke, oldest first (the newest 1000 kept): each a
+        `Violation` with `index` (its trace entry's seq), `direction`, `method`, `where` (a JSON
+        pointer into the frame), `rule`, `message` and `url` (the spec section, where one applies)."""
+        return health_violations.violations(self._session)
 
     # ----- the server's log and subscriptions: records, and live panels -----
 
-    def log_records(
-        self, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False
-    ) -> list[dict[str, Any]]:
-        """The server's log messages (the last 1000 kept), oldest first, as dicts: time, wall, level,
-        logger, data, and in_cell (True when the cell whose call was waiting showed it)."""
-        return panels.log_records(self._fx, last=last, level=level, unrouted_only=unrouted_only)
+    @property
+    def logs(self) -> ServerLog:
+        """The server's log messages (`notifications/message`), oldest first, the last 1000 kept:
+        a list of records, with `.records(...)` (as dicts, filtered) and `.panel(...)` (a live view)."""
+        return ServerLog(self, self._fx)
 
-    def log_panel(self, *, level: str | None = None, unrouted_only: bool = False, rows: int = panels.LOG_ROWS) -> Any:
-        """A live view of the server's log messages, newest at the bottom (the last `rows`).
-
-        It shows every message the server sent, not only those no cell was waiting for: the
-        ones already shown in the waiting cell are greyed and marked "↳ cell", so this is the
-        connection's whole server log in order. `unrouted_only=True` hides those; `level` is
-        the least severe level shown. Outside Jupyter its repr is a text table.
-        """
-        return frontend.current().log_panel(self, level=panels.check_level(level), unrouted_only=unrouted_only, rows=rows)
-
-    def subscription_records(self) -> list[dict[str, Any]]:
-        """Each subscribed resource (then any updated without a subscription): uri, subscribed,
-        updates (how many `notifications/resources/updated` arrived), last_update (wall time)."""
-        return panels.subscription_records(self._fx)
-
-    def subscriptions_panel(self, uri: str | None = None, *, read: bool = False) -> Any:
-        """A live view of the connection's subscriptions (or of `uri` only): state, update count
-        and last update time. `read=True` re-reads each resource after each update (in the
-        background, never blocking the session) and shows its latest content.
-
-        A one-resource panel stops when the resource is unsubscribed, and says so.
-        """
-        return frontend.current().subscriptions_panel(self, uri, read=read)
+    @property
+    def subscriptions(self) -> Subscriptions:
+        """The resource subscriptions: `.records()`, `.updates(uri)` (how many updates arrived)
+        and `.panel(uri, read=...)` (a live view)."""
+        return Subscriptions(self, self._fx)
 
     # ----- closing -----
 
     def wait_closed(self, timeout: float | None = None) -> bool:
         """Wait until the connection is closed (the server exited, or close() ran); False on timeout."""
-        return get_runtime().call(_wait_closed, self._session, timeout)
+        return get_runtime().call(closed_within, self._session, timeout)
 
     def close(self) -> None:
         """Close the connection and reap the server process."""
-        self._on_close(self)
-        self._fx.apps.close_views("the connection closed")
+        self._closing()
         get_runtime().call(self._session.close)
 
-    async def aclose(self) -> None:
+    def _closing(self) -> None:
+        """What closing does before the session closes: forget the name, close the app views."""
         self._on_close(self)
         self._fx.apps.close_views("the connection closed")
-        await get_runtime().acall(self._session.close)
 
     def __enter__(self) -> Connection:
         return self
@@ -345,20 +319,16 @@ class Connection:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    if not TYPE_CHECKING:  # type checkers see only the names kept: a removed one is an error there
+
+        def __getattr__(self, name: str) -> Any:
+            if name.startswith("_"):  # internals (and copy/pickle probes) are never old public names
+                raise AttributeError(f"'Connection' object has no attribute {name!r}")
+            return old_name(self, name)
+
     def __repr__(self) -> str:
         version = self.protocol_version or "?"
         return f"<Connection {self.name!r} {self.state} {self.era} {version} {self._session.describe()!r}>"
-
-
-async def _wait_closed(session: Session, timeout: float | None) -> bool:
-    with anyio.move_on_after(timeout):
-        await session.wait_closed()
-        return True
-    return False
-
-
-async def _notify(session: Session, method: str, params: dict[str, Any] | None) -> None:
-    session.notify(method, params)
 
 
 def _start_listening(session: Session, subscription: Subscription) -> None:
@@ -366,5 +336,7 @@ def _start_listening(session: Session, subscription: Subscription) -> None:
     session.spawn(subscription.run)
 
 
-async def _discover(session: Session, refresh: bool) -> dict[str, Any]:
-    return await session.eras.discover(refresh=refresh)
+def session_of(conn: Connection) -> Session:
+    """The session underneath a connection: for `api`'s own modules, front ends' live panels and
+    tests (internals, not a public name of `Connection`)."""
+    return conn._session

@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 import statistics
 import time
+import warnings
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base.public import public
 from ..base.text import clip
@@ -89,7 +90,7 @@ class Health:
     keepalive_misses: int = 0
     keepalive_skips: int = 0
     http_keepalive_ticks: int = 0
-    reconnects: int = 0  # dropped SSE streams resumed (HTTP)
+    reconnects: int = 0  # dropped SSE streams resumed with Last-Event-ID (HTTP)
     session_recoveries: int = 0
     session_id: str | None = None  # the HTTP session (Mcp-Session-Id) the server gave us
     notifications_dropped: int = 0  # server notifications whose handler never ran: its tasks were full
@@ -102,10 +103,13 @@ class Health:
     taken_at: float = field(default_factory=time.time)
     taken_monotonic: float = field(default_factory=time.monotonic)
 
-    @property
-    def stream_resumes(self) -> int:
-        """Dropped SSE streams resumed with Last-Event-ID (the same count as `reconnects`)."""
-        return self.reconnects
+    if not TYPE_CHECKING:  # type checkers see only the fields: a removed name is an error there
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "stream_resumes":  # the same count as `reconnects`, under a second name until #38
+                warnings.warn("Health.stream_resumes is deprecated; use Health.reconnects", DeprecationWarning, stacklevel=2)
+                return self.reconnects
+            raise AttributeError(f"'Health' object has no attribute {name!r}")
 
     def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

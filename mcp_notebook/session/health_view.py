@@ -102,18 +102,20 @@ def rows(h: Any) -> list[tuple[str, str]]:
     if h.notifications_dropped or h.requests_refused:
         found.append(("handlers", turned_away(h)))
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
-        recoveries = counted(h.session_recoveries, "session recovery", "session recoveries")
-        found.append(
-            (
-                "recovery",
-                f"{counted(h.http_keepalive_ticks, 'keepalive tick')}, {counted(h.reconnects, 'reconnect')}, {recoveries}",
-            )
-        )
+        found.append(("recovery", recovery(h)))
     if h.violations:
         found.append(("violations", f"{h.violations}: conn.violations, %mcp violations -c {h.name}"))
     if h.state == "closed":
         found.append(("closed", ended(h) or "-"))
     return found
+
+
+def recovery(h: Any) -> str:
+    """What an HTTP connection did to stay up: keepalive ticks, SSE streams resumed, sessions recovered."""
+    return (
+        f"{counted(h.http_keepalive_ticks, 'keepalive tick')}, {counted(h.reconnects, 'reconnect')}, "
+        f"{counted(h.session_recoveries, 'session recovery', 'session recoveries')}"
+    )
 
 
 def text(h: Any) -> str:

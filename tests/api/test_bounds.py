@@ -29,7 +29,7 @@ def test_huge_log_messages_are_kept_clipped_and_within_the_store_s_bytes():
         assert logs[-1].data.startswith("000039")
         assert all(len(r.data) < LOG_DATA_CLIP + 100 and r.data.endswith(f"[clipped: {size:,} characters]") for r in logs)
         assert sum(len(r.data) for r in logs) <= LOG_BYTES
-        assert [r["data"][:6] for r in conn.log_records(last=2)] == ["000038", "000039"]
+        assert [r["data"][:6] for r in conn.logs.records(last=2)] == ["000038", "000039"]
 
 
 def test_after_a_flood_of_big_messages_clear_and_close_leave_only_the_clipped_log_behind():
@@ -57,7 +57,7 @@ def test_a_flood_of_log_lines_during_a_call_collapses_into_one_line_in_the_cell(
         assert lines[:2] == ["[sdk debug steps] debug 1/300", "[sdk info steps] step 1/300"]
         assert lines[-1].startswith(f"[sdk] … and {600 - CELL_LOG_LINES} more log messages")
         # Every one is in the store and the panel; those not shown in the cell count as such.
-        records = conn.log_records()
+        records = conn.logs.records()
         assert len(records) == 600 and records[-1]["data"] == "step 300/300"
         assert [r["in_cell"] for r in records] == [True] * CELL_LOG_LINES + [False] * (600 - CELL_LOG_LINES)
         assert conn.call_tool("steps", {"count": 1, "seconds": 0}).text == "done after 1 steps"
@@ -81,7 +81,7 @@ def test_a_server_out_of_reach_makes_the_connection_degraded_then_stale_and_back
             assert conn.state == "ready"
         states = [e.detail["state"] for e in conn.trace.filter(kind="state")]
         assert states[-4:] == ["degraded", "stale", "reconnecting", "ready"]
-        history = [state for state, _ in itertools.groupby(h.state for h in conn.health_history)]
+        history = [state for state, _ in itertools.groupby(h.state for h in conn.monitor.history)]
         assert history[-4:] == ["degraded", "stale", "reconnecting", "ready"]
     finally:
         conn.close()

@@ -25,7 +25,7 @@ def test_list_changed_drops_the_cache(conn):
     calls = len(sent(conn, "tools/list"))
     # As if the server had sent it: through the session's frame path.
     frame = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
-    get_runtime().call_sync(conn.session.inbound.frame_received, frame)
+    get_runtime().call_sync(conn._session.inbound.frame_received, frame)
     assert conn.list_tools() is not tools and len(sent(conn, "tools/list")) == calls + 1
 
 
@@ -113,7 +113,7 @@ def test_subscriptions_count_updates_and_call_back(conn):
     conn.call_tool("toggle-subscriber-updates")  # one update at once, then every 5 s
     try:
         wait_until(lambda: updates, "a resource update", 10)
-        assert updates[0] == uri and conn.resource_updates(uri) >= 1
+        assert updates[0] == uri and conn.subscriptions.updates(uri) >= 1
     finally:
         conn.call_tool("toggle-subscriber-updates")
         conn.unsubscribe(uri)

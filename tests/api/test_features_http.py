@@ -44,7 +44,7 @@ def connect(url: str, name: str = "everything-http", **options: Any) -> mcp_note
     """A legacy session; connect() returns with its GET listening stream open (the TypeScript
     SDK drops what it would send there, logs, updates, roots requests, while none is open)."""
     conn = mcp_notebook.connect(url, name=name, era="legacy", **options)
-    assert conn.session.transport.listening_settled.is_set()
+    assert conn._session.transport.listening_settled.is_set()
     return conn
 
 
@@ -71,7 +71,7 @@ SHARED = [
 def test_the_stdio_checks_hold_over_streamable_http(http_conn, check):
     """Tools, content types, structured results, bad input, resources, templates, prompts and
     completions: the stdio test bodies, run on an HTTP connection."""
-    assert http_conn.session.transport.kind == "http"
+    assert http_conn._session.transport.kind == "http"
     check(http_conn)
 
 
@@ -173,7 +173,7 @@ def test_abandoned_calls_do_not_hold_their_streams_open(http_conn):
 
 def test_simulated_logging_arrives_on_the_listening_stream(http_conn):
     http_conn.set_log_level("debug")
-    session_id = http_conn.session.transport.session_id
+    session_id = http_conn._session.transport.session_id
     assert session_id
     ours = notice(http_conn, "notifications/message", lambda params: f"SessionId {session_id}" in str(params.get("data")))
     http_conn.call_tool("toggle-simulated-logging")  # logs once at once, then every 5 s
@@ -205,7 +205,7 @@ def test_resource_updates_arrive_for_a_subscription(http_conn):
     finally:
         http_conn.call_tool("toggle-subscriber-updates")
         http_conn.unsubscribe(uri)
-    assert http_conn.resource_updates(uri) >= 1 and http_conn.resource_updates() == http_conn.resource_updates(uri)
+    assert http_conn.subscriptions.updates(uri) >= 1 and http_conn.subscriptions.updates() == http_conn.subscriptions.updates(uri)
     assert [m["params"]["uri"] for m in sent(http_conn, "resources/subscribe")] == [uri]
     assert [m["params"]["uri"] for m in sent(http_conn, "resources/unsubscribe")] == [uri]
 
@@ -316,7 +316,7 @@ def test_a_smoke_run_over_the_old_http_sse_transport(sse_url):
     with mcp_notebook.connect(
         sse_url, name="everything-sse", era="legacy", elicitation=lambda params: {"name": "Grace", "number": 3}
     ) as conn:
-        assert conn.session.transport.kind == "sse"
+        assert conn._session.transport.kind == "sse"
         assert conn.call_tool("echo", {"message": "over sse"}).text == "Echo: over sse"
         seen: list[float] = []
         result = conn.call_tool(LONG, {"duration": 0.3, "steps": 3}, progress=lambda p, total, message: seen.append(p))

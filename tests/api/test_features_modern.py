@@ -92,7 +92,7 @@ def test_subscribe_on_modern_listens_for_that_resource(modern):
     listen = sent(modern, "subscriptions/listen")[-1]
     assert listen["params"]["notifications"] == {"resourceSubscriptions": ["file:///watched"]}
     modern.call_tool("touch", {"uri": "file:///watched"})
-    assert updated.wait(20) and modern.resource_updates("file:///watched") == 1
+    assert updated.wait(20) and modern.subscriptions.updates("file:///watched") == 1
     subscription = modern._fx.listens["file:///watched"]
     modern.unsubscribe("file:///watched")
     assert subscription.wait_for(lambda s: s.ended is not None, 10) and subscription.ended == "closed by the client"

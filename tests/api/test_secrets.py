@@ -64,7 +64,7 @@ def test_log_lines_and_progress_that_quote_a_secret_are_redacted(shown_as, capsy
         assert "the key is [redacted]" in cell.out  # the log line, printed in the cell
         assert "the key is [redacted]" in cell.err  # the progress line
         assert LISTED not in cell.out + cell.err
-        assert LISTED not in repr(conn.log_records()) and LISTED not in repr(conn.stderr)
+        assert LISTED not in repr(conn.logs.records()) and LISTED not in repr(conn.stderr)
 
 
 def test_a_stdio_command_line_secret_stays_out_of_repr_status_and_health(shell_of, capsys):

@@ -43,7 +43,7 @@ def test_the_callback_completes_authorization_from_the_widgets_link(
             f"auth=mcp_notebook.OAuth({redirect}remember=False))\n"
             "print('WHOAMI', conn.call_tool('whoami').text)",
             "import ipywidgets\n"
-            "flow = conn.session.transport.auth\n"
+            "flow = conn._session.transport.auth\n"
             "secrets = [s for s in (flow.token.access_token, flow.token.refresh_token, flow.client.secret) if s]\n"
             "states = json.dumps([w.get_state() for w in list(ipywidgets.Widget.widgets.values())], default=str)\n"
             "print('LEAKS', json.dumps([len(secrets), sum(s in states for s in secrets)]))\nconn.close()",

@@ -126,12 +126,12 @@ def test_flood_sends_log_notifications_before_the_reply(opened):
 
 def test_expire_session_over_http_is_recovered_transparently(opened):
     conn = demo(opened, "web", transport="http", keepalive=None)
-    first = conn.session.transport.session_id
+    first = conn._session.transport.session_id
     faults(conn, expire_session=True)
     result = conn.request("tools/call", {"name": "add", "arguments": {"a": 2, "b": 3}})
     assert result["content"][0]["text"] == "5"
     assert conn.health.session_recoveries == 1 and conn.state == "ready"
-    assert conn.session.transport.session_id not in (None, first)
+    assert conn._session.transport.session_id not in (None, first)
     statuses = [e.detail["status"] for e in conn.trace.filter(direction="event", kind="http")]
     assert 404 in statuses
     assert states(conn)[-2:] == ["reconnecting", "ready"]

@@ -20,6 +20,7 @@ from support.schema import _check, _result_definition, method_definition, valida
 
 import mcp_notebook
 from mcp_notebook import demo_server
+from mcp_notebook.session import health_view
 
 EMPTY_RESULTS = {"resources/subscribe", "resources/unsubscribe", "logging/setLevel", "ping"}
 COMBOS = [("stdio", "legacy"), ("stdio", "modern"), ("http", "legacy"), ("http", "modern")]
@@ -127,7 +128,7 @@ def test_subscription_updates(demo_conn):
     demo_conn.subscribe("demo://counter", lambda *args: updated.set())
     assert demo_conn.call_tool("bump", {"by": 2}).text == "counter is 2; 1 subscriber told"
     assert updated.wait(WAIT)
-    assert demo_conn.resource_updates("demo://counter") == 1
+    assert demo_conn.subscriptions.updates("demo://counter") == 1
     assert demo_conn.read_resource("demo://counter").text == "2"
     demo_conn.unsubscribe("demo://counter")
     assert demo_conn.call_tool("bump").text == "counter is 3; 0 subscribers told"
@@ -165,7 +166,11 @@ def test_drop_stream_is_resumed_with_last_event_id(demo_conn):
     assert demo_conn.call_tool("drop_stream", {"seconds": 0.2}).text == "after the drop"
     resumes = demo_conn.trace.filter(direction="event", kind="stream-resume")
     assert resumes and resumes[0].detail["last_event_id"] == "s2/0"
-    assert demo_conn.health.stream_resumes == 1
+    health = demo_conn.health
+    assert health.reconnects == 1
+    assert "1 reconnect," in health_view.text(health)  # `conn.health` says it as `%mcp health` does
+    with pytest.warns(DeprecationWarning, match=r"use Health\.reconnects"):
+        assert health.stream_resumes == 1  # its old second name, for one release
 
 
 def test_resumed_stream_on_the_wire():

@@ -57,7 +57,7 @@ def test_server_pings_answered_while_cell_sleeps(kernel: Kernel) -> None:
             "%load_ext mcp_notebook\n"
             f"%mcp connect k --era legacy -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100\n"
             "import mcp_notebook\n"
-            "print('PID', mcp_notebook.get_connection('k').session.transport.pid)\n"
+            "print('PID', mcp_notebook.get_connection('k')._session.transport.pid)\n"
         )
     )
     assert "connected 'k'" in out, out
@@ -146,7 +146,7 @@ def test_interrupt_cancels_slow_request(kernel: Kernel) -> None:
         kernel.run(
             "import sys, mcp_notebook\n"
             f"conn = mcp_notebook.connect([{PY}, {json.dumps(str(SDK_SERVER))}], name='s', era='legacy')\n"
-            "print('PID', conn.session.transport.pid)\n"
+            "print('PID', conn._session.transport.pid)\n"
         )
     )
     pid = int(json_line(out, "PID"))
@@ -203,7 +203,7 @@ print("AFTER " + json.dumps({
     "cancel_kinds": [e.kind for e in cancels],
     "echo": answer,
     "in_flight": h.requests_in_flight,
-    "pid": conn.session.transport.pid,
+    "pid": conn._session.transport.pid,
     "exit_code": h.exit_code,
 }))
 """
@@ -245,7 +245,7 @@ def test_clean_kernel_shutdown_stops_servers(kernel: Kernel) -> None:
             "import json, mcp_notebook\n"
             f"s = mcp_notebook.connect([{PY}, {json.dumps(str(SDK_SERVER))}], name='s', era='legacy')\n"
             "mcp_notebook.get_connection('f').request('tools/list')\n"  # FastMCP pings from now on
-            "print('PIDS ' + json.dumps([c.session.transport.pid for c in mcp_notebook.connections().values()]))\n"
+            "print('PIDS ' + json.dumps([c._session.transport.pid for c in mcp_notebook.connections().values()]))\n"
         )
     )
     ok(
@@ -261,7 +261,7 @@ async def _exit_report():
             "name": c.name,
             "state": c.state,
             "closed_reason": c.health.closed_reason,
-            "exit_code": c.session.transport.exit_code,
+            "exit_code": c._session.transport.exit_code,
             "events": [e.kind for e in c.trace.entries() if e.direction == "event"],
         } for c in _conns], f)
 

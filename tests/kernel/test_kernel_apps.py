@@ -72,7 +72,7 @@ def test_a_view_in_the_cell_is_served_over_its_comm_after_and_during_cells(kerne
         kernel.run(
             f"import json, threading, mcp_notebook\n"
             f"conn = mcp_notebook.connect({command}, name='probe', era='legacy')\n"
-            f"print('EXT', json.dumps(sorted(conn.session.client.capabilities.get('extensions', {{}}))))"
+            f"print('EXT', json.dumps(sorted(conn._session.client.capabilities.get('extensions', {{}}))))"
         )
     )
     assert json_line(out, "EXT") == ["io.modelcontextprotocol/ui"]  # on by default in a kernel

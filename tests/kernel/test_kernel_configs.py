@@ -113,6 +113,6 @@ def test_a_vs_code_input_is_asked_in_a_password_field_while_the_cell_waits(confi
     frontend.click(frontend.find("ButtonModel", description="OK"))
     out = ok(cell.finish(90))
     assert "connected 'vs': sdk-test-server" in out and "SECRET SEEN" not in out
-    kernel_state = ok(kernel.run("import json; print(json.dumps(sorted(conn.session.transport._env.items())))"))
+    kernel_state = ok(kernel.run("import json; print(json.dumps(sorted(conn._session.transport._env.items())))"))
     assert '["T", "pw-8472"]' in kernel_state  # the server got it; nothing stored it
     assert all("pw-8472" not in p.read_text() for p in (kernel.tmp / "home").rglob("*.json"))

@@ -69,7 +69,7 @@ def test_a_remote_kernel_authorizes_by_pasting_the_url_into_the_widget(kernel: K
         secrets = json_line(
             ok(
                 kernel.run(
-                    "flow = conn.session.transport.auth\n"
+                    "flow = conn._session.transport.auth\n"
                     "print('RESULT', json.dumps([flow.token.access_token, flow.token.refresh_token, flow.client.secret]))"
                 )
             ),

@@ -334,8 +334,8 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     conn.ping()  # two round trips: the health view draws their sparkline and histogram
     health = _health_widgets.health_widget(conn, show_stderr=True)
     dashboard = _health_widgets.dashboard_widget(mcp_notebook.connections)
-    logs = conn.log_panel()
-    subscriptions = modern.subscriptions_panel(read=True)
+    logs = conn.logs.panel()
+    subscriptions = modern.subscriptions.panel(read=True)
     trace = _trace_widget.TraceView(conn.trace, live=False)  # driven here, not by the pump
     pictured = _trace_widget.TraceView(conn.trace, live=False, show="diagram")
     panels += [health, dashboard, logs, subscriptions, trace.widget, pictured.widget]

@@ -55,7 +55,7 @@ def run(shell, capsys, line: str) -> str:
 
 def killed_while_idle(conn: mcp_notebook.Connection) -> None:
     wait_until(lambda: conn.stderr, "the server's start-up line on stderr")
-    os.kill(conn.session.transport.pid, signal.SIGKILL)
+    os.kill(conn._session.transport.pid, signal.SIGKILL)
     assert conn.wait_closed(20)
 
 

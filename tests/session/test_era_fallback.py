@@ -65,7 +65,7 @@ def test_the_handshake_keeps_nothing_the_probe_answer_left(base):
     """FastMCP 1.x answers the probe with a 400 naming a session it has already ended; the server
     here also sets a cookie. initialize goes without either (the server refuses both)."""
     with mcp_notebook.connect(f"{base}/probe-dead", name="clean", timeout=TIMEOUT) as conn:
-        assert conn.session.transport.session_id == "s-1"  # from the initialize answer, not the probe's
+        assert conn._session.transport.session_id == "s-1"  # from the initialize answer, not the probe's
         initialize = next(e for e in conn.trace.frames("out") if e.method == "initialize")
         assert initialize.message["params"]["protocolVersion"] == "2025-11-25"
         assert conn.ping() > 0
@@ -83,14 +83,14 @@ def test_an_initialize_that_carried_a_dead_session_id_goes_again_without_it(base
     monkeypatch.setattr(HttpTransport, "open", open_with_a_left_over_id)
     with mcp_notebook.connect(f"{base}/forgot", name="forgot", era="legacy", timeout=TIMEOUT) as conn:
         assert posts(conn)[:2] == [("initialize", 404), ("initialize", 200)]
-        assert conn.session.transport.session_id == "s-1" and conn.ping() > 0
+        assert conn._session.transport.session_id == "s-1" and conn.ping() > 0
 
 
 def test_only_the_answer_to_initialize_sets_the_session_id(base):
     with mcp_notebook.connect(f"{base}/get-other", name="other", timeout=TIMEOUT) as conn:
         assert ("GET", 405) in [(e.detail["method"], e.detail["status"]) for e in conn.trace.entries() if e.kind == "http"]
         assert [t["name"] for t in conn.list_tools()] == ["echo"]
-        assert conn.session.transport.session_id == "s-1" and conn.health.session_recoveries == 0
+        assert conn._session.transport.session_id == "s-1" and conn.health.session_recoveries == 0
 
 
 @pytest.mark.parametrize("path", ["id-space", "id-control", "id-utf8"])

@@ -129,7 +129,7 @@ def test_http_a_late_answer_that_says_not_modern_falls_back_on_a_clean_slate(rel
         late_http(port, released_once_waiting, "--sse") as url,
         mcp_notebook.connect(url, name="sse", timeout=TIMEOUT, probe_timeout=PROBE) as conn,
     ):
-        assert conn.era == "legacy" and conn.session.transport.kind == "sse"
+        assert conn.era == "legacy" and conn._session.transport.kind == "sse"
         assert conn.health.era_source == "probe: server/discover answered HTTP 405"
         assert [tool["name"] for tool in conn.list_tools()] == ["echo"]
         assert [m for m in sent(conn) if m in ("server/discover", "initialize")] == ["server/discover", "initialize"]
@@ -139,7 +139,7 @@ def test_http_a_server_that_never_answers_the_probe_connects_legacy_after_the_co
     """A POST never answered (nothing writes the FIFO) is waited for as long as the connection's
     timeout lets a request wait; then the handshake follows, and the server connects."""
     with late_http(port, fifo, "--sse") as url, mcp_notebook.connect(url, name="sse", timeout=1, probe_timeout=PROBE) as conn:
-        assert conn.era == "legacy" and conn.session.transport.kind == "sse"
+        assert conn.era == "legacy" and conn._session.transport.kind == "sse"
         assert conn.health.era_source == "probe: no answer to server/discover within 1 s"
         assert [tool["name"] for tool in conn.list_tools()] == ["echo"]
 

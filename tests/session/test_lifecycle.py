@@ -22,7 +22,7 @@ def alive(pid: int) -> bool:
 
 def test_close_escalates_to_sigterm_for_a_server_that_ignores_eof():
     conn = mcp_notebook.connect([*RAW, "--linger"], name="linger")
-    pid = conn.session.transport.pid
+    pid = conn._session.transport.pid
     conn.close()
     assert not alive(pid)
     events = [(e.kind, e.detail) for e in conn.trace.entries() if e.kind in ("signal", "exit")]
@@ -41,7 +41,7 @@ def test_interpreter_exit_closes_every_session_and_reaps_every_server():
 import json, mcp_notebook
 a = mcp_notebook.connect({[*RAW, "--linger"]!r}, name="a")
 b = mcp_notebook.connect({RAW!r}, name="b")
-print(json.dumps([a.session.transport.pid, b.session.transport.pid]), flush=True)
+print(json.dumps([a._session.transport.pid, b._session.transport.pid]), flush=True)
 # no close(): the interpreter exits with both open
 """
     done = subprocess.run(
@@ -62,7 +62,7 @@ def test_a_transport_that_fails_to_close_still_ends_the_session():
     # A failure while the transport closes (an HTTP client that raised in its DELETE, say) used to
     # leave the session's end unsignalled: close() then waited for ever.
     conn = mcp_notebook.demo("failing-close", load_magics=False, keepalive=None)
-    transport = conn.session.transport
+    transport = conn._session.transport
     real_close = transport.aclose
 
     async def failing_close(grace: float | None = None) -> None:

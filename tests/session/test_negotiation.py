@@ -83,7 +83,7 @@ def test_auto_lands_on_modern_with_the_sdk_server_over_http(port):
         ) as conn,
     ):
         exercise_modern(conn)
-        assert conn.session.transport.session_id is None  # stateless: no session, no GET stream
+        assert conn._session.transport.session_id is None  # stateless: no session, no GET stream
         methods = [e.detail["method"] for e in conn.trace.entries() if e.kind == "http"]
         assert set(methods) == {"POST"}
     with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", name="l", era="legacy") as conn:
@@ -177,7 +177,7 @@ def test_modern_connections_never_answer_server_requests():
     """A ping from a server to a modern client has no place in 2026-07-28: it goes unanswered."""
     with mcp_notebook.connect([*RAW, "--ping-during-handshake"], name="raw", era="legacy") as conn:
         assert conn.health.pongs_sent == 1  # the legacy baseline: answered
-    session = mcp_notebook.connect(sdk_server_cmd(), name="m").session
+    session = mcp_notebook.connect(sdk_server_cmd(), name="m")._session
     try:
         session.eras.rules = MODERN
         session.inbound.frame_received('{"jsonrpc":"2.0","id":"x","method":"ping"}')

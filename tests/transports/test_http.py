@@ -39,7 +39,7 @@ def test_handshake_ping_and_tools_over_http(server, port):
     start, path, echo_call, kind = SERVERS[server]
     with start(port) as base, mcp_notebook.connect(base + path, era="legacy", name=server) as conn:
         assert conn.state == "ready" and conn.protocol_version == "2025-11-25"
-        assert conn.session.transport.kind == kind
+        assert conn._session.transport.kind == kind
         assert conn.ping() > 0
         assert "hi" in text_of(conn.request("tools/call", echo_call))
         if kind == "sse":  # the POST to the SSE URL failed, so we fell back to HTTP+SSE
@@ -75,7 +75,7 @@ def test_a_path_with_no_endpoint_says_404_in_one_line(port):
 def test_session_headers_on_every_request_after_initialize(port):
     with sdk_http(port) as base, mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk") as conn:
         conn.ping()
-        transport = conn.session.transport
+        transport = conn._session.transport
         assert transport.session_id and transport.protocol_version == "2025-11-25"
         headers = transport._request_headers()
         assert headers["Mcp-Session-Id"] == transport.session_id
@@ -154,14 +154,14 @@ def test_roots_list_arrives_on_the_get_stream(port):
 def test_session_expiry_is_recovered_transparently(port):
     with sdk_http(port) as base:
         conn = mcp_notebook.connect(base + "/mcp", era="legacy", name="sdk")
-    first_session = conn.session.transport.session_id
+    first_session = conn._session.transport.session_id
     try:
         with sdk_http(port):  # the same port, a new server that never heard of our session
             result = conn.request("tools/call", {"name": "echo", "arguments": {"text": "again"}}, timeout=30)
             assert text_of(result) == "again"
             assert conn.state == "ready"
-            assert conn.session.counters.session_recoveries == 1
-            assert conn.session.transport.session_id not in (None, first_session)
+            assert conn._session.counters.session_recoveries == 1
+            assert conn._session.transport.session_id not in (None, first_session)
             states = [e.detail["state"] for e in conn.trace.entries() if e.kind == "state"]
             assert states[-2:] == ["reconnecting", "ready"]
             resent = [e for e in conn.trace.frames("out") if e.note == "resent in a new session"]
@@ -182,7 +182,7 @@ def test_a_request_queued_behind_a_notification_that_met_the_404_goes_to_the_new
             conn.notify("notifications/roots/list_changed")
             result = conn.request("tools/call", {"name": "echo", "arguments": {"text": "queued"}}, timeout=30)
             assert text_of(result) == "queued"
-            assert conn.session.counters.session_recoveries == 1
+            assert conn._session.counters.session_recoveries == 1
             posts = [e.detail for e in conn.trace.entries() if e.kind == "http" and e.detail.get("method") == "POST"]
             assert [d["status"] for d in posts if d["status"] >= 400] == [404]  # none went out without a session
     finally:
@@ -196,13 +196,13 @@ def test_a_404_on_the_listening_stream_alone_renews_the_session(port):
         serving([*RAW_HTTP, str(port)], port) as base,
         mcp_notebook.connect(base + "/forgetful", era="legacy", name="forgetful") as conn,
     ):
-        first = conn.session.transport.session_id
+        first = conn._session.transport.session_id
         assert text_of(conn.request("tools/call", {"name": "forget-session"})) == "forgotten"
         wait_until(
-            lambda: conn.session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2,
+            lambda: conn._session.counters.session_recoveries == 1 and conn.state == "ready" and listening_streams(conn) == 2,
             "a new session after the GET stream's 404",
         )
-        assert conn.session.transport.session_id not in (None, first)
+        assert conn._session.transport.session_id not in (None, first)
         assert [method for method, status in http_events(conn) if status == 404] == ["GET"]
         assert len([e for e in conn.trace.frames("out") if e.method == "initialize"]) == 2
         assert conn.ping() > 0  # in the new session
@@ -219,7 +219,7 @@ def test_a_dropped_response_stream_is_resumed_with_last_event_id(port):
         resume = next(e for e in conn.trace.entries() if e.kind == "stream-resume")
         closed = [e for e in conn.trace.entries() if e.kind == "stream-closed" and e.seq < resume.seq]
         assert resume.detail["last_event_id"] == closed[-1].detail["last_event_id"] is not None
-        assert conn.session.transport.stream_resumes >= 1
+        assert conn._session.transport.stream_resumes >= 1
 
 
 TOKEN = "tok-" + "s3cr3t" * 4

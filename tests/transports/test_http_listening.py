@@ -169,7 +169,7 @@ def test_a_flood_on_the_listening_stream_waits_on_the_wire_while_the_checker_is_
     with serving(port) as base, mcp_notebook.connect(base + f"/flood?count={count}", era="legacy", name="flood") as conn:
         try:
             assert waiting.wait(WAIT), "the reader never waited for the checker"
-            checker = conn.session.checker
+            checker = conn._session.checker
             assert checker.behind() and checker._submitted - checker._checked <= violations.BACKLOG + 1
             frames = checker._submitted
             assert conn.ping() > 0  # the loop is free: only the flooded stream waits

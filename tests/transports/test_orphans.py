@@ -95,7 +95,7 @@ command, conns = json.loads(sys.argv[1]), []
 for line in sys.stdin:  # one command a line; at EOF, the interpreter exits
     if line == "connect\\n":
         conns.append(mcp_notebook.connect(command, name=f"orphan{len(conns)}"))
-        print(json.dumps(conns[-1].session.transport.pid), flush=True)
+        print(json.dumps(conns[-1]._session.transport.pid), flush=True)
     elif line == "close\\n":
         for conn in conns:
             conn.close()
@@ -230,7 +230,7 @@ def test_a_server_without_a_watchdog_still_runs_and_the_trace_says_why(monkeypat
 KERNEL_CONNECT = f"""
 import json, mcp_notebook
 conn = mcp_notebook.connect({LINGERING_SERVER!r}, name="orphan")
-print("PID " + json.dumps(conn.session.transport.pid))
+print("PID " + json.dumps(conn._session.transport.pid))
 """
 
 

@@ -146,11 +146,11 @@ def test_awaitable_twins_run_on_the_session_thread_without_blocking_the_loop(sdk
                 await asyncio.sleep(0)
 
         task = asyncio.create_task(ticker())
-        rtt = await sdk.aping()
-        result = await sdk.arequest("tools/call", {"name": "slow", "arguments": {"seconds": 0.2}})
+        rtt = await sdk.aio.ping()
+        result = await sdk.aio.request("tools/call", {"name": "slow", "arguments": {"seconds": 0.2}})
         task.cancel()
         with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(sdk.arequest("tools/call", {"name": "slow", "arguments": {"seconds": 60}}), 0.3)
+            await asyncio.wait_for(sdk.aio.request("tools/call", {"name": "slow", "arguments": {"seconds": 60}}), 0.3)
         return rtt, result, ticks
 
     rtt, result, ticks = asyncio.run(main())

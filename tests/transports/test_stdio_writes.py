@@ -39,7 +39,7 @@ def loop_held() -> Iterator[None]:
 
 def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
     with mcp_notebook.connect(server_everything_cmd(), era="legacy", name="direct") as conn:
-        session = conn.session
+        session = conn._session
         conn.ping()  # what the server sends after the handshake is dispatched before this answer
         with loop_held():
             pending = session.call("ping")
@@ -57,7 +57,7 @@ def test_a_ping_is_written_and_answered_off_the_loop_while_the_loop_is_busy():
 
 def test_server_pings_are_answered_while_the_loop_is_busy():
     with mcp_notebook.demo("pinged", ping_interval=0.05, load_magics=False) as conn:
-        outbox, written = conn.session.outbox, threading.Semaphore(0)
+        outbox, written = conn._session.outbox, threading.Semaphore(0)
         send_reply = outbox.send_reply
 
         def counted(*args: object, **kwargs: object) -> None:
@@ -69,7 +69,7 @@ def test_server_pings_are_answered_while_the_loop_is_busy():
             for _ in range(3):  # the demo server pings every 50 ms; only the reading thread can answer now
                 assert written.acquire(timeout=30), "no pongs while the loop was held"
         pongs = [e for e in conn.trace.frames("out") if e.note == "pong"]
-        assert len(pongs) >= 3 and conn.session.counters.pong_failures == 0
+        assert len(pongs) >= 3 and conn._session.counters.pong_failures == 0
 
 
 def test_frames_from_many_threads_arrive_whole_large_ones_through_the_loop():

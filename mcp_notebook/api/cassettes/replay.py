@@ -22,7 +22,7 @@ from ...runtime import get_runtime
 from ...session.era import AUTO, ERAS
 from ..connecting.connect import connect
 from ..connecting.demo import _load_magics
-from ..connection import Connection
+from ..connection import Connection, session_of
 
 START_TIMEOUT = 30.0
 
@@ -77,7 +77,7 @@ def replay(
 
 async def _stop_when_closed(conn: Connection, process: DemoServerProcess) -> None:
     try:
-        await conn.session.wait_closed()
+        await session_of(conn).wait_closed()
     finally:
         if process.stdin is not None:
             process.stdin.close()  # the server exits when its stdin closes

@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
+from ...runtime import get_runtime
+from ...session.session import Session
 from ..calls.exchange import CallSpec, Steps
 from ..calls.feature_state import Featured
-from ..calls.progress import LOG_LEVELS, LogRecord
+from ..calls.progress import LOG_LEVELS
 from ..calls.twins import twin
 from .answers import roots_of
 
@@ -40,11 +42,6 @@ def log_level(self: Featured) -> str | None:
     return self.feature_state.log_level
 
 
-def logs(self: Featured) -> list[LogRecord]:
-    """The server's recent log messages (`notifications/message`), oldest first."""
-    return list(self.feature_state.logs)
-
-
 # ----- roots -----
 
 
@@ -63,9 +60,15 @@ def set_roots(self: Featured, roots: Any) -> None:
 
 
 async def aset_roots(self: Featured, roots: Any) -> None:
+    """`set_roots`, awaited: change the roots and tell a legacy server they changed."""
     _change_roots(self, roots)
-    if self.feature_state.session.rules.roots_changed:
-        await self.anotify("notifications/roots/list_changed")
+    session = self.feature_state.session
+    if session.rules.roots_changed:
+        await get_runtime().acall(_roots_changed, session)
+
+
+async def _roots_changed(session: Session) -> None:
+    session.notify("notifications/roots/list_changed")
 
 
 def _change_roots(self: Featured, roots: Any) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ...auth.config import OAuth
 from ...base.errors import UsageError
 from ...session.trace import Trace
-from ..connection import Connection
+from ..connection import Connection, session_of
 from ..display import frontend
 from . import settings
 from .auth_progress import AuthProgress
@@ -78,7 +78,7 @@ class AuthStatus:
 def flow_of(conn: Connection) -> OAuthFlow | None:
     from ...auth.flow import OAuthFlow
 
-    auth = getattr(conn.session.transport, "auth", None)
+    auth = getattr(session_of(conn).transport, "auth", None)
     return auth if isinstance(auth, OAuthFlow) else None
 
 

@@ -1,9 +1,10 @@
 """Opening connections: `connect` and `aconnect`, over one opening path.
 
-`connect` and `aconnect` take the same options (`ConnectOptions`, whose fields hold the
-defaults) and share one opening path: `_opening` is a generator of the attempts (a remembered
-era verdict that no longer holds is dropped, and the server probed afresh, once), which
-`connect` drives in the caller's thread and `aconnect` awaits. What comes up is registered by
+`connect` and `aconnect` take the same options, written once: `ConnectOptions`'s fields give
+both their signature and defaults (`options.options_of`). They share one opening path:
+`_opening` is a generator of the attempts (a remembered era verdict that no longer holds is
+dropped, and the server probed afresh, once), which `connect` drives in the caller's thread
+and `aconnect` awaits. What comes up is registered by
 name in `registry`, which also closes the connects under way when `close_all` runs. Ctrl-C
 while connecting closes the connection under way at once (an OAuth flow waiting for the user
 included) and raises `Interrupted`.
@@ -11,22 +12,19 @@ included) and raises `Interrupted`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from ...runtime import get_runtime
-from ...session.handlers import Handler
 from ...session.session import Session
 from ..apps import meta as app_meta
 from ..calls.feature_state import install as install_features
 from ..connection import Connection
 from ..display import frontend
 from . import registry
-from .options import DEFAULTS as D
-from .options import ConnectOptions
+from .options import Arguments, ConnectOptions, options_of
+from .registry import aclose_existing, close_existing, default_name, forget, opening_failed, register, start
 from .registry import close_all as close_all
-from .registry import close_existing, default_name, forget, opening_failed, register, start
 from .registry import connections as connections
 from .registry import get_connection as get_connection
 from .targets import forget_stale_era, prepare_session, remember_era
@@ -37,36 +35,8 @@ from .targets import forget_stale_era, prepare_session, remember_era
 Opening = Generator[tuple[str, Session], BaseException | None, Connection]
 
 
-def connect(
-    target: str | Sequence[str] | None = None,
-    *,
-    name: str | None = D.name,
-    era: str = D.era,
-    timeout: float | None = D.timeout,
-    env: Mapping[str, str] | None = D.env,
-    cwd: str | Path | None = D.cwd,
-    headers: Mapping[str, str] | None = D.headers,
-    transport: str = D.transport,
-    bearer_token_env: str | None = D.bearer_token_env,
-    secrets: Sequence[str] = D.secrets,
-    protocol_version: str | None = D.protocol_version,
-    probe_timeout: float = D.probe_timeout,
-    capabilities: dict[str, Any] | None = D.capabilities,
-    handlers: Mapping[str, Handler] | None = D.handlers,
-    trace_capacity: int | None = D.trace_capacity,
-    roots: Any = D.roots,
-    sampling: Any = D.sampling,
-    elicitation: Any = D.elicitation,
-    config: str | None = D.config,
-    config_file: str | Path | None = D.config_file,
-    consent: bool | None = D.consent,
-    apps: bool | None = D.apps,
-    auth: Any = D.auth,
-    check_frames: bool = D.check_frames,
-    strict: bool = D.strict,
-    proxy: str | None = D.proxy,
-    verify: Any = D.verify,
-) -> Connection:
+@options_of(Arguments)
+def connect(target: str | Sequence[str] | None, options: ConnectOptions) -> Connection:
     """Connect to an MCP server, in whichever protocol era it speaks.
 
     `target` is a server command (an argv list or a shell-style string, run over stdio)
@@ -110,34 +80,6 @@ def connect(
     system's roots (or `SSL_CERT_FILE` / `SSL_CERT_DIR`); a CA bundle's path; an
     `ssl.SSLContext`; or False, any certificate.
     """
-    options = ConnectOptions(
-        name=name,
-        era=era,
-        timeout=timeout,
-        env=env,
-        cwd=cwd,
-        headers=headers,
-        transport=transport,
-        bearer_token_env=bearer_token_env,
-        secrets=secrets,
-        protocol_version=protocol_version,
-        probe_timeout=probe_timeout,
-        capabilities=capabilities,
-        handlers=handlers,
-        trace_capacity=trace_capacity,
-        roots=roots,
-        sampling=sampling,
-        elicitation=elicitation,
-        config=config,
-        config_file=config_file,
-        consent=consent,
-        apps=apps,
-        auth=auth,
-        check_frames=check_frames,
-        strict=strict,
-        proxy=proxy,
-        verify=verify,
-    )
     return open_connection(target, options)
 
 
@@ -171,74 +113,16 @@ def open_connection(
             raise
 
 
-async def aconnect(
-    target: str | Sequence[str] | None = None,
-    *,
-    name: str | None = D.name,
-    era: str = D.era,
-    timeout: float | None = D.timeout,
-    env: Mapping[str, str] | None = D.env,
-    cwd: str | Path | None = D.cwd,
-    headers: Mapping[str, str] | None = D.headers,
-    transport: str = D.transport,
-    bearer_token_env: str | None = D.bearer_token_env,
-    secrets: Sequence[str] = D.secrets,
-    protocol_version: str | None = D.protocol_version,
-    probe_timeout: float = D.probe_timeout,
-    capabilities: dict[str, Any] | None = D.capabilities,
-    handlers: Mapping[str, Handler] | None = D.handlers,
-    trace_capacity: int | None = D.trace_capacity,
-    roots: Any = D.roots,
-    sampling: Any = D.sampling,
-    elicitation: Any = D.elicitation,
-    config: str | None = D.config,
-    config_file: str | Path | None = D.config_file,
-    consent: bool | None = D.consent,
-    apps: bool | None = D.apps,
-    auth: Any = D.auth,
-    check_frames: bool = D.check_frames,
-    strict: bool = D.strict,
-    proxy: str | None = D.proxy,
-    verify: Any = D.verify,
-) -> Connection:
+@options_of(Arguments)
+async def aconnect(target: str | Sequence[str] | None, options: ConnectOptions) -> Connection:
     """The awaitable twin of `connect`, with the same arguments (and the same defaults)."""
-    options = ConnectOptions(
-        name=name,
-        era=era,
-        timeout=timeout,
-        env=env,
-        cwd=cwd,
-        headers=headers,
-        transport=transport,
-        bearer_token_env=bearer_token_env,
-        secrets=secrets,
-        protocol_version=protocol_version,
-        probe_timeout=probe_timeout,
-        capabilities=capabilities,
-        handlers=handlers,
-        trace_capacity=trace_capacity,
-        roots=roots,
-        sampling=sampling,
-        elicitation=elicitation,
-        config=config,
-        config_file=config_file,
-        consent=consent,
-        apps=apps,
-        auth=auth,
-        check_frames=check_frames,
-        strict=strict,
-        proxy=proxy,
-        verify=verify,
-    )
     began = registry.closes
     target, options, opened_from_config = _prepare(target, options)
     runtime = get_runtime()
     opening = _opening(target, options)
     name, session = next(opening)
     while True:
-        old = registry.connections().get(name)
-        if old is not None:
-            await old.aclose()
+        await aclose_existing(name)
         start(runtime, session, name, began)
         failure: BaseException | None = None
         try:

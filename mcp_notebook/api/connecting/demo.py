@@ -15,7 +15,7 @@ import anyio
 from ...auth.config import OAuth
 from ...base.errors import AuthorizationError
 from ...runtime import get_runtime
-from ..connection import Connection
+from ..connection import Connection, session_of
 from .connect import connect
 from .options import DEFAULT_TIMEOUT
 
@@ -142,7 +142,7 @@ def _stop_server(name: str) -> None:
 async def _stop_when_closed(conn: Connection, process: demo_server.DemoServerProcess) -> None:
     """Stop the HTTP server once its connection has closed (runs on the session loop)."""
     try:
-        await conn.session.wait_closed()
+        await session_of(conn).wait_closed()
     finally:
         with _lock:
             if _http_servers.get(conn.name) is process:

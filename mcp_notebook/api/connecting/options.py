@@ -1,15 +1,21 @@
 """`ConnectOptions`: every option of `connect()`, carried as one value from the signature to
-the session. Its field defaults are the one home of the defaults: `connect` and `aconnect`
-take theirs from here, and a test holds their signatures to these fields.
+the session, and written once: its fields are the options, their types and their defaults.
+
+`connect` and `aconnect` are built from them (`options_of`): `Arguments` (the target, then the
+options, keyword-only) gives both their runtime signature, so `help()`, IPython's `?` and
+completion show every option with its default, and their static one (a ParamSpec taken from
+its constructor), so mypy and pyright check option names and types at each call site. A test
+holds both signatures to these fields.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar, cast
 
 from ...base.errors import UsageError
 from ...base.public import public
@@ -19,8 +25,13 @@ from ...session.negotiation import PROBE_TIMEOUT
 DEFAULT_TIMEOUT = 60.0
 
 
+P = ParamSpec("P")
+R = TypeVar("R")
+Target = str | Sequence[str] | None
+
+
 @public
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ConnectOptions:
     """How to connect: what `connect()` was given, defaults filled in."""
 
@@ -57,6 +68,52 @@ class ConnectOptions:
 
     def replace(self, **changes: Any) -> ConnectOptions:
         return dataclasses.replace(self, **changes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Arguments(ConnectOptions):
+    """What `connect()` takes: the target (positional, the one field before the keyword-only
+    options), then every option. Its constructor is the signature `options_of` gives."""
+
+    target: str | Sequence[str] | None = dataclasses.field(default=None, kw_only=False)
+
+
+def options_of(
+    arguments: Callable[P, Arguments],
+) -> Callable[[Callable[[Target, ConnectOptions], R]], Callable[P, R]]:
+    """Make `opener(target, options)` into a function taking `arguments`' parameters (the target
+    and every option by name), with that signature for `inspect` and the type checkers."""
+    signature = inspect.signature(arguments)
+
+    def split(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Target, ConnectOptions]:
+        try:
+            given = signature.bind(*args, **kwargs).arguments
+        except TypeError as exc:
+            raise TypeError(f"{name}() {exc}") from None
+        target = given.pop("target", None)
+        return target, ConnectOptions(**given)
+
+    def dress(opener: Callable[[Target, ConnectOptions], R]) -> Callable[P, R]:
+        name = opener.__name__
+        face: Any
+        if inspect.iscoroutinefunction(opener):
+
+            async def awaited(*args: Any, **kwargs: Any) -> Any:
+                return await cast(Awaitable[Any], opener(*split(name, args, kwargs)))
+
+            face = awaited
+        else:
+
+            def blocking(*args: Any, **kwargs: Any) -> Any:
+                return opener(*split(name, args, kwargs))
+
+            face = blocking
+        for attribute in ("__module__", "__name__", "__qualname__", "__doc__"):
+            setattr(face, attribute, getattr(opener, attribute))
+        face.__signature__ = signature.replace(return_annotation=inspect.signature(opener).return_annotation)
+        return cast(Callable[P, R], face)
+
+    return dress
 
 
 def check_timeout(value: Any, what: str = "timeout", *, optional: bool = True) -> None:

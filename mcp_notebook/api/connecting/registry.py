@@ -17,7 +17,7 @@ import anyio
 from ...base.errors import ConnectionClosed, Interrupted, UsageError
 from ...runtime import Runtime, get_runtime
 from ...session.session import Session
-from ..connection import Connection
+from ..connection import Connection, session_of
 
 EXIT_GRACE_AT_SHUTDOWN = 0.5
 
@@ -53,7 +53,7 @@ def close_all() -> None:
 async def _close_all(grace: float | None = None) -> None:
     global closes
     with _registry_lock:
-        sessions = [conn.session for conn in _registry.values()] + list(_opening_now)
+        sessions = [session_of(conn) for conn in _registry.values()] + list(_opening_now)
         _registry.clear()
         _opening_now.clear()
         closes += 1
@@ -99,9 +99,9 @@ def opening_failed(session: Session, name: str, exc: BaseException) -> BaseExcep
 def register(conn: Connection) -> Connection:
     """`remember` a connection that came up, unless `close_all` took it meanwhile (it closes it)."""
     with _registry_lock:
-        if conn.session not in _opening_now:
+        if session_of(conn) not in _opening_now:
             raise ConnectionClosed(f"{conn.name}: not connected: close_all() was called while it was connecting")
-        _opening_now.discard(conn.session)
+        _opening_now.discard(session_of(conn))
         return remember(conn)
 
 
@@ -111,11 +111,24 @@ def forget(conn: Connection) -> None:
             del _registry[conn.name]
 
 
-def close_existing(name: str) -> None:
+def existing(name: str) -> Connection | None:
+    """The connection registered as `name`, read under the registry's lock."""
     with _registry_lock:
-        old = _registry.get(name)
+        return _registry.get(name)
+
+
+def close_existing(name: str) -> None:
+    """Close the connection a new connect is about to take the name of (`connect`'s step)."""
+    old = existing(name)
     if old is not None:
         old.close()
+
+
+async def aclose_existing(name: str) -> None:
+    """`close_existing`, awaited (`aconnect`'s step)."""
+    old = existing(name)
+    if old is not None:
+        await old.aio.close()
 
 
 def default_name(base: str) -> str:

@@ -40,7 +40,7 @@ class McpNotebook(Configurable):
         help="Seconds an HTTP server may pause in an answer with no deadline of its own (a body, the status of a "
         "notification or response we POST) before it fails; an SSE stream answering a request has the request's timeout.",
     ).tag(config=True)
-    health_history = Int(300, help="Health snapshots kept per connection (conn.health_history).").tag(config=True)
+    health_history = Int(300, help="Health snapshots kept per connection (conn.monitor.history).").tag(config=True)
     health_history_interval = Float(1.0, help="Seconds between the health snapshots kept.").tag(config=True)
     render_rate = Float(10.0, help="Most widget renders per second, however fast frames arrive.").tag(config=True)
     proxy = Unicode(

@@ -1,7 +1,7 @@
 """A connection's server log and resource subscriptions as plain data, text and HTML.
 
 Everything here reads what the session thread recorded in the feature state; nothing
-prints or sends. The live panels that show these (`conn.log_panel()`) are the front end's:
+prints or sends. The live panels that show these (`conn.logs.panel()`) are the front end's:
 widgets in a notebook (`notebook.widgets.live`), text elsewhere.
 """
 

@@ -11,18 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from ...protocol.frame_rules import Violation
+from ...session.session import Session
 
 COLUMNS = ("index", "direction", "method", "where", "rule", "message", "url")
 
 
-def violations(conn: Any) -> list[Violation]:
+def violations(session: Session) -> list[Violation]:
     """Every rule the server's frames broke, oldest first (the newest 1000 kept): each a
     `Violation` with `index` (its trace entry's seq), `direction`, `method`, `where` (a JSON
     pointer into the frame), `rule`, `message` and `url` (the spec section, where one applies)."""
-    found: list[Violation] = conn.session.checker.violations()
+    found: list[Violation] = session.checker.violations()
     return found
 
 
-def records(conn: Any) -> list[dict[str, Any]]:
+def records(session: Session) -> list[dict[str, Any]]:
     """The violations as plain dicts (JSON-ready), oldest first."""
-    return [violation.as_dict() for violation in violations(conn)]
+    return [violation.as_dict() for violation in violations(session)]

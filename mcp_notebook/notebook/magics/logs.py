@@ -47,13 +47,13 @@ def _logs(ns: Namespace) -> None:
     conn = connection_of(ns)
     if ns.save:
         try:
-            written = write_jsonl(conn.log_records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
+            written = write_jsonl(conn.logs.records(last=ns.last, level=ns.level, unrouted_only=ns.unrouted), ns.save)
         except OSError as exc:
             raise CommandError(f"cannot write {ns.save}: {exc.strerror or exc}") from None
         print(f"saved {counted(written, 'log message')} to {ns.save}")
         return
     if ns.live and show.frontend():
-        show.display(conn.log_panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
+        show.display(conn.logs.panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
         return
     text, html = logs_snapshot(conn.feature_state, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
     if show.frontend():

@@ -52,11 +52,11 @@ def _subscribe(ns: Namespace) -> None:
     if ns.uri is not None:
         conn.subscribe(ns.uri)
     if show.frontend():
-        show.display(conn.subscriptions_panel(ns.uri, read=ns.read))
+        show.display(conn.subscriptions.panel(ns.uri, read=ns.read))
         return
     if ns.uri is not None:
         print(
-            f"subscribed to {ns.uri} on {conn.name!r}; conn.resource_updates(uri) counts its updates"
+            f"subscribed to {ns.uri} on {conn.name!r}; conn.subscriptions.updates(uri) counts its updates"
             + (" (live content needs a Jupyter widget frontend)" if ns.read else "")
         )
     else:
@@ -74,5 +74,5 @@ def _subscribe(ns: Namespace) -> None:
 def _unsubscribe(ns: Namespace) -> None:
     conn = connection_of(ns)
     conn.unsubscribe(ns.uri)
-    updates = conn.resource_updates(ns.uri)
+    updates = conn.subscriptions.updates(ns.uri)
     print(f"unsubscribed from {ns.uri} on {conn.name!r} after {counted(updates, 'update')}")

@@ -16,6 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...api.calls.progress import LOG_LEVELS
+from ...api.connection import session_of
 from ...api.display.panels import (
     LOG_ROWS,
     LogRow,
@@ -166,14 +167,14 @@ class SubscriptionsView(View):
                 continue
             reading.busy, reading.seen = True, row.updates
             try:
-                self.connection.session.spawn(self._read, row.uri, reading)
+                session_of(self.connection).spawn(self._read, row.uri, reading)
             except ConnectionClosed as exc:
                 reading.busy, reading.error = False, str(exc)
 
     async def _read(self, uri: str, reading: Reading) -> None:
         """A task of the session: `resources/read`, its result kept for the next render."""
         try:
-            raw = await self.connection.session.request("resources/read", {"uri": uri})
+            raw = await session_of(self.connection).request("resources/read", {"uri": uri})
             result = ResourceResult(uri, raw if isinstance(raw, dict) else {})
             reading.text, reading.error = result.text or result._text(), None  # blobs: a one-line summary
         except Exception as exc:  # noqa: BLE001 - shown in the panel; never raised on the session

@@ -97,18 +97,18 @@ def test_apps_declare_the_ui_extension_in_both_eras(era: str) -> None:
         assert declared["extensions"] == {EXT: {"mimeTypes": ["text/html;profile=mcp-app"]}}
     with mcp_notebook.connect(PROBE, era=era, apps=False) as conn:
         conn.list_tools()
-        assert "extensions" not in conn.session.client.capabilities
+        assert "extensions" not in conn._session.client.capabilities
 
 
 def test_apps_are_on_by_default_only_where_views_can_be_drawn(shown_as: Callable[..., None]) -> None:
     shown_as("script")
     with mcp_notebook.connect(PROBE, era="legacy") as conn:
-        assert "extensions" not in conn.session.client.capabilities
+        assert "extensions" not in conn._session.client.capabilities
         with pytest.raises(mcp_notebook.UsageError, match="apps=True"):
             conn.app("probe")
     shown_as("kernel")
     with mcp_notebook.connect(PROBE, era="legacy") as conn:
-        assert EXT in conn.session.client.capabilities["extensions"]
+        assert EXT in conn._session.client.capabilities["extensions"]
 
 
 # ----- discovery -----
@@ -169,7 +169,7 @@ def test_the_view_is_read_once_and_again_after_the_server_says_it_changed() -> N
         assert conn.app("probe").html == first.html and conn.feature_state.apps.fetches == 1
         assert "v1" in first.html
         conn.call_tool("touch_view")
-        wait_until(lambda: conn.resource_updates("ui://probe/view") == 1, "notifications/resources/updated")
+        wait_until(lambda: conn.subscriptions.updates("ui://probe/view") == 1, "notifications/resources/updated")
         assert "v2" in conn.app("probe").html and conn.feature_state.apps.fetches == 2
         reads = [e for e in conn.trace.frames("out") if e.method == "resources/read"]
         assert len(reads) == 2

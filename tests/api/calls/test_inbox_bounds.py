@@ -51,6 +51,6 @@ def test_updates_of_resources_nobody_subscribed_to_are_counted_for_a_bounded_num
         reply = conn.request("tools/call", {"name": "updates-flood", "arguments": {"count": 4}})
         assert reply["content"][0]["text"] == '"flooded"'  # the raw server answers JSON
         # the handlers run as tasks on the loop: nothing reports their end but the count
-        wait_until(lambda: conn.resource_updates() == 4, "the 4 updates to be counted")
+        wait_until(lambda: conn.subscriptions.updates() == 4, "the 4 updates to be counted")
         assert list(conn.feature_state.update_counts) == ["note://2", "note://3"]
-        assert conn.resource_updates() == 4 and conn.resource_updates("note://3") == 1
+        assert conn.subscriptions.updates() == 4 and conn.subscriptions.updates("note://3") == 1

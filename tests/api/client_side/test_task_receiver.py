@@ -220,13 +220,13 @@ def test_tasks_list_pages_with_an_opaque_cursor():
 
 def test_the_modern_era_declares_no_tasks():
     with mcp_notebook.connect(sdk_server_cmd(), name="modern", era="auto", sampling=lambda params: "hi") as conn:
-        assert conn.session.era == "modern"
+        assert conn._session.era == "modern"
         modern_requests = [e for e in conn.trace.frames("out") if e.kind == "request" and e.message["method"] != "initialize"]
         metas = [e.message["params"]["_meta"] for e in modern_requests]  # (a slow probe has initialize offered beside it)
         assert metas and all("tasks" not in m["io.modelcontextprotocol/clientCapabilities"] for m in metas)
         assert "sampling" in metas[0]["io.modelcontextprotocol/clientCapabilities"]
     with mcp_notebook.connect(sdk_server_cmd(), name="modern", era="modern", sampling=lambda params: "hi") as conn:
-        assert conn._fx.requests.tasks is None and conn.session.request_handlers.get("tasks/get") is None
+        assert conn._fx.requests.tasks is None and conn._session.request_handlers.get("tasks/get") is None
 
 
 def test_a_handler_of_the_users_own_is_not_made_a_task():

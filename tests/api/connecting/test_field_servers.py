@@ -92,7 +92,7 @@ def test_sdk1_stateful_http_servers_connect_with_the_default_era_on_the_first_tr
             assert conn.era == "legacy" and conn.health.era_source == "probe: server/discover answered HTTP 400"
             assert [tool["name"] for tool in conn.list_tools()] == ["calculate"]
             first_try(conn)
-            assert conn.session.transport.session_id is not None  # the initialize answer's, accepted since
+            assert conn._session.transport.session_id is not None  # the initialize answer's, accepted since
 
 
 def test_mcp_proxy_over_http_sse_connects_with_the_default_era_on_the_first_try():

@@ -74,7 +74,7 @@ def test_authorize_call_refresh_reauthorize_step_up_and_no_secret_shows(oauth_ur
         assert first["code_challenge_method"] == ["S256"]
         assert first["resource"] == [oauth_url]
         assert first["scope"] == ["notes:read"]
-        flow = conn.session.transport.auth  # type: ignore[attr-defined]
+        flow = conn._session.transport.auth  # type: ignore[attr-defined]
         assert flow.client.source == "registered"
 
         # The access token expires: refreshed without asking the user.
@@ -116,7 +116,7 @@ def test_tokens_are_saved_for_later_connections_until_logout(oauth_url: str, tok
     first = Browser()
     with mcp_notebook.connect(oauth_url, name="saved", auth=OAuth(authorize=first)) as conn:
         assert call(conn, "whoami") == "notes:read"
-        token = conn.session.transport.auth.token  # type: ignore[attr-defined]
+        token = conn._session.transport.auth.token  # type: ignore[attr-defined]
     files = list(token_files.glob("*.json"))
     assert files and all(path.stat().st_mode & 0o777 == 0o600 for path in files)
     assert token_files.stat().st_mode & 0o777 == 0o700
@@ -127,7 +127,7 @@ def test_tokens_are_saved_for_later_connections_until_logout(oauth_url: str, tok
         assert later.visits == []  # the saved token was used: nobody was asked
         assert "saved token" in steps(conn)
         assert token.access_token not in json.dumps([e.to_record() for e in conn.trace.entries()], default=str)
-        assert conn.session.transport.auth.logout() >= 1  # type: ignore[attr-defined]
+        assert conn._session.transport.auth.logout() >= 1  # type: ignore[attr-defined]
     assert not any(json.loads(path.read_text())["server"] == oauth_url for path in token_files.glob("*.json"))
 
     after = Browser()
@@ -145,7 +145,7 @@ def test_the_auth_magic_shows_who_and_the_steps_never_a_secret(oauth_url: str, c
     try:
         with mcp_notebook.connect(oauth_url, name="magic", auth=OAuth(authorize=browser)) as conn:
             call(conn, "whoami")
-            flow = conn.session.transport.auth  # type: ignore[attr-defined]
+            flow = conn._session.transport.auth  # type: ignore[attr-defined]
             secrets = [flow.token.access_token, flow.token.refresh_token, flow.client.secret, *browser.codes]
             capsys.readouterr()
             for line in ("%mcp auth magic", "%mcp auth magic --steps", "%mcp status magic", "%mcp trace magic"):
@@ -235,7 +235,7 @@ def test_a_token_about_to_expire_is_refreshed_in_the_background(oauth_url: str) 
     """Before its expiry the token is refreshed while it still works: no 401 first, nobody asked."""
     browser = Browser()
     with mcp_notebook.connect(oauth_url, name="ahead", auth=OAuth(authorize=browser, remember=False)) as conn:
-        flow = conn.session.transport.auth  # type: ignore[attr-defined]
+        flow = conn._session.transport.auth  # type: ignore[attr-defined]
         assert call(conn, "whoami") == "notes:read"
         first = flow.token
         flow.token = dataclasses.replace(first, expires_at=time.time() + 30)  # as if issued an hour ago

@@ -50,7 +50,7 @@ def test_every_server_ping_is_answered_while_the_main_thread_is_blocked_for_3_s(
 
 def test_keepalive_goes_stale_against_a_stopped_server_and_ready_after_it_resumes(sdk):
     sdk.keepalive(interval=0.05, timeout=0.2, misses=3)
-    pid = sdk.session.transport.pid
+    pid = sdk._session.transport.pid
     os.kill(pid, signal.SIGSTOP)
     try:
         assert sdk.monitor.wait_state("stale", timeout=60)
@@ -66,7 +66,7 @@ def test_keepalive_goes_stale_against_a_stopped_server_and_ready_after_it_resume
     assert transitions[3][1] == "keepalive ping answered after 3 missed"
     health = sdk.health
     assert health.state == "ready" and health.keepalive_misses == 0 and health.keepalive_pings >= 4
-    assert [h.state for h in sdk.health_history if h.state != "ready"][:2] == ["degraded", "stale"]
+    assert [h.state for h in sdk.monitor.history if h.state != "ready"][:2] == ["degraded", "stale"]
     assert sdk.ping() > 0
 
 
@@ -113,6 +113,6 @@ def test_health_is_an_immutable_snapshot_with_figures_and_history(sdk):
     assert health.since_frame_in is not None and health.since_frame_in >= 0
     assert health.keepalive and health.keepalive_interval == defaults.keepalive_interval
     assert health.trace_entries == len(sdk.trace)
-    assert sdk.health_history and sdk.health_history[0].state == "ready"
+    assert sdk.monitor.history and sdk.monitor.history[0].state == "ready"
     sdk.close()
     assert sdk.health.state == "closed" and sdk.health.exit_code is not None

@@ -21,7 +21,7 @@ from support.waiting import wait_until
 from support.widgets import in_background, replies
 
 import mcp_notebook
-from mcp_notebook import Connection, TaskCancelled, TaskList
+from mcp_notebook import AsyncConnection, TaskCancelled, TaskList
 from mcp_notebook.notebook.widgets import interaction as iw
 
 pytestmark = [pytest.mark.node]
@@ -202,7 +202,7 @@ def test_an_optional_task_runs_as_one_only_when_asked(tasks_conn):
 
 def test_every_task_method_has_a_twin():
     for name in ("list_tasks", "get_task", "cancel_task", "task_result"):
-        assert asyncio.iscoroutinefunction(getattr(Connection, "a" + name)), name
+        assert asyncio.iscoroutinefunction(getattr(AsyncConnection, name)), name
 
 
 # ----------------------------------------------------------------- a stop cancels the task
@@ -248,7 +248,7 @@ def test_cancelling_an_awaited_call_cancels_the_task(tasks_conn):
         loop = asyncio.get_running_loop()
         announced = asyncio.Event()
         tasks_conn.on_notification("notifications/tasks/status", lambda params: loop.call_soon_threadsafe(announced.set))
-        call = loop.create_task(tasks_conn.acall_tool(RESEARCH, {"topic": "comets"}))
+        call = loop.create_task(tasks_conn.aio.call_tool(RESEARCH, {"topic": "comets"}))
         await asyncio.wait_for(announced.wait(), WAIT)
         call.cancel()
         with pytest.raises(asyncio.CancelledError):

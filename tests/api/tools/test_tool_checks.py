@@ -167,7 +167,7 @@ def test_a_changed_listing_is_fetched_and_checked_again():
             conn.call_tool("get-sum", a="x", b=1)
         lists = len([e for e in conn.trace.frames("out") if e.method == "tools/list"])
         frame = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'
-        get_runtime().call_sync(conn.session.inbound.frame_received, frame)
+        get_runtime().call_sync(conn._session.inbound.frame_received, frame)
         with pytest.raises(ToolArgumentError, match="'a' should be number"):
             conn.call_tool("get-sum", a="x", b=1)
         assert len([e for e in conn.trace.frames("out") if e.method == "tools/list"]) == lists + 1

@@ -196,7 +196,7 @@ def test_status_and_auth_speak_of_every_connection_unless_one_is_named(module_sh
 def test_connect_with_a_name_in_use_closes_the_old_connection(module_shell, capsys):
     run(module_shell, capsys, f"%mcp connect same -- {RAW}")
     first = mcp_notebook.get_connection("same")
-    pid = first.session.transport.pid
+    pid = first._session.transport.pid
     run(module_shell, capsys, f"%mcp connect same -- {RAW}")
     second = mcp_notebook.get_connection("same")
     assert second is not first and first.closed

@@ -74,7 +74,7 @@ def test_connect_strict(module_shell, capsys):
     module_shell.run_line_magic("mcp", f"connect strictly --strict -- {command}")
     conn = mcp_notebook.get_connection("strictly")
     try:
-        assert conn.session.checker.strict
+        assert conn._session.checker.strict
         with pytest.raises(mcp_notebook.ConnectionClosed, match="not-json-rpc"):
             conn.request("tools/call", {"name": "violate", "arguments": {"rule": "not-json-rpc"}})
     finally:

@@ -93,7 +93,7 @@ def test_call_tool_takes_keyword_arguments(ev):
 
 
 def test_acall_tool_takes_keyword_arguments(ev):
-    assert asyncio.run(ev.acall_tool("get-sum", a=20, b=22)).text.endswith("42.")
+    assert asyncio.run(ev.aio.call_tool("get-sum", a=20, b=22)).text.endswith("42.")
 
 
 def test_an_argument_named_like_a_parameter_goes_in_the_dict_or_as_a_keyword_for_name(fm):

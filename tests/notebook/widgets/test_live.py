@@ -49,21 +49,21 @@ def reads_sent(conn) -> int:
 
 def test_the_panels_follow_the_server_while_no_cell_runs(conn, panels):
     conn.set_log_level("debug")
-    logs, subs = conn.log_panel(), conn.subscriptions_panel()
+    logs, subs = conn.logs.panel(), conn.subscriptions.panel()
     panels += [logs, subs]
     log_view, sub_view = _widgets.views_of(logs), _widgets.views_of(subs)
     conn.subscribe(URI)  # server-everything acknowledges with a log message while this call waits
-    ack = conn.log_records()[-1]
+    ack = conn.logs.records()[-1]
     assert "Received Subscribe Resource request" in ack["data"] and ack["in_cell"]
     conn.call_tool("toggle-subscriber-updates")  # one update at once, then one every 5 s
     conn.call_tool("toggle-simulated-logging")  # one message at once, then one every 5 s
     try:
         # No call of ours waits from here on: what arrives now is no cell's.
         wait_until(
-            lambda: conn.resource_updates(URI) >= 2 and any(not r["in_cell"] for r in conn.log_records()),
+            lambda: conn.subscriptions.updates(URI) >= 2 and any(not r["in_cell"] for r in conn.logs.records()),
             "a second resource update and a log message no cell was waiting for",
         )
-        late = next(r for r in conn.log_records() if not r["in_cell"])
+        late = next(r for r in conn.logs.records() if not r["in_cell"])
         wait_until(
             lambda: esc(late["data"]) in log_view.table.value and (shown_updates(sub_view.table.value, URI) or 0) >= 2,
             "the pump to render both panels",
@@ -75,21 +75,21 @@ def test_the_panels_follow_the_server_while_no_cell_runs(conn, panels):
     assert log_view.status.value.startswith("live:") and "newest at the bottom" in log_view.status.value
     assert sub_view.status.value.startswith("live: 1 subscription,")
     # the newest row is the last one
-    assert log_view.table.value.rindex(esc(clock(conn.log_records()[-1]["wall"]))) > log_view.table.value.rindex(
+    assert log_view.table.value.rindex(esc(clock(conn.logs.records()[-1]["wall"]))) > log_view.table.value.rindex(
         esc(clock(ack["wall"]))
     )
-    records = conn.subscription_records()
-    assert records[0]["uri"] == URI and records[0]["subscribed"] and records[0]["updates"] == conn.resource_updates(URI)
+    records = conn.subscriptions.records()
+    assert records[0]["uri"] == URI and records[0]["subscribed"] and records[0]["updates"] == conn.subscriptions.updates(URI)
 
     conn.unsubscribe(URI)
     wait_until(lambda: "unsubscribed</span>" in sub_view.table.value, "the panel to show the unsubscription")
     assert sub_view.status.value.startswith("live: 0 subscriptions") and not sub_view.closed
-    assert conn.subscription_records()[0]["subscribed"] is False
+    assert conn.subscriptions.records()[0]["subscribed"] is False
 
 
 def test_a_subscription_view_re_reads_on_each_update_and_stops_at_unsubscribe(conn, panels):
     conn.subscribe(URI)
-    panel = conn.subscriptions_panel(URI, read=True)
+    panel = conn.subscriptions.panel(URI, read=True)
     panels.append(panel)
     view = _widgets.views_of(panel)
     wait_until(lambda: "Resource 1: This is a plaintext resource" in view.table.value, "the first read")
@@ -105,19 +105,19 @@ def test_a_subscription_view_re_reads_on_each_update_and_stops_at_unsubscribe(co
     answered = {e.id for e in conn.trace.frames("in") if e.kind == "response"}
     reads = [e for e in conn.trace.frames("out") if e.method == "resources/read"]
     assert len(reads) == view.reading[URI].reads and all(e.id in answered for e in reads)
-    assert view.status.value == f"live: subscribed, {conn.resource_updates(URI)} update" + (
-        "s" if conn.resource_updates(URI) != 1 else ""
+    assert view.status.value == f"live: subscribed, {conn.subscriptions.updates(URI)} update" + (
+        "s" if conn.subscriptions.updates(URI) != 1 else ""
     )
 
     conn.unsubscribe(URI)
     wait_until(lambda: view.closed and view not in _widgets.pump.views, "the view to stop")
     assert view.status.value.startswith("unsubscribed at ") and view.status.value.endswith("no longer updated")
     assert "unsubscribed</span>" in view.table.value and "unsubscribed at" in repr(panel)
-    frozen, renders, updates = view.table.value, view.renders, conn.resource_updates(URI)
+    frozen, renders, updates = view.table.value, view.renders, conn.subscriptions.updates(URI)
     conn.subscribe(URI)
     conn.call_tool("toggle-subscriber-updates")  # another update at once: the stopped view ignores it
     try:
-        wait_until(lambda: conn.resource_updates(URI) > updates, "another update")
+        wait_until(lambda: conn.subscriptions.updates(URI) > updates, "another update")
     finally:
         conn.call_tool("toggle-subscriber-updates")
     assert view.table.value == frozen and view.renders == renders
@@ -126,7 +126,7 @@ def test_a_subscription_view_re_reads_on_each_update_and_stops_at_unsubscribe(co
 def test_server_text_stays_inert_in_both_panels_and_their_exports(conn, panels):
     hostile = "demo://x/" + XSS + "-" * 400  # long: its log line unfolds from a <details>
     conn.subscribe(hostile)  # server-everything echoes the URI in its acknowledging log message
-    logs, subs = conn.log_panel(), conn.subscriptions_panel(read=True)
+    logs, subs = conn.logs.panel(), conn.subscriptions.panel(read=True)
     panels += [logs, subs]
     log_view, sub_view = _widgets.views_of(logs), _widgets.views_of(subs)
     wait_until(
@@ -153,7 +153,7 @@ def test_the_subscriptions_of_a_closed_connection_show_as_ended(panels):
     conn = mcp_notebook.demo("subs-end", keepalive=None)
     try:
         conn.subscribe("demo://counter")
-        panel = conn.subscriptions_panel()
+        panel = conn.subscriptions.panel()
         panels.append(panel)
         assert re.search(r"^demo://counter\s+subscribed\s", repr(panel), re.MULTILINE), repr(panel)
     finally:
@@ -164,7 +164,7 @@ def test_the_subscriptions_of_a_closed_connection_show_as_ended(panels):
 
 def test_text_fallbacks_and_records(conn, panels):
     conn.subscribe(URI)
-    logs, subs = conn.log_panel(level="info"), conn.subscriptions_panel()
+    logs, subs = conn.logs.panel(level="info"), conn.subscriptions.panel()
     panels += [logs, subs]
     assert isinstance(logs, LivePanel) and isinstance(subs, LivePanel)
     for text in (repr(logs), pretty(logs), logs._repr_mimebundle_()["text/plain"]):
@@ -175,11 +175,11 @@ def test_text_fallbacks_and_records(conn, panels):
         )
     for text in (repr(subs), pretty(subs), subs._repr_mimebundle_()["text/plain"]):
         assert re.search(rf"^{re.escape(URI)}\s+subscribed\s+0\s+-$", text, re.MULTILINE)
-    assert "none of the 1 server log messages match" in repr(conn.log_panel(level="error", unrouted_only=True))
-    panels.append(conn.log_panel())  # (closed by the fixture)
-    assert [r["level"] for r in conn.log_records(level="info")] == ["info"] and conn.log_records(unrouted_only=True) == []
+    assert "none of the 1 server log messages match" in repr(conn.logs.panel(level="error", unrouted_only=True))
+    panels.append(conn.logs.panel())  # (closed by the fixture)
+    assert [r["level"] for r in conn.logs.records(level="info")] == ["info"] and conn.logs.records(unrouted_only=True) == []
     with pytest.raises(mcp_notebook.UsageError, match="unknown log level 'loud'"):
-        conn.log_panel(level="loud")
+        conn.logs.panel(level="loud")
 
 
 @pytest.fixture
