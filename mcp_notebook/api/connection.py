@@ -15,6 +15,7 @@ import anyio
 
 from ..base.errors import ConnectionClosed, UsageError
 from ..base.public import public
+from ..base.timeouts import check_timeout
 from ..runtime import get_runtime
 from ..session.era import Era
 from ..session.handlers import Handler
@@ -22,10 +23,10 @@ from ..session.health import Health
 from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
+from .apps import host as app_host
 from .apps import methods as apps
-from .calls.feature_state import FeatureState
+from .calls.core import Core
 from .client_side import methods as client_side
-from .connecting.options import check_timeout
 from .display import frontend, panels
 from .display.diagram import DIAGRAM_ROWS, Diagram
 from .display.diagram import build as build_diagram
@@ -42,8 +43,8 @@ from .tools import methods as tools
 class Connection:
     """A live connection to one MCP server, usable from any cell or thread.
 
-    Composed of its session (on the runtime's loop), its feature state (caches, calls in
-    progress, logs, subscriptions) and its health monitor. The feature methods come from each
+    Composed of its session (on the runtime's loop), its calls' core (`api.calls.core`: the
+    calls in progress, list caches, and each feature's own state) and its health monitor. The feature methods come from each
     feature's table (`api.tools.methods`, `api.tasks.methods`, `api.resources.methods`,
     `api.prompts.methods`, `api.skills.methods`, `api.client_side.methods`): one steps
     function per name, given its blocking face and its awaitable twin (`api.calls.twins`).
@@ -53,12 +54,12 @@ class Connection:
         self,
         name: str,
         session: Session,
-        features: FeatureState,
+        core: Core,
         on_close: Callable[[Connection], None] = lambda conn: None,
     ) -> None:
         self.name = name
         self._session = session
-        self._fx = features
+        self._core = core  # what the feature methods share; each feature's state hangs on it
         self._on_close = on_close
         self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
         self.monitor.start()
@@ -69,11 +70,6 @@ class Connection:
     def session(self) -> Session:
         """The session underneath (internals: for tests and the curious, not a stable API)."""
         return self._session
-
-    @property
-    def feature_state(self) -> FeatureState:
-        """What the feature methods keep for this connection (read by front ends' live panels)."""
-        return self._fx
 
     @property
     def state(self) -> str:
@@ -296,7 +292,7 @@ class Connection:
     ) -> list[dict[str, Any]]:
         """The server's log messages (the last 1000 kept), oldest first, as dicts: time, wall, level,
         logger, data, and in_cell (True when the cell whose call was waiting showed it)."""
-        return panels.log_records(self._fx, last=last, level=level, unrouted_only=unrouted_only)
+        return panels.log_records(self, last=last, level=level, unrouted_only=unrouted_only)
 
     def log_panel(self, *, level: str | None = None, unrouted_only: bool = False, rows: int = panels.LOG_ROWS) -> Any:
         """A live view of the server's log messages, newest at the bottom (the last `rows`).
@@ -311,7 +307,7 @@ class Connection:
     def subscription_records(self) -> list[dict[str, Any]]:
         """Each subscribed resource (then any updated without a subscription): uri, subscribed,
         updates (how many `notifications/resources/updated` arrived), last_update (wall time)."""
-        return panels.subscription_records(self._fx)
+        return panels.subscription_records(self)
 
     def subscriptions_panel(self, uri: str | None = None, *, read: bool = False) -> Any:
         """A live view of the connection's subscriptions (or of `uri` only): state, update count
@@ -331,12 +327,12 @@ class Connection:
     def close(self) -> None:
         """Close the connection and reap the server process."""
         self._on_close(self)
-        self._fx.apps.close_views("the connection closed")
+        app_host.of(self).close_views("the connection closed")
         get_runtime().call(self._session.close)
 
     async def aclose(self) -> None:
         self._on_close(self)
-        self._fx.apps.close_views("the connection closed")
+        app_host.of(self).close_views("the connection closed")
         await get_runtime().acall(self._session.close)
 
     def __enter__(self) -> Connection:

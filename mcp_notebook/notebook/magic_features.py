@@ -13,6 +13,7 @@ import json
 from argparse import Namespace
 from typing import Any
 
+from ..api.apps import host as app_host
 from ..api.apps.methods import model_tools
 from ..api.calls.progress import LOG_LEVELS
 from ..api.results.objects import Listing, PromptResult, ResourceResult, ToolResult
@@ -77,7 +78,7 @@ def _tools(ns: Namespace) -> Listing | DiffView | None:
         return tools_diff(conn, accept=ns.accept)
     listing = conn.list_tools(refresh=ns.refresh)
     tool_pins.check(conn, refresh=ns.refresh)
-    return model_tools(listing, everything=ns.all, views=conn.feature_state.apps.enabled)
+    return model_tools(listing, everything=ns.all, views=app_host.of(conn).enabled)
 
 
 @subcommand(
@@ -193,7 +194,7 @@ def _subscribe(ns: Namespace) -> None:
     else:
         from ..api.display.panels import subscriptions_snapshot
 
-        print(subscriptions_snapshot(conn.feature_state)[0])
+        print(subscriptions_snapshot(conn)[0])
 
 
 @subcommand(
@@ -285,7 +286,7 @@ def _logs(ns: Namespace) -> None:
     if ns.live and _frontend():
         _show(conn.log_panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
         return
-    text, html = logs_snapshot(conn.feature_state, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
+    text, html = logs_snapshot(conn, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
     if _frontend():
         from .magic_health import _Html
 

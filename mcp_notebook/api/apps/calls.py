@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..calls.feature_state import FeatureState
+from ..calls.core import Core
 from ..calls.progress import Call, Deadline, LogRecord, new_token
 
 
@@ -35,7 +35,7 @@ class AppCall(Call):
             self.show(f"{self.tool}: {payload.line()}")
 
 
-async def followed_call(fx: FeatureState, params: dict[str, Any], show: Callable[[str], None]) -> Any:
+async def followed_call(fx: Core, params: dict[str, Any], show: Callable[[str], None]) -> Any:
     """`tools/call` with `params` (name, arguments) for an app, its progress and logs shown."""
     token = new_token()
     call = AppCall(str(params.get("name")), token, show)

@@ -8,11 +8,17 @@ them in its own cell at each wake-up (a `Presenter` of the front end's). The dea
 progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
 cancellation of the awaiting task, the request is cancelled on the server first.
 
+This is the core: it imports no feature and no front end. What a feature adds comes in
+through the connection's `Core`: a task-augmented request brings its own follower
+(`Exchange.follow`, from `tasks.follow`), an error a feature knows how to retry is retried by
+the hook it registered (`Core.retry_on`: client_side's URL-required retry), and the cell is
+shown through the front end the core was given (`Core.front`).
+
 The session's one call boundary (`Session.call`) carries the request: a one-round request
 is written from the caller's thread where the transport allows it, and its response wakes
 the caller where it waits, a thread or an asyncio loop; modern requests (several rounds
-when the server asks for input) and task-augmented ones (a task followed to its end,
-`tasks.TaskRun`) run as a flow on the session loop. This module keeps only what is the
+when the server asks for input) and task-augmented ones (a task followed to its end by the
+exchange's `follow`) run as a flow on the session loop. This module keeps only what is the
 caller's: its cell, its deadline, and what Ctrl-C or a cancelled task means.
 
 Feature methods are written once, as generators that yield the `Exchange`s they need:
@@ -28,20 +34,19 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ...base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeout, UsageError
+from ...base.timeouts import check_timeout
 from ...runtime import get_runtime
 from ...session.session import CallOptions, Pending
-from ..client_side.answers import Question
-from ..client_side.url_required import URL_ELICITATION_REQUIRED, aretry, retry
-from ..connecting.options import check_timeout
-from ..display import frontend
-from ..tasks.follow import TaskRun
-from .feature_state import FeatureState, asking_for
+from .core import Core
 from .progress import Call, Deadline, new_token
 
 T = TypeVar("T")
 
 TICK = 0.05  # seconds between the caller's looks at progress, logs and questions
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+
+# A task-augmented request's follower: (its call, send a round, stopped?, method, params) -> its payload
+Follow = Callable[[Call, Any, Callable[[], bool], str, dict[str, Any] | None], Any]
 
 
 @dataclass(slots=True)  # not frozen: frozen fields are set through object.__setattr__, ~3 µs a request
@@ -55,7 +60,7 @@ class Exchange:
     reset_on_progress: bool = True
     progress: Any = False  # None: a bar if the server reports progress; a callable; False: no token
     log_level: str | None = None  # modern: this request's log level (None: the connection's)
-    task: bool = False  # task-augmented (params carry `task`): the result is the task's payload
+    follow: Follow | None = None  # task-augmented (params carry `task`): the task followed, its payload the result
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)
@@ -65,7 +70,7 @@ class Exchange:
 Steps = Generator[Exchange, Any, T]
 
 
-def drive(fx: FeatureState, steps: Steps[T]) -> T:
+def drive(fx: Core, steps: Steps[T]) -> T:
     """Run a feature method's steps, each request waited for in this thread."""
     try:
         exchange = next(steps)
@@ -73,10 +78,11 @@ def drive(fx: FeatureState, steps: Steps[T]) -> T:
             try:
                 try:
                     result = request(fx, exchange)
-                except McpError as error:  # the retry wrapper only when the server asks for URLs
-                    if error.code != URL_ELICITATION_REQUIRED:
+                except McpError as error:  # retried only where a feature registered a retry for its code
+                    retry = fx.retries.get(error.code)
+                    if retry is None:
                         raise
-                    result = retry(error, functools.partial(request, fx, exchange), fx.requests, fx.name, _shower(fx))
+                    result = retry.blocking(error, functools.partial(request, fx, exchange), _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -85,7 +91,7 @@ def drive(fx: FeatureState, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
+async def adrive(fx: Core, steps: Steps[T]) -> T:
     """Run a feature method's steps, each request awaited in this coroutine."""
     try:
         exchange = next(steps)
@@ -94,10 +100,10 @@ async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
                 try:
                     result = await arequest(fx, exchange)
                 except McpError as error:
-                    if error.code != URL_ELICITATION_REQUIRED:
+                    retry = fx.retries.get(error.code)
+                    if retry is None:
                         raise
-                    send = functools.partial(arequest, fx, exchange)
-                    result = await aretry(error, send, fx.requests, fx.name, _shower(fx))
+                    result = await retry.awaited(error, functools.partial(arequest, fx, exchange), _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -106,12 +112,12 @@ async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-def _shower(fx: FeatureState) -> Callable[[Question], None]:
+def _shower(fx: Core) -> Callable[[Any], None]:
     """Shows a question outside any waiting request (URLs a -32042 error asks for) in the caller's cell."""
-    return lambda question: frontend.current().presenter(fx.name, None, fx.name).ask(question)
+    return lambda question: fx.front().presenter(fx.name, None, fx.name).ask(question)
 
 
-def _prepare(fx: FeatureState, exchange: Exchange) -> tuple[dict[str, Any] | None, Call]:
+def _prepare(fx: Core, exchange: Exchange) -> tuple[dict[str, Any] | None, Call]:
     """The params as sent (progress token, modern log level) and the Call that collects for the caller."""
     session = fx.session
     token = None if exchange.progress is False else new_token()
@@ -133,29 +139,21 @@ def _timed_out(call: Call) -> RequestTimeout:
     return RequestTimeout(f"{call.method}: {call.deadline.reason()}; the request was cancelled")
 
 
-def _options(fx: FeatureState, exchange: Exchange, call: Call, params: dict[str, Any] | None) -> CallOptions:
+def _options(fx: Core, exchange: Exchange, call: Call, params: dict[str, Any] | None) -> CallOptions:
     """How the session runs the request: under the caller's deadline; a task followed to its end."""
-
-    def in_its_cell() -> None:
-        asking_for(call)  # a question from an input_required round goes to this call's cell
-
-    if not exchange.task:
-        return CallOptions(own_deadline=True, on_round=fx.track, on_start=in_its_cell)
-    session = fx.session
-
-    def follow_task(send: Any, stopped: Callable[[], bool]) -> Any:
-        return TaskRun(session, fx.task_watch, call, send, stopped).run(exchange.method, params)
-
-    return CallOptions(own_deadline=True, flow=follow_task, lingers=True, on_round=fx.track, on_start=in_its_cell)
+    follow = exchange.follow
+    if follow is None:
+        return fx.options(call)
+    return fx.options(call, lambda send, stopped: follow(call, send, stopped, exchange.method, params))
 
 
-def request(fx: FeatureState, exchange: Exchange) -> Any:
+def request(fx: Core, exchange: Exchange) -> Any:
     """Send a request and wait in this thread, showing what arrives for it in the caller's cell."""
     session = fx.session
     if get_runtime().in_loop_thread():
         raise RuntimeError("a blocking call from the mcp-notebook event loop thread; await the a-method (acall_tool, ...) there")
     params, call = _prepare(fx, exchange)
-    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    presenter = fx.front().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)  # before the request goes out: its first progress may come at once
     failed, seen = True, 0
     pending: Pending | None = None
@@ -184,7 +182,7 @@ def request(fx: FeatureState, exchange: Exchange) -> Any:
         presenter.close(failed)
 
 
-async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
+async def arequest(fx: Core, exchange: Exchange) -> Any:
     """Send a request and await it without blocking the caller's event loop; what arrives for
     it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
     cancels the request on the server."""
@@ -197,7 +195,7 @@ async def arequest(fx: FeatureState, exchange: Exchange) -> Any:
         ) from None
     session = fx.session
     params, call = _prepare(fx, exchange)
-    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    presenter = fx.front().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)
     failed, seen = True, 0
     pending: Pending | None = None

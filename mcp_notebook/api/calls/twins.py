@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar,
 from .exchange import Steps, adrive, drive
 
 if TYPE_CHECKING:
-    from .feature_state import Featured
+    from .core import Featured
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -36,7 +36,7 @@ class Blocking(Generic[P, T]):
 
     def __init__(self, steps: Callable[Concatenate[Featured, P], Steps[T]]) -> None:
         def method(self: Featured, /, *args: Any, **kwargs: Any) -> Any:
-            return drive(self.feature_state, steps(self, *args, **kwargs))
+            return drive(self._core, steps(self, *args, **kwargs))
 
         self.function = _dressed(method, steps, steps.__doc__)
 
@@ -56,7 +56,7 @@ class Awaiting(Generic[P, T]):
 
     def __init__(self, steps: Callable[Concatenate[Featured, P], Steps[T]]) -> None:
         async def method(self: Featured, /, *args: Any, **kwargs: Any) -> Any:
-            return await adrive(self.feature_state, steps(self, *args, **kwargs))
+            return await adrive(self._core, steps(self, *args, **kwargs))
 
         self.function = _dressed(method, steps, None)
         self.steps_doc = steps.__doc__

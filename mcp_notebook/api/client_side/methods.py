@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
+from ..calls.core import Featured
 from ..calls.exchange import Exchange, Steps
-from ..calls.feature_state import Featured
 from ..calls.progress import LOG_LEVELS, LogRecord
 from ..calls.twins import twin
-from .answers import roots_of
+from . import logs as server_log
+from .answers import ServerRequests, roots_of
 
 # ----- logging -----
 
@@ -22,7 +23,7 @@ def set_log_level(conn: Featured, level: str) -> Steps[None]:
     """The least severe level of the server's log messages to receive. Legacy connections send
     `logging/setLevel`; modern ones (2026-07-28 has no such request) remember it and send it
     with each later request as `_meta` `io.modelcontextprotocol/logLevel`."""
-    fx = conn.feature_state
+    fx = conn._core
     if level not in LOG_LEVELS:
         raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
     if "logging" not in fx.session.server.capabilities:
@@ -37,12 +38,12 @@ SET_LOG_LEVEL = twin(set_log_level)  # the table: its blocking face and awaitabl
 
 def log_level(self: Featured) -> str | None:
     """The log level set with `set_log_level`, if any."""
-    return self.feature_state.log_level
+    return self._core.log_level
 
 
 def logs(self: Featured) -> list[LogRecord]:
     """The server's recent log messages (`notifications/message`), oldest first."""
-    return list(self.feature_state.logs)
+    return list(server_log.of(self).logs)
 
 
 # ----- roots -----
@@ -50,7 +51,7 @@ def logs(self: Featured) -> list[LogRecord]:
 
 def roots(self: Featured) -> list[dict[str, Any]] | None:
     """The roots this client offers (`roots/list`), or None when it declared none."""
-    roots = self.feature_state.requests.roots
+    roots = self._core.get(ServerRequests).roots
     return None if roots is None else [dict(root) for root in roots]
 
 
@@ -58,18 +59,18 @@ def set_roots(self: Featured, roots: Any) -> None:
     """Change the roots (paths, file:// URIs or root dicts) and tell a legacy server they
     changed (`notifications/roots/list_changed`); modern servers ask for roots per request."""
     _change_roots(self, roots)
-    if self.feature_state.session.rules.roots_changed:
+    if self._core.session.rules.roots_changed:
         self.notify("notifications/roots/list_changed")
 
 
 async def aset_roots(self: Featured, roots: Any) -> None:
     _change_roots(self, roots)
-    if self.feature_state.session.rules.roots_changed:
+    if self._core.session.rules.roots_changed:
         await self.anotify("notifications/roots/list_changed")
 
 
 def _change_roots(self: Featured, roots: Any) -> None:
-    requests = self.feature_state.requests
+    requests = self._core.get(ServerRequests)
     if requests.roots is None:
         raise UsageError(
             f"{self.name}: this connection declared no roots capability; "

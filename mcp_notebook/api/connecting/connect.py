@@ -18,11 +18,9 @@ from typing import Any
 from ...runtime import get_runtime
 from ...session.handlers import Handler
 from ...session.session import Session
-from ..apps import meta as app_meta
-from ..calls.feature_state import install as install_features
 from ..connection import Connection
-from ..display import frontend
 from . import registry
+from .features import install as install_features
 from .options import DEFAULTS as D
 from .options import ConnectOptions
 from .registry import close_all as close_all
@@ -277,11 +275,8 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         base, session = prepare_session(target, options)
         name = options.name or default_name(base)
         features = install_features(
-            session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation
+            session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation, apps=options.apps
         )
-        features.apps.enabled = frontend.current().apps_default() if options.apps is None else bool(options.apps)
-        if features.apps.enabled:
-            session.client.capabilities = app_meta.declare(session.client.capabilities)
         failure = yield name, session
         if failure is None:
             remember_era(target, session)

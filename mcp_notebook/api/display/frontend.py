@@ -142,12 +142,12 @@ class FrontEnd:
     def log_panel(self, connection: Any, *, level: str | None, unrouted_only: bool, rows: int) -> Any:
         from .panels import logs_snapshot
 
-        return TextPanel(lambda: logs_snapshot(connection.feature_state, last=rows, level=level, unrouted_only=unrouted_only)[0])
+        return TextPanel(lambda: logs_snapshot(connection, last=rows, level=level, unrouted_only=unrouted_only)[0])
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
         from .panels import subscriptions_snapshot
 
-        return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+        return TextPanel(lambda: subscriptions_snapshot(connection)[0])
 
     def ask_consent(self, request: ConsentRequest) -> bool | None:
         """Run this configured command, or connect to this configured URL with values from this
