@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..api.calls.progress import Call, LogRecord, TextProgress
 from ..api.client_side.answers import Question, with_defaults
-from ..api.connecting.auth_progress import AuthProgress
 from ..api.display import frontend
+from ..api.display.auth_progress import AuthProgress
 from ..api.doctor.report import Checklist
 from ..api.tools.validate import ToolArgumentError, parse_value, problems
 from ..base.errors import McpNotebookError

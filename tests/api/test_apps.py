@@ -21,10 +21,10 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook.api.apps import host as app_host
-from mcp_notebook.api.apps import meta as app_meta
 from mcp_notebook.api.apps.methods import model_tools
 from mcp_notebook.api.apps.view import AppView
 from mcp_notebook.api.client_side import logs as server_log
+from mcp_notebook.api.results import app_meta
 from mcp_notebook.notebook import magic_features  # noqa: F401 - registers %mcp tools
 from mcp_notebook.notebook.commands import dispatch
 

@@ -182,7 +182,7 @@ def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
 
 # An MCP App's own document: the server's HTML, meant to run, in the iframe sandboxed with
 # allow-scripts only (tests/browser/test_browser_apps.py shows it cannot reach the page).
-SANDBOXED = {"mcp_notebook.api.apps.meta.with_csp"}
+SANDBOXED = {"mcp_notebook.api.results.app_meta.with_csp"}
 
 
 def markup_in(value: Any) -> list[str]:

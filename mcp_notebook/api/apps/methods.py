@@ -20,8 +20,8 @@ from ...runtime import get_runtime
 from ..calls.core import Core, Featured
 from ..display import frontend
 from ..resources import updates
+from ..results import app_meta
 from ..results.objects import Listing, ToolResult
-from . import meta as app_meta
 from .host import AppHost, AppResource
 from .view import AppView
 

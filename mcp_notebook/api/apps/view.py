@@ -32,8 +32,8 @@ from ...session.session import Session
 from ...session.trace import IN, OUT
 from ..calls.core import Core
 from ..display import frontend
+from ..results import app_meta
 from ..results.objects import ToolResult
-from . import meta as app_meta
 from .calls import followed_call
 
 APP_VIA = "app"

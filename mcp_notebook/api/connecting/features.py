@@ -12,12 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...session.session import Session
-from ..apps import meta as app_meta
 from ..apps.host import AppHost
 from ..calls.core import Core
 from ..client_side.install import install as install_client_side
 from ..display import frontend
 from ..resources.updates import ResourceUpdates
+from ..results import app_meta
 from ..tasks.follow import TaskWatch
 from ..tools.checks import ToolChecks
 

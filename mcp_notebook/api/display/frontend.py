@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from ...configs.interpolate import InputRequest
     from ..calls.progress import Call, LogRecord
     from ..client_side.answers import Question
-    from ..connecting.auth_progress import AuthProgress
     from ..doctor.report import Checklist
+    from .auth_progress import AuthProgress
 
 LOG = "mcp_notebook.server"  # the loggers' names: `logging` is imported with the first line logged
 WARN = "mcp_notebook"
@@ -200,7 +200,7 @@ class FrontEnd:
         from ...auth.redirects import receiver_for
         from ...base.errors import AuthorizationError
         from ...base.text import plain
-        from ..connecting.auth_progress import abandoned
+        from .auth_progress import abandoned
 
         terminal = sys.stdin.isatty() and sys.stdout.isatty()
         display = has_display()
