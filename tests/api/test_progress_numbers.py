@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from mcp_notebook.api.calls.progress import Call, Deadline
+from mcp_notebook.api.calls.progress import Call
+from mcp_notebook.base.timeouts import Deadline
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ...base.timeouts import Deadline
 from ..calls.core import Core
-from ..calls.progress import Call, Deadline, LogRecord, new_token
+from ..calls.progress import Call, LogRecord, new_token
 
 
 class AppCall(Call):

@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ...base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeout, UsageError
-from ...base.timeouts import check_timeout
+from ...base.timeouts import Deadline, check_timeout
 from ...runtime import get_runtime
 from ...session.session import CallOptions, Pending
 from .core import Core
-from .progress import Call, Deadline, new_token
+from .progress import Call, new_token
 
 T = TypeVar("T")
 
