@@ -2,11 +2,12 @@
 either era, from a thread or from a coroutine.
 
 A request goes out with a progress token (unless its caller wants none) and, on modern
-connections, the log level it asks for. A `Call` registered with the session's feature
-state collects its progress, its log lines and the server's questions; the caller shows
-them in its own cell at each wake-up (a `Presenter` of the front end's). The deadline (an idle timeout that
-progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
-cancellation of the awaiting task, the request is cancelled on the server first.
+connections, the log level it asks for. A `Call` registered with the connection's core
+(`core`, which routes to it) collects its progress, its log lines and the server's questions;
+the caller shows them in its own cell at each wake-up (a `Presenter` of the front end's). The
+deadline (`base.timeouts.Deadline`: an idle timeout that progress resets, under a maximum
+total) is the caller's, enforced here: when it passes, or on Ctrl-C or cancellation of the
+awaiting task, the request is cancelled on the server first.
 
 This is the core: it imports no feature and no front end. What a feature adds comes in
 through the connection's `Core`: a task-augmented request brings its own follower
