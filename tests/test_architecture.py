@@ -286,3 +286,48 @@ def test_notebook_folders_import_only_down():
         if rank[notebook_folder(target)] < rank[notebook_folder(module)]
     )
     assert not upward, f"imports up the notebook's folders ({' -> '.join(NOTEBOOK_FOLDERS)}):\n" + "\n".join(upward)
+
+
+# The api layer's subpackages: none imports another that imports it back, and the core every
+# feature stands on (`api.calls`) imports only what lies below it: the result objects (a
+# listing is a `results.objects.Listing`). Features reach the core; the core reaches a feature
+# only through what the feature hands it (a task follower, a retry hook, its own state object).
+BELOW_THE_CORE = {"results"}
+
+
+def api_subpackage(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) < 4 or parts[1] != "api":
+        return None  # `api.connection` and the like are the top of the layer, no subpackage
+    return parts[2]
+
+
+def api_subpackage_imports() -> dict[tuple[str, str], list[str]]:
+    found: dict[tuple[str, str], list[str]] = {}
+    for module, targets in GRAPH.items():
+        source = api_subpackage(module)
+        for target in targets:
+            into = api_subpackage(target)
+            if source is not None and into is not None and into != source:
+                found.setdefault((source, into), []).append(f"{module} -> {target}")
+    return found
+
+
+def test_no_two_api_subpackages_import_each_other():
+    edges = api_subpackage_imports()
+    both_ways = [
+        f"{a} <-> {b}:\n  " + "\n  ".join(sorted(edges[(a, b)] + edges[(b, a)]))
+        for a, b in sorted(edges)
+        if a < b and (b, a) in edges
+    ]
+    assert not both_ways, "api subpackages importing each other both ways:\n" + "\n".join(both_ways)
+
+
+def test_the_api_core_imports_no_feature():
+    edges = api_subpackage_imports()
+    upward = [
+        line for (source, into), lines in edges.items() if source == "calls" and into not in BELOW_THE_CORE for line in lines
+    ]
+    assert not upward, "api.calls (the core) importing a feature or a front end:\n" + "\n".join(sorted(upward))
+    below = [line for (source, into), lines in edges.items() if source in BELOW_THE_CORE and into == "calls" for line in lines]
+    assert not below, "what lies below api.calls importing it back:\n" + "\n".join(sorted(below))

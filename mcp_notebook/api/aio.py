@@ -31,7 +31,7 @@ from .tasks import methods as tasks
 from .tools import methods as tools
 
 if TYPE_CHECKING:
-    from .calls.feature_state import Featured
+    from .calls.core import Featured
 
 
 @public

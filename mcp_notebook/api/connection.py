@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.errors import ConnectionClosed, UsageError
 from ..base.public import public
+from ..base.timeouts import check_timeout
 from ..protocol.frame_rules import Violation
 from ..runtime import get_runtime
 from ..session.era import Era
@@ -26,10 +27,10 @@ from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
 from ..session.trace import Trace
 from .aio import AsyncConnection, check_discovers, closed_within, discovered
+from .apps import host as app_host
 from .apps import methods as apps
-from .calls.feature_state import FeatureState
+from .calls.core import Core
 from .client_side import methods as client_side
-from .connecting.options import check_timeout
 from .display.diagram import DIAGRAM_ROWS, Diagram
 from .display.diagram import build as build_diagram
 from .health import violations as health_violations
@@ -47,8 +48,8 @@ from .tools import methods as tools
 class Connection:
     """A live connection to one MCP server, usable from any cell or thread.
 
-    Composed of its session (on the runtime's loop), its feature state (caches, calls in
-    progress, logs, subscriptions) and its health monitor. The feature methods come from each
+    Composed of its session (on the runtime's loop), its calls' core (`api.calls.core`: the
+    calls in progress, list caches, and each feature's own state) and its health monitor. The feature methods come from each
     feature's table (`api.tools.methods`, `api.tasks.methods`, `api.resources.methods`,
     `api.prompts.methods`, `api.skills.methods`, `api.client_side.methods`): one steps
     function per name, given its blocking face here and its awaitable twin on `conn.aio`
@@ -60,12 +61,12 @@ class Connection:
         self,
         name: str,
         session: Session,
-        features: FeatureState,
+        core: Core,
         on_close: Callable[[Connection], None] = lambda conn: None,
     ) -> None:
         self.name = name
         self._session = session
-        self._fx = features
+        self._core = core  # what the feature methods share; each feature's state hangs on it
         self._on_close = on_close
         self._aio = AsyncConnection(self, session, self._closing)
         self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
@@ -78,11 +79,6 @@ class Connection:
         """This connection's awaitable face: `await conn.aio.call_tool(...)`, every request method by
         the same name as here."""
         return self._aio
-
-    @property
-    def feature_state(self) -> FeatureState:
-        """What the feature methods keep for this connection (read by front ends' live panels)."""
-        return self._fx
 
     @property
     def state(self) -> str:
@@ -289,13 +285,13 @@ class Connection:
     def logs(self) -> ServerLog:
         """The server's log messages (`notifications/message`), oldest first, the last 1000 kept:
         a list of records, with `.records(...)` (as dicts, filtered) and `.panel(...)` (a live view)."""
-        return ServerLog(self, self._fx)
+        return ServerLog(self)
 
     @property
     def subscriptions(self) -> Subscriptions:
         """The resource subscriptions: `.records()`, `.updates(uri)` (how many updates arrived)
         and `.panel(uri, read=...)` (a live view)."""
-        return Subscriptions(self, self._fx)
+        return Subscriptions(self)
 
     # ----- closing -----
 
@@ -311,7 +307,7 @@ class Connection:
     def _closing(self) -> None:
         """What closing does before the session closes: forget the name, close the app views."""
         self._on_close(self)
-        self._fx.apps.close_views("the connection closed")
+        app_host.of(self).close_views("the connection closed")
 
     def __enter__(self) -> Connection:
         return self

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..base.public import public
 from .calls.progress import LogRecord
+from .client_side import logs as server_log
 from .display import frontend, panels
 from .resources import methods as resources
 
 if TYPE_CHECKING:
-    from .calls.feature_state import Featured, FeatureState
+    from .calls.core import Featured
 
 
 @public
@@ -24,16 +25,15 @@ class ServerLog(list[LogRecord]):
     """The server's log messages (`notifications/message`) as they were when read, oldest first
     (the last 1000 kept): a list of `LogRecord`s, with the connection's filtered records and panel."""
 
-    def __init__(self, connection: Featured, features: FeatureState) -> None:
-        super().__init__(features.logs)
+    def __init__(self, connection: Featured) -> None:
+        super().__init__(server_log.of(connection).logs)
         self._connection = connection
-        self._fx = features
 
     def records(self, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False) -> list[dict[str, Any]]:
         """The server's log messages, oldest first, read now, as dicts: time, wall, level, logger,
         data, and in_cell (True when the cell whose call was waiting showed it). `level` is the
         least severe level kept; `unrouted_only=True` keeps only those no cell showed."""
-        return panels.log_records(self._fx, last=last, level=level, unrouted_only=unrouted_only)
+        return panels.log_records(self._connection, last=last, level=level, unrouted_only=unrouted_only)
 
     def panel(self, *, level: str | None = None, unrouted_only: bool = False, rows: int = panels.LOG_ROWS) -> Any:
         """A live view of the server's log messages, newest at the bottom (the last `rows`).
@@ -51,14 +51,13 @@ class ServerLog(list[LogRecord]):
 class Subscriptions:
     """The connection's resource subscriptions: their records, update counts and live panel."""
 
-    def __init__(self, connection: Featured, features: FeatureState) -> None:
+    def __init__(self, connection: Featured) -> None:
         self._connection = connection
-        self._fx = features
 
     def records(self) -> list[dict[str, Any]]:
         """Each subscribed resource (then any updated without a subscription): uri, subscribed,
         updates (how many `notifications/resources/updated` arrived), last_update (wall time)."""
-        return panels.subscription_records(self._fx)
+        return panels.subscription_records(self._connection)
 
     def updates(self, uri: str | None = None) -> int:
         """How many `notifications/resources/updated` arrived (for `uri`, or in all)."""
@@ -74,4 +73,4 @@ class Subscriptions:
         return frontend.current().subscriptions_panel(self._connection, uri, read=read)
 
     def __repr__(self) -> str:
-        return panels.subscriptions_snapshot(self._fx)[0]
+        return panels.subscriptions_snapshot(self._connection)[0]

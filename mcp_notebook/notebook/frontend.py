@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..api.calls.progress import Caller, LogRecord, TextProgress
 from ..api.client_side.answers import Question, with_defaults
-from ..api.connecting.auth_progress import AuthProgress
 from ..api.display import frontend
+from ..api.display.auth_progress import AuthProgress
 from ..api.tools.arguments import parse_value
 from ..api.tools.validate import ToolArgumentError, problems
 from ..base.errors import McpNotebookError

@@ -28,6 +28,7 @@ import anyio.abc
 from ..base.about import CLIENT_NAME, __version__
 from ..base.errors import ConnectionClosed, HandshakeError
 from ..base.sizes import give_back_memory
+from ..base.timeouts import DEFAULT_TIMEOUT
 from ..protocol import jsonrpc as rpc
 from ..protocol.versions import LATEST_LEGACY, LEGACY_VERSIONS
 from ..transports.base import Transport
@@ -65,7 +66,7 @@ class Session:
         transport: Transport,
         *,
         trace: Trace,
-        timeout: float | None = 60.0,
+        timeout: float | None = DEFAULT_TIMEOUT,
         era: str = "legacy",
         era_source: str | None = None,
         protocol_version: str | None = None,

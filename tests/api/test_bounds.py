@@ -15,8 +15,9 @@ from support.http_servers import sdk_http, text_of
 from support.servers import sdk_server_cmd
 
 import mcp_notebook
-from mcp_notebook.api.calls.feature_state import LOG_BYTES, LOG_DATA_CLIP
+from mcp_notebook.api.calls.core import LOG_DATA_CLIP
 from mcp_notebook.api.calls.progress import CELL_LOG_LINES
+from mcp_notebook.api.client_side.logs import LOG_BYTES
 
 RAW = [sys.executable, str(Path(__file__).parents[1] / "servers" / "raw_server.py")]
 

@@ -224,7 +224,7 @@ def test_cancelling_the_awaiting_task_cancels_the_request(era):
         [cancel] = sent(conn, "notifications/cancelled")
         assert cancel["params"] == {"requestId": request_id, "reason": "cancelled by the user"}
         assert request_id == sent(conn, "tools/call")[-1]["id"]
-        assert not conn._fx.pendings and not conn._fx.waiting
+        assert not conn._core.pendings and not conn._core.waiting
         assert request_id not in [r["id"] for r in conn.in_flight()]
         assert asyncio.run(conn.aio.call_tool("echo", {"text": "still usable"})).text == "still usable"
 
@@ -263,7 +263,7 @@ def test_cancelling_while_a_question_waits_for_the_user_sends_no_further_round(m
         task = asyncio.run(main(conn))
         assert task.cancelled()
         assert len(sent(conn, "tools/call")) == 1  # no retry with an answer went out
-        assert not conn._fx.waiting
+        assert not conn._core.waiting
 
 
 # ------------------------------------------------------------- in a Jupyter async cell

@@ -19,6 +19,7 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import demo_server
+from mcp_notebook.api.resources import updates as resource_updates
 
 LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
@@ -93,7 +94,7 @@ def test_subscribe_on_modern_listens_for_that_resource(modern):
     assert listen["params"]["notifications"] == {"resourceSubscriptions": ["file:///watched"]}
     modern.call_tool("touch", {"uri": "file:///watched"})
     assert updated.wait(20) and modern.subscriptions.updates("file:///watched") == 1
-    subscription = modern._fx.listens["file:///watched"]
+    subscription = resource_updates.of(modern).listens["file:///watched"]
     modern.unsubscribe("file:///watched")
     assert subscription.wait_for(lambda s: s.ended is not None, 10) and subscription.ended == "closed by the client"
     assert not sent(modern, "resources/subscribe") and not sent(modern, "resources/unsubscribe")  # not in 2026-07-28
@@ -167,13 +168,13 @@ def test_ctrl_c_and_cancel_by_id_cancel_on_the_server(modern):
     outcome = []
     worker = threading.Thread(target=lambda: outcome.append(_catch(modern.call_tool, "slow", {"seconds": 30})))
     worker.start()
-    wait_until(lambda: modern._fx.pendings, "the call in flight", 10)
-    [request_id] = modern._fx.pendings
+    wait_until(lambda: modern._core.pendings, "the call in flight", 10)
+    [request_id] = modern._core.pendings
     assert modern.cancel(request_id, "enough")
     worker.join(10)
     assert isinstance(outcome[0], mcp_notebook.ConnectionClosed)
     assert sent(modern, "notifications/cancelled")[-1]["params"] == {"requestId": request_id, "reason": "enough"}
-    assert not modern._fx.pendings and not modern.cancel(request_id)
+    assert not modern._core.pendings and not modern.cancel(request_id)
 
 
 def test_over_http_progress_logs_and_a_timeout_that_closes_the_stream(shown_as, port, capsys):

@@ -78,7 +78,8 @@ def test_a_view_is_torn_down_when_its_output_is_cleared_or_its_cell_runs_again(
         jupyter_lab.root / "teardown.ipynb",
         f"import json, mcp_notebook\nconn = mcp_notebook.connect({command!r}, name='basic')",
         "%mcp call get-time",
-        "views = conn.feature_state.apps.views()\n"
+        "from mcp_notebook.api.apps import host\n"
+        "views = host.of(conn).views()\n"
         "answers = [e.id for e in conn.trace.frames('in')\n"
         "           if e.detail.get('via') == 'app' and str(e.id).startswith('teardown-')]\n"
         "served = sorted((v.state, v.send is not None) for v in views)\n"

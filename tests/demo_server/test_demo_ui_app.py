@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import mcp_notebook
-from mcp_notebook.api.apps import meta as app_meta
+from mcp_notebook.api.results import app_meta
 from mcp_notebook.demo_server._ui_app import VIEW
 
 

@@ -182,7 +182,7 @@ def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
 
 # An MCP App's own document: the server's HTML, meant to run, in the iframe sandboxed with
 # allow-scripts only (tests/browser/test_browser_apps.py shows it cannot reach the page).
-SANDBOXED = {"mcp_notebook.api.apps.meta.with_csp"}
+SANDBOXED = {"mcp_notebook.api.results.app_meta.with_csp"}
 
 
 def markup_in(value: Any) -> list[str]:
@@ -346,7 +346,7 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     shown = {name: panel._repr_mimebundle_()["text/html"] for name, panel in [("health", health), ("logs", logs)]}
     shown |= {"dashboard": dashboard._repr_mimebundle_()["text/html"], "trace": trace.widget._repr_mimebundle_()["text/html"]}
     shown |= {"trace row": trace.detail.value, "subscriptions": subscriptions._repr_mimebundle_()["text/html"]}
-    shown["subscriptions snapshot"] = subscriptions_snapshot(modern.feature_state)[1]
+    shown["subscriptions snapshot"] = subscriptions_snapshot(modern)[1]
     shown["health snapshot"] = conn.health._repr_html_()  # conn.health as a cell's value
     shown |= {"live diagram": pictured.table.value, "diagram": conn.diagram()._repr_html_() or ""}
     shown["health snapshot output"] = snapshot_registry.bundle(health)["text/html"]

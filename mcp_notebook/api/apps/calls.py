@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..calls.feature_state import FeatureState
-from ..calls.progress import Caller, Deadline, LogRecord, new_token
+from ...base.timeouts import Deadline
+from ..calls.core import Core
+from ..calls.progress import Caller, LogRecord, new_token
 
 
 class AppCaller(Caller):
@@ -35,7 +36,7 @@ class AppCaller(Caller):
             self.show(f"{self.tool}: {payload.line()}")
 
 
-async def followed_call(fx: FeatureState, params: dict[str, Any], show: Callable[[str], None]) -> Any:
+async def followed_call(fx: Core, params: dict[str, Any], show: Callable[[str], None]) -> Any:
     """`tools/call` with `params` (name, arguments) for an app, its progress and logs shown."""
     token = new_token()
     call = AppCaller(str(params.get("name")), token, show)

@@ -13,6 +13,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from ..calls.core import Featured
+
 Stamp = tuple[int, int]  # (resource list changes, updates of the resource) when it was read
 
 
@@ -66,3 +68,8 @@ class AppHost:
                 return False
             self.warned.add(tool)
             return True
+
+
+def of(conn: Featured) -> AppHost:
+    """The MCP Apps state `conn` keeps (on its core, added as it connected)."""
+    return conn._core.get(AppHost)

@@ -17,19 +17,20 @@ import anyio
 
 from ...base.errors import McpNotebookError, UsageError
 from ...runtime import get_runtime
-from ..calls.feature_state import Featured, FeatureState
+from ..calls.core import Core, Featured
 from ..display import frontend
+from ..resources import updates
+from ..results import app_meta
 from ..results.objects import Listing, ToolResult
-from . import meta as app_meta
-from .host import AppResource
+from .host import AppHost, AppResource
 from .view import AppView
 
 
-def warn_flat_keys(fx: FeatureState, tools: Listing) -> None:
+def warn_flat_keys(fx: Core, tools: Listing) -> None:
     """Say in the trace, once per tool, that it names its view with the deprecated flat key."""
     for tool in tools:
         name = str(tool.get("name"))
-        if app_meta.uses_flat_key(tool) and fx.apps.first_warning(name):
+        if app_meta.uses_flat_key(tool) and fx.get(AppHost).first_warning(name):
             fx.session.trace.event(
                 "warning",
                 f"{name}: names its view with the deprecated _meta['{app_meta.FLAT_KEY}']; "
@@ -63,9 +64,9 @@ def model_tools(tools: Listing, *, everything: bool = False, views: bool = True)
 
 def fetch(conn: Featured, uri: str) -> AppResource:
     """The view at `uri`: from the connection's cache, else read now (`resources/read`)."""
-    fx = conn.feature_state
-    stamp = (fx.list_changes.get("resources", 0), fx.update_counts.get(uri, 0))
-    kept = fx.apps.cached(uri, stamp)
+    fx = conn._core
+    stamp = (fx.listings.changed("resources"), updates.of(conn).counts.get(uri, 0))
+    kept = fx.get(AppHost).cached(uri, stamp)
     if kept is not None:
         return kept
     read = conn.read_resource(uri)  # type: ignore[attr-defined]
@@ -79,7 +80,7 @@ def fetch(conn: Featured, uri: str) -> AppResource:
         html = base64.b64decode(str(content.get("blob", ""))).decode("utf-8", "replace")
     ui = app_meta.resource_meta(content, None) or app_meta.resource_meta({}, _listed(conn, uri))
     resource = AppResource(uri, html, ui)
-    fx.apps.store(resource, stamp)
+    fx.get(AppHost).store(resource, stamp)
     fx.session.trace.event("app-csp", f"{uri}: {app_meta.csp(resource.ui.get('csp'))}", via="app")
     return resource
 
@@ -87,8 +88,8 @@ def fetch(conn: Featured, uri: str) -> AppResource:
 def _listed(conn: Featured, uri: str) -> dict[str, Any] | None:
     """The view's `resources/list` entry (listed once per connection), where the server lists
     resources: its `_meta.ui` counts where the content has none (draft spec)."""
-    fx = conn.feature_state
-    listing = fx.cached("resources")
+    fx = conn._core
+    listing = fx.listings.cached("resources")
     if listing is None and fx.session.server.capabilities.get("resources") is not None:
         try:
             listing = conn.list_resources()  # type: ignore[attr-defined]
@@ -99,19 +100,19 @@ def _listed(conn: Featured, uri: str) -> dict[str, Any] | None:
 
 def open_view(conn: Featured, tool: dict[str, Any], arguments: dict[str, Any]) -> AppView:
     """A view of `tool` for a call with `arguments`, its HTML fetched (or cached)."""
-    fx = conn.feature_state
+    fx = conn._core
     uri = app_meta.resource_uri(tool)
     if uri is None:
         raise UsageError(f"{tool.get('name')}: the tool has no view (no _meta.ui.resourceUri)")
     resource = fetch(conn, uri)
     view = AppView(fx.name, fx.session, tool, arguments, resource.html, resource.ui, lambda: _tools(conn), fx)
-    fx.apps.add(view)
+    fx.get(AppHost).add(view)
     return view
 
 
 def _tools(conn: Featured) -> dict[str, dict[str, Any]]:
     """The connection's tools by name, for the app's tools/call (cached listing, else fetched)."""
-    listing = conn.feature_state.cached("tools")
+    listing = conn._core.listings.cached("tools")
     if listing is None:
         listing = conn.list_tools()  # type: ignore[attr-defined]
     return {str(tool.get("name")): tool for tool in listing}
@@ -136,10 +137,10 @@ class AppLink:
 
 def link(conn: Featured, result: ToolResult, arguments: dict[str, Any] | None) -> ToolResult:
     """Give `result` its view to show, when Apps are on and the tool has one."""
-    fx = conn.feature_state
-    if not fx.apps.enabled:
+    fx = conn._core
+    if not fx.get(AppHost).enabled:
         return result
-    listing = fx.cached("tools")
+    listing = fx.listings.cached("tools")
     tool = listing.get(result.name) if listing is not None else None
     if tool is not None and app_meta.resource_uri(tool) is not None:
         warn_flat_keys(fx, Listing("tools", [tool]))
@@ -151,8 +152,8 @@ def app(self: Featured, tool: str, arguments: dict[str, Any] | None = None, *, t
     """Show `tool`'s view (MCP Apps) and call the tool; the view gets the arguments at once and
     the result when it comes. Returns the view: `view.result`, `view.wait()`, `view.messages`
     (the app's `ui/message`s) and `view.model_context` (its last `ui/update-model-context`)."""
-    fx = self.feature_state
-    if not fx.apps.enabled:
+    fx = self._core
+    if not fx.get(AppHost).enabled:
         raise UsageError(f"{fx.name}: MCP Apps are off for this connection; connect with apps=True")
     definition = self.tool(tool)  # type: ignore[attr-defined]
     args = dict(arguments or {})
@@ -163,7 +164,7 @@ def app(self: Featured, tool: str, arguments: dict[str, Any] | None = None, *, t
     return view
 
 
-async def _call(fx: FeatureState, view: AppView, params: dict[str, Any], timeout: float | None) -> None:
+async def _call(fx: Core, view: AppView, params: dict[str, Any], timeout: float | None) -> None:
     try:
         result = await fx.session.request("tools/call", params, timeout=timeout)
     except anyio.get_cancelled_exc_class():

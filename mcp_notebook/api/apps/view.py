@@ -30,10 +30,10 @@ from ...protocol import jsonrpc as rpc
 from ...runtime import get_runtime
 from ...session.session import Session
 from ...session.trace import IN, OUT
-from ..calls.feature_state import FeatureState
+from ..calls.core import Core
 from ..display import frontend
+from ..results import app_meta
 from ..results.objects import ToolResult
-from . import meta as app_meta
 from .calls import followed_call
 
 APP_VIA = "app"
@@ -55,7 +55,7 @@ class AppView:
         html: str,
         ui: dict[str, Any],
         tools: Callable[[], dict[str, dict[str, Any]]],
-        calls: FeatureState | None = None,
+        calls: Core | None = None,
     ) -> None:
         self.connection = connection
         self.session = session

@@ -2,17 +2,24 @@
 either era, from a thread or from a coroutine.
 
 A request goes out with a progress token (unless its caller wants none) and, on modern
-connections, the log level it asks for. A `Caller` registered with the session's feature
-state collects its progress, its log lines and the server's questions; the caller shows
-them in its own cell at each wake-up (a `Presenter` of the front end's). The deadline (an idle timeout that
-progress resets, under a maximum total) is the caller's: when it passes, or on Ctrl-C or
-cancellation of the awaiting task, the request is cancelled on the server first.
+connections, the log level it asks for. A `Caller` registered with the connection's core
+(`core`, which routes to it) collects its progress, its log lines and the server's questions;
+the caller shows them in its own cell at each wake-up (a `Presenter` of the front end's). The
+deadline (`base.timeouts.Deadline`: an idle timeout that progress resets, under a maximum
+total) is the caller's, enforced here: when it passes, or on Ctrl-C or cancellation of the
+awaiting task, the request is cancelled on the server first.
+
+This is the core: it imports no feature and no front end. What a feature adds comes in
+through the connection's `Core`: a task-augmented request brings its own follower
+(`CallSpec.follow`, from `tasks.follow`), an error a feature knows how to retry is retried by
+the hook it registered (`Core.retry_on`: client_side's URL-required retry), and the cell is
+shown through the front end the core was given (`Core.front`).
 
 The session's one call boundary (`Session.call`) carries the request: a one-round request
 is written from the caller's thread where the transport allows it, and its response wakes
 the caller where it waits, a thread or an asyncio loop; modern requests (several rounds
-when the server asks for input) and task-augmented ones (a task followed to its end,
-`tasks.TaskRun`) run as a flow on the session loop. This module keeps only what is the
+when the server asks for input) and task-augmented ones (a task followed to its end by the
+exchange's `follow`) run as a flow on the session loop. This module keeps only what is the
 caller's: its cell, its deadline, and what Ctrl-C or a cancelled task means.
 
 Feature methods are written once, as generators that yield the `CallSpec`s they need:
@@ -28,20 +35,19 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ...base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeout, UsageError
+from ...base.timeouts import Deadline, check_timeout
 from ...runtime import get_runtime
 from ...session.session import CallOptions, PendingCall
-from ..client_side.answers import Question
-from ..client_side.url_required import URL_ELICITATION_REQUIRED, aretry, retry
-from ..connecting.options import check_timeout
-from ..display import frontend
-from ..tasks.follow import TaskRun
-from .feature_state import FeatureState, asking_for
-from .progress import Caller, Deadline, new_token
+from .core import Core
+from .progress import Caller, new_token
 
 T = TypeVar("T")
 
 TICK = 0.05  # seconds between the caller's looks at progress, logs and questions
 LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
+
+# A task-augmented request's follower: (its call, send a round, stopped?, method, params) -> its payload
+Follow = Callable[[Caller, Any, Callable[[], bool], str, dict[str, Any] | None], Any]
 
 
 @dataclass(slots=True)  # not frozen: frozen fields are set through object.__setattr__, ~3 µs a request
@@ -55,7 +61,7 @@ class CallSpec:
     reset_on_progress: bool = True
     progress: Any = False  # None: a bar if the server reports progress; a callable; False: no token
     log_level: str | None = None  # modern: this request's log level (None: the connection's)
-    task: bool = False  # task-augmented (params carry `task`): the result is the task's payload
+    follow: Follow | None = None  # task-augmented (params carry `task`): the task followed, its payload the result
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)
@@ -65,7 +71,7 @@ class CallSpec:
 Steps = Generator[CallSpec, Any, T]
 
 
-def drive(fx: FeatureState, steps: Steps[T]) -> T:
+def drive(fx: Core, steps: Steps[T]) -> T:
     """Run a feature method's steps, each request waited for in this thread."""
     try:
         exchange = next(steps)
@@ -73,10 +79,11 @@ def drive(fx: FeatureState, steps: Steps[T]) -> T:
             try:
                 try:
                     result = request(fx, exchange)
-                except McpError as error:  # the retry wrapper only when the server asks for URLs
-                    if error.code != URL_ELICITATION_REQUIRED:
+                except McpError as error:  # retried only where a feature registered a retry for its code
+                    retry = fx.retries.get(error.code)
+                    if retry is None:
                         raise
-                    result = retry(error, functools.partial(request, fx, exchange), fx.requests, fx.name, _shower(fx))
+                    result = retry.blocking(error, functools.partial(request, fx, exchange), _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -85,7 +92,7 @@ def drive(fx: FeatureState, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
+async def adrive(fx: Core, steps: Steps[T]) -> T:
     """Run a feature method's steps, each request awaited in this coroutine."""
     try:
         exchange = next(steps)
@@ -94,10 +101,10 @@ async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
                 try:
                     result = await arequest(fx, exchange)
                 except McpError as error:
-                    if error.code != URL_ELICITATION_REQUIRED:
+                    retry = fx.retries.get(error.code)
+                    if retry is None:
                         raise
-                    send = functools.partial(arequest, fx, exchange)
-                    result = await aretry(error, send, fx.requests, fx.name, _shower(fx))
+                    result = await retry.awaited(error, functools.partial(arequest, fx, exchange), _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -106,12 +113,12 @@ async def adrive(fx: FeatureState, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-def _shower(fx: FeatureState) -> Callable[[Question], None]:
+def _shower(fx: Core) -> Callable[[Any], None]:
     """Shows a question outside any waiting request (URLs a -32042 error asks for) in the caller's cell."""
-    return lambda question: frontend.current().presenter(fx.name, None, fx.name).ask(question)
+    return lambda question: fx.front().presenter(fx.name, None, fx.name).ask(question)
 
 
-def _prepare(fx: FeatureState, exchange: CallSpec) -> tuple[dict[str, Any] | None, Caller]:
+def _prepare(fx: Core, exchange: CallSpec) -> tuple[dict[str, Any] | None, Caller]:
     """The params as sent (progress token, modern log level) and the Caller that collects for the caller."""
     session = fx.session
     token = None if exchange.progress is False else new_token()
@@ -133,29 +140,21 @@ def _timed_out(call: Caller) -> RequestTimeout:
     return RequestTimeout(f"{call.method}: {call.deadline.reason()}; the request was cancelled")
 
 
-def _options(fx: FeatureState, exchange: CallSpec, call: Caller, params: dict[str, Any] | None) -> CallOptions:
+def _options(fx: Core, exchange: CallSpec, call: Caller, params: dict[str, Any] | None) -> CallOptions:
     """How the session runs the request: under the caller's deadline; a task followed to its end."""
-
-    def in_its_cell() -> None:
-        asking_for(call)  # a question from an input_required round goes to this call's cell
-
-    if not exchange.task:
-        return CallOptions(own_deadline=True, on_round=fx.track, on_start=in_its_cell)
-    session = fx.session
-
-    def follow_task(send: Any, stopped: Callable[[], bool]) -> Any:
-        return TaskRun(session, fx.task_watch, call, send, stopped).run(exchange.method, params)
-
-    return CallOptions(own_deadline=True, flow=follow_task, lingers=True, on_round=fx.track, on_start=in_its_cell)
+    follow = exchange.follow
+    if follow is None:
+        return fx.options(call)
+    return fx.options(call, lambda send, stopped: follow(call, send, stopped, exchange.method, params))
 
 
-def request(fx: FeatureState, exchange: CallSpec) -> Any:
+def request(fx: Core, exchange: CallSpec) -> Any:
     """Send a request and wait in this thread, showing what arrives for it in the caller's cell."""
     session = fx.session
     if get_runtime().in_loop_thread():
         raise RuntimeError("a blocking call from the mcp-notebook event loop thread; await the a-method (acall_tool, ...) there")
     params, call = _prepare(fx, exchange)
-    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    presenter = fx.front().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)  # before the request goes out: its first progress may come at once
     failed, seen = True, 0
     pending: PendingCall | None = None
@@ -184,7 +183,7 @@ def request(fx: FeatureState, exchange: CallSpec) -> Any:
         presenter.close(failed)
 
 
-async def arequest(fx: FeatureState, exchange: CallSpec) -> Any:
+async def arequest(fx: Core, exchange: CallSpec) -> Any:
     """Send a request and await it without blocking the caller's event loop; what arrives for
     it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
     cancels the request on the server."""
@@ -197,7 +196,7 @@ async def arequest(fx: FeatureState, exchange: CallSpec) -> Any:
         ) from None
     session = fx.session
     params, call = _prepare(fx, exchange)
-    presenter = frontend.current().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    presenter = fx.front().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)
     failed, seen = True, 0
     pending: PendingCall | None = None

@@ -1,5 +1,6 @@
-"""Requests a caller waits on: deadlines that progress can extend, progress state, and the
-inbox through which the session routes logs and questions to the waiting cell.
+"""Requests a caller waits on: their progress state (each under a `Deadline` that progress can
+extend, `base.timeouts`), and the inbox through which the session routes logs and questions
+to the waiting cell.
 
 The session thread only records (progress, log records, questions) and never prints;
 the caller (the cell's thread, or its awaiting coroutine) displays what it finds at its
@@ -25,6 +26,7 @@ from typing import Any
 
 from ...base.public import public
 from ...base.text import clip, one_line, plain
+from ...base.timeouts import Deadline
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 CELL_LOG_LINES = 20  # log lines a waiting call shows one by one; the rest are only counted there
@@ -36,43 +38,6 @@ _tokens = itertools.count(1)
 def new_token() -> str:
     """A fresh progress token (unique in this process)."""
     return f"mcp-notebook-{next(_tokens)}"
-
-
-class Deadline:
-    """An idle timeout that progress may reset, under a maximum total time that always holds."""
-
-    def __init__(self, timeout: float | None, max_total: float | None = None, reset_on_progress: bool = True) -> None:
-        self.started = self.touched = time.monotonic()
-        self.timeout = timeout
-        self.max_total = max_total
-        self.reset_on_progress = reset_on_progress
-
-    def touch(self) -> None:
-        """Progress arrived: the idle timeout starts again (if it resets)."""
-        if self.reset_on_progress:
-            self.touched = time.monotonic()
-
-    def remaining(self, now: float | None = None) -> float | None:
-        """Seconds left (may be <= 0), or None for no limit."""
-        timeout, max_total = self.timeout, self.max_total
-        if timeout is None and max_total is None:
-            return None
-        now = time.monotonic() if now is None else now
-        total = None if max_total is None else self.started + max_total - now
-        if timeout is None:
-            return total
-        idle = self.touched + timeout - now
-        return idle if total is None else min(idle, total)
-
-    def reason(self) -> str:
-        now = time.monotonic()
-        if self.max_total is not None and now >= self.started + self.max_total:
-            return f"exceeded the maximum total time of {self.max_total:g} s"
-        return (
-            f"no response or progress within {self.timeout:g} s"
-            if self.reset_on_progress
-            else f"timed out after {self.timeout:g} s"
-        )
 
 
 @dataclass

@@ -12,16 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
-from ..display import frontend
 from ..results.objects import Listing
+from .core import Core
 from .exchange import CallSpec, Steps
-from .feature_state import FeatureState
 from .progress import LOG_LEVELS
 
 MAX_PAGES = 1000
 
 
-def request_log_level(fx: FeatureState, level: str | None) -> str | None:
+def request_log_level(fx: Core, level: str | None) -> str | None:
     """A per-request log level, checked: it exists in the modern era only (2026-07-28 `_meta`)."""
     if level is None:
         return None
@@ -34,23 +33,23 @@ def request_log_level(fx: FeatureState, level: str | None) -> str | None:
     return level
 
 
-def listing(fx: FeatureState, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
+def listing(fx: Core, method: str, key: str, refresh: bool, capability: str) -> Steps[Listing]:
     """A list the server declares with `capability`, every page, from the cache unless `refresh`."""
     if capability not in fx.session.server.capabilities:
         return Listing(key, [])  # a server without the capability has none: an empty list, in either era
-    cached = None if refresh else fx.cached(key)
+    cached = None if refresh else fx.listings.cached(key)
     if cached is not None:
         return cached
-    before = fx.list_changes.get(key, 0)
+    before = fx.listings.changed(key)
     found = Listing(key, (yield from pages(fx, method, key)))
-    fx.store(key, found, before)
+    fx.listings.store(key, found, before)
     if key == "tools":
         for text in fx.session.eras.listed_tools.untold():  # tools the session left out (x-mcp-header)
-            frontend.current().warn(f"{fx.name}: {text}")
+            fx.front().warn(f"{fx.name}: {text}")
     return found
 
 
-def pages(fx: FeatureState, method: str, key: str) -> Steps[list[dict[str, Any]]]:
+def pages(fx: Core, method: str, key: str) -> Steps[list[dict[str, Any]]]:
     """Every page of a paginated list (an opaque cursor seen twice ends it)."""
     items: list[dict[str, Any]] = []
     cursor: str | None = None

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol
 from .exchange import Steps, adrive, drive
 
 if TYPE_CHECKING:
-    from .feature_state import Featured
+    from .core import Featured
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -38,7 +38,7 @@ class Blocking(Generic[P, T]):
 
     def __init__(self, steps: Callable[Concatenate[Featured, P], Steps[T]]) -> None:
         def method(self: Featured, /, *args: Any, **kwargs: Any) -> Any:
-            return drive(self.feature_state, steps(self, *args, **kwargs))
+            return drive(self._core, steps(self, *args, **kwargs))
 
         self.function = _dressed(method, steps, steps.__doc__)
 
@@ -66,7 +66,7 @@ class Awaiting(Generic[P, T]):
     def __init__(self, steps: Callable[Concatenate[Featured, P], Steps[T]]) -> None:
         async def method(self: Face, /, *args: Any, **kwargs: Any) -> Any:
             conn = self._connection
-            return await adrive(conn.feature_state, steps(conn, *args, **kwargs))
+            return await adrive(conn._core, steps(conn, *args, **kwargs))
 
         self.function = _dressed(method, steps, None)
         self.steps_doc = steps.__doc__

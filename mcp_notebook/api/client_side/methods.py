@@ -11,11 +11,11 @@ from typing import Any
 from ...base.errors import UsageError
 from ...runtime import get_runtime
 from ...session.session import Session
+from ..calls.core import Featured
 from ..calls.exchange import CallSpec, Steps
-from ..calls.feature_state import Featured
 from ..calls.progress import LOG_LEVELS
 from ..calls.twins import twin
-from .answers import roots_of
+from .answers import ServerRequests, roots_of
 
 # ----- logging -----
 
@@ -24,7 +24,7 @@ def set_log_level(conn: Featured, level: str) -> Steps[None]:
     """The least severe level of the server's log messages to receive. Legacy connections send
     `logging/setLevel`; modern ones (2026-07-28 has no such request) remember it and send it
     with each later request as `_meta` `io.modelcontextprotocol/logLevel`."""
-    fx = conn.feature_state
+    fx = conn._core
     if level not in LOG_LEVELS:
         raise UsageError(f"unknown log level {level!r}; use one of: {', '.join(LOG_LEVELS)}")
     if "logging" not in fx.session.server.capabilities:
@@ -39,7 +39,7 @@ SET_LOG_LEVEL = twin(set_log_level)  # the table: its blocking face and awaitabl
 
 def log_level(self: Featured) -> str | None:
     """The log level set with `set_log_level`, if any."""
-    return self.feature_state.log_level
+    return self._core.log_level
 
 
 # ----- roots -----
@@ -47,7 +47,7 @@ def log_level(self: Featured) -> str | None:
 
 def roots(self: Featured) -> list[dict[str, Any]] | None:
     """The roots this client offers (`roots/list`), or None when it declared none."""
-    roots = self.feature_state.requests.roots
+    roots = self._core.get(ServerRequests).roots
     return None if roots is None else [dict(root) for root in roots]
 
 
@@ -55,14 +55,14 @@ def set_roots(self: Featured, roots: Any) -> None:
     """Change the roots (paths, file:// URIs or root dicts) and tell a legacy server they
     changed (`notifications/roots/list_changed`); modern servers ask for roots per request."""
     _change_roots(self, roots)
-    if self.feature_state.session.rules.roots_changed:
+    if self._core.session.rules.roots_changed:
         self.notify("notifications/roots/list_changed")
 
 
 async def aset_roots(self: Featured, roots: Any) -> None:
     """`set_roots`, awaited: change the roots and tell a legacy server they changed."""
     _change_roots(self, roots)
-    session = self.feature_state.session
+    session = self._core.session
     if session.rules.roots_changed:
         await get_runtime().acall(_roots_changed, session)
 
@@ -72,7 +72,7 @@ async def _roots_changed(session: Session) -> None:
 
 
 def _change_roots(self: Featured, roots: Any) -> None:
-    requests = self.feature_state.requests
+    requests = self._core.get(ServerRequests)
     if requests.roots is None:
         raise UsageError(
             f"{self.name}: this connection declared no roots capability; "

@@ -19,8 +19,8 @@ from ...base.errors import UsageError
 from ...session.trace import Trace
 from ..connection import Connection, session_of
 from ..display import frontend
+from ..display.auth_progress import AuthProgress
 from . import settings
-from .auth_progress import AuthProgress
 
 if TYPE_CHECKING:
     from ...auth.device import DeviceCode, DeviceWait

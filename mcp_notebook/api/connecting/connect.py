@@ -17,11 +17,9 @@ from typing import Any
 
 from ...runtime import get_runtime
 from ...session.session import Session
-from ..apps import meta as app_meta
-from ..calls.feature_state import install as install_features
 from ..connection import Connection
-from ..display import frontend
 from . import registry
+from .features import install as install_features
 from .options import Arguments, ConnectOptions, options_of
 from .registry import aclose_existing, close_existing, default_name, forget, opening_failed, register, start
 from .registry import close_all as close_all
@@ -161,11 +159,8 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         base, session = prepare_session(target, options)
         name = options.name or default_name(base)
         features = install_features(
-            session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation
+            session, name, roots=options.roots, sampling=options.sampling, elicitation=options.elicitation, apps=options.apps
         )
-        features.apps.enabled = frontend.current().apps_default() if options.apps is None else bool(options.apps)
-        if features.apps.enabled:
-            session.client.capabilities = app_meta.declare(session.client.capabilities)
         failure = yield name, session
         if failure is None:
             remember_era(target, session)

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar, cast
 
-from ...base.errors import UsageError
 from ...base.public import public
+from ...base.timeouts import DEFAULT_TIMEOUT, check_timeout
 from ...session.handlers import Handler
 from ...session.negotiation import PROBE_TIMEOUT
 
-DEFAULT_TIMEOUT = 60.0
+__all__ = ["DEFAULTS", "DEFAULT_TIMEOUT", "ConnectOptions", "check_timeout", "option_names"]
 
 
 P = ParamSpec("P")
@@ -114,15 +114,6 @@ def options_of(
         return cast(Callable[P, R], face)
 
     return dress
-
-
-def check_timeout(value: Any, what: str = "timeout", *, optional: bool = True) -> None:
-    """A timeout is a positive number of seconds (or None: no limit, where that is allowed)."""
-    if value is None and optional:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
-        allowed = ", or None for no limit" if optional else ""
-        raise UsageError(f"{what} must be a positive number of seconds{allowed}; got {value!r}")
 
 
 def option_names() -> tuple[str, ...]:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ...configs.interpolate import InputRequest
     from ..calls.progress import Caller, LogRecord
     from ..client_side.answers import Question
-    from ..connecting.auth_progress import AuthProgress
+    from .auth_progress import AuthProgress
 
 LOG = "mcp_notebook.server"  # the loggers' names: `logging` is imported with the first line logged
 WARN = "mcp_notebook"
@@ -141,12 +141,12 @@ class FrontEnd:
     def log_panel(self, connection: Any, *, level: str | None, unrouted_only: bool, rows: int) -> Any:
         from .panels import logs_snapshot
 
-        return TextPanel(lambda: logs_snapshot(connection.feature_state, last=rows, level=level, unrouted_only=unrouted_only)[0])
+        return TextPanel(lambda: logs_snapshot(connection, last=rows, level=level, unrouted_only=unrouted_only)[0])
 
     def subscriptions_panel(self, connection: Any, uri: str | None, *, read: bool) -> Any:
         from .panels import subscriptions_snapshot
 
-        return TextPanel(lambda: subscriptions_snapshot(connection.feature_state)[0])
+        return TextPanel(lambda: subscriptions_snapshot(connection)[0])
 
     def ask_consent(self, request: ConsentRequest) -> bool | None:
         """Run this configured command, or connect to this configured URL with values from this
@@ -198,7 +198,7 @@ class FrontEnd:
         from ...auth.redirects import receiver_for
         from ...base.errors import AuthorizationError
         from ...base.text import plain
-        from ..connecting.auth_progress import abandoned
+        from .auth_progress import abandoned
 
         terminal = sys.stdin.isatty() and sys.stdout.isatty()
         display = has_display()

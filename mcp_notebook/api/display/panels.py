@@ -1,8 +1,10 @@
 """A connection's server log and resource subscriptions as plain data, text and HTML.
 
-Everything here reads what the session thread recorded in the feature state; nothing
-prints or sends. The live panels that show these (`conn.logs.panel()`) are the front end's:
-widgets in a notebook (`notebook.widgets.live`), text elsewhere.
+Everything here reads what the session thread recorded in the features' own state (the
+server log, `client_side.logs`; subscriptions, `resources.updates`); nothing prints or sends.
+The snapshots and records take the connection; the rows take the live store a panel holds.
+The live panels that show these (`conn.logs.panel()`) are the front end's: widgets in a
+notebook (`notebook.widgets.live`), text elsewhere.
 """
 
 from __future__ import annotations
@@ -16,8 +18,12 @@ from typing import Any
 
 from ...base.errors import UsageError
 from ...base.text import clip, esc, one_line, table_text
-from ..calls.feature_state import FeatureState
+from ..calls.core import Featured
 from ..calls.progress import LOG_LEVELS
+from ..client_side import logs as server_log
+from ..client_side.logs import KeptLog
+from ..resources import updates as resource_updates
+from ..resources.updates import ResourceUpdates
 
 LOG_ROWS = 200  # newest log messages a panel shows (the connection keeps LOG_HISTORY)
 MESSAGE_CLIP = 300  # characters of a message shown in a row; longer ones unfold
@@ -75,10 +81,10 @@ def _at_least(level: str, minimum: str | None) -> bool:
     return LOG_LEVELS.index(level) >= LOG_LEVELS.index(minimum)
 
 
-def log_rows(fx: FeatureState, *, level: str | None = None, unrouted_only: bool = False) -> list[LogRow]:
+def log_rows(fx: KeptLog, *, level: str | None = None, unrouted_only: bool = False) -> list[LogRow]:
     """The connection's kept log messages, oldest first, filtered by minimum level and by
     whether a waiting cell already showed them."""
-    records, unrouted = list(fx.logs), {id(r) for r in list(fx.unrouted_logs)}
+    records, unrouted = list(fx.logs), {id(r) for r in list(fx.unrouted)}
     rows = []
     for r in records:
         in_cell = id(r) not in unrouted
@@ -88,9 +94,9 @@ def log_rows(fx: FeatureState, *, level: str | None = None, unrouted_only: bool 
     return rows
 
 
-def log_key(fx: FeatureState) -> tuple[Any, ...]:
+def log_key(fx: KeptLog) -> tuple[Any, ...]:
     """Changes whenever a log message is recorded (the deques are bounded, so not their lengths alone)."""
-    logs, unrouted = fx.logs, fx.unrouted_logs
+    logs, unrouted = fx.logs, fx.unrouted
     return len(logs), id(logs[-1]) if logs else None, len(unrouted), id(unrouted[-1]) if unrouted else None
 
 
@@ -177,13 +183,13 @@ class SubscriptionRow:
 
 
 def subscription_rows(
-    fx: FeatureState, uris: Iterable[str] | None = None, was_subscribed: Iterable[str] = ()
+    fx: ResourceUpdates, uris: Iterable[str] | None = None, was_subscribed: Iterable[str] = ()
 ) -> list[SubscriptionRow]:
     """Every subscription (or just `uris`), then the resources that were subscribed (`was_subscribed`)
     or updated without a subscription, in that order."""
     with fx.lock:
         subscribed = list(fx.subscriptions)
-        counts = dict(fx.update_counts)
+        counts = dict(fx.counts)
     last: dict[str, float] = {}
     for uri, wall in list(fx.updates):
         last[uri] = wall
@@ -257,25 +263,26 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path) -> int:
 
 
 def logs_snapshot(
-    fx: FeatureState, *, last: int = LOG_ROWS, level: str | None = None, unrouted_only: bool = False
+    conn: Featured, *, last: int = LOG_ROWS, level: str | None = None, unrouted_only: bool = False
 ) -> tuple[str, str]:
     """(text, html) of the connection's newest `last` matching log messages, now."""
-    rows = log_rows(fx, level=check_level(level), unrouted_only=unrouted_only)[-last:]
-    return f"{fx.name}: {logs_text(rows, len(fx.logs))}", logs_html(rows, len(fx.logs))
+    kept = server_log.of(conn)
+    rows = log_rows(kept, level=check_level(level), unrouted_only=unrouted_only)[-last:]
+    return f"{conn.name}: {logs_text(rows, len(kept.logs))}", logs_html(rows, len(kept.logs))
 
 
-def subscriptions_snapshot(fx: FeatureState) -> tuple[str, str]:
+def subscriptions_snapshot(conn: Featured) -> tuple[str, str]:
     """(text, html) of the connection's subscriptions, now."""
-    rows = subscription_rows(fx)
-    return f"{fx.name}: {subscriptions_text(rows)}", subscriptions_html(rows)
+    rows = subscription_rows(resource_updates.of(conn))
+    return f"{conn.name}: {subscriptions_text(rows)}", subscriptions_html(rows)
 
 
 def log_records(
-    fx: FeatureState, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False
+    conn: Featured, *, last: int | None = None, level: str | None = None, unrouted_only: bool = False
 ) -> list[dict[str, Any]]:
-    rows = log_rows(fx, level=check_level(level), unrouted_only=unrouted_only)
+    rows = log_rows(server_log.of(conn), level=check_level(level), unrouted_only=unrouted_only)
     return [log_record(r) for r in (rows[-last:] if last else rows)]
 
 
-def subscription_records(fx: FeatureState) -> list[dict[str, Any]]:
-    return [subscription_record(r) for r in subscription_rows(fx)]
+def subscription_records(conn: Featured) -> list[dict[str, Any]]:
+    return [subscription_record(r) for r in subscription_rows(resource_updates.of(conn))]

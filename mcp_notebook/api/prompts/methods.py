@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
+from ..calls.core import Featured
 from ..calls.exchange import CallSpec, Steps
-from ..calls.feature_state import Featured
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
 from ..results.objects import Listing, PromptResult
@@ -19,7 +19,7 @@ from ..tools.arguments import mapping
 
 def list_prompts(conn: Featured, *, refresh: bool = False) -> Steps[Listing]:
     """The server's prompts (every page), cached until the server says the list changed."""
-    return (yield from listing(conn.feature_state, "prompts/list", "prompts", refresh, "prompts"))
+    return (yield from listing(conn._core, "prompts/list", "prompts", refresh, "prompts"))
 
 
 def get_prompt(
@@ -31,7 +31,7 @@ def get_prompt(
     log_level: str | None = None,
 ) -> Steps[PromptResult]:
     """A prompt's messages; required arguments are checked first (values are sent as strings)."""
-    fx = conn.feature_state
+    fx = conn._core
     level = request_log_level(fx, log_level)
     prompts = yield from list_prompts(conn)
     prompt = prompts.get(name)
@@ -56,7 +56,7 @@ def complete(
 ) -> Steps[list[str]]:
     """`completion/complete`: `ref` is "prompt:NAME", "resource:URI_TEMPLATE" or a ref dict;
     `timeout` bounds the wait (Tab completion uses a short one)."""
-    if "completions" not in conn.feature_state.session.server.capabilities:
+    if "completions" not in conn._core.session.server.capabilities:
         return []
     if isinstance(ref, str):
         kind, _, target = ref.partition(":")

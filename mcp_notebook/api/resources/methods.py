@@ -17,21 +17,22 @@ from urllib.parse import quote
 import anyio.to_thread
 
 from ...base.errors import UsageError
+from ..calls.core import Featured
 from ..calls.exchange import CallSpec, Steps, adrive, drive
-from ..calls.feature_state import Featured
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
 from ..results.objects import Listing, ResourceResult
+from . import updates
 
 
 def list_resources(conn: Featured, *, refresh: bool = False) -> Steps[Listing]:
     """The server's resources (every page), cached until the server says the list changed."""
-    return (yield from listing(conn.feature_state, "resources/list", "resources", refresh, "resources"))
+    return (yield from listing(conn._core, "resources/list", "resources", refresh, "resources"))
 
 
 def list_resource_templates(conn: Featured, *, refresh: bool = False) -> Steps[Listing]:
     """The server's resource templates (every page), cached until the server says the list changed."""
-    fx = conn.feature_state
+    fx = conn._core
     return (yield from listing(fx, "resources/templates/list", "resourceTemplates", refresh, "resources"))
 
 
@@ -39,7 +40,7 @@ def read_resource(
     conn: Featured, uri: str, *, timeout: float | None = None, log_level: str | None = None
 ) -> Steps[ResourceResult]:
     """Read a resource (text and blobs)."""
-    level = request_log_level(conn.feature_state, log_level)
+    level = request_log_level(conn._core, log_level)
     return ResourceResult(uri, (yield CallSpec("resources/read", {"uri": uri}, timeout, log_level=level)))
 
 
@@ -49,8 +50,7 @@ def template(conn: Featured, name: str) -> Steps[dict[str, Any]]:
     found = templates.get(name) or next((t for t in templates if t.get("uriTemplate") == name), None)
     if found is None:
         raise UsageError(
-            f"{conn.feature_state.name}: unknown resource template {name!r}; "
-            f"the templates are: {', '.join(templates.names()) or 'none'}"
+            f"{conn._core.name}: unknown resource template {name!r}; the templates are: {', '.join(templates.names()) or 'none'}"
         )
     return found
 
@@ -67,8 +67,8 @@ def read_template(conn: Featured, /, name: str, **values: Any) -> Steps[Resource
 
 def resource_updates(self: Featured, uri: str | None = None) -> int:
     """How many `notifications/resources/updated` arrived (for `uri`, or in all)."""
-    fx = self.feature_state
-    return fx.update_counts.get(uri, 0) if uri is not None else fx.updates_total
+    kept = updates.of(self)
+    return kept.counts.get(uri, 0) if uri is not None else kept.total
 
 
 # ----- subscriptions: a request (legacy) or a stream (modern) -----
@@ -77,41 +77,41 @@ def resource_updates(self: Featured, uri: str | None = None) -> int:
 def subscribe(self: Featured, uri: str, callback: Any = None) -> None:
     """Subscribe to a resource's updates; `callback(uri)` runs in a worker thread on each one.
     Legacy: `resources/subscribe`; modern: a `subscriptions/listen` stream for that resource."""
-    if self.feature_state.session.rules.listens:
+    if self._core.session.rules.listens:
         _listen_to(self, uri, callback)
     else:
-        drive(self.feature_state, _subscribe(self, uri, callback))
+        drive(self._core, _subscribe(self, uri, callback))
 
 
 async def asubscribe(self: Featured, uri: str, callback: Any = None) -> None:
     """`subscribe`, awaited: the caller's event loop keeps running."""
-    if self.feature_state.session.rules.listens:
+    if self._core.session.rules.listens:
         await anyio.to_thread.run_sync(_listen_to, self, uri, callback)
     else:
-        await adrive(self.feature_state, _subscribe(self, uri, callback))
+        await adrive(self._core, _subscribe(self, uri, callback))
 
 
 def unsubscribe(self: Featured, uri: str) -> None:
     """Stop a resource's updates (legacy `resources/unsubscribe`; modern: its stream closed)."""
-    if self.feature_state.session.rules.listens:
+    if self._core.session.rules.listens:
         _stop_listening_to(self, uri)
     else:
-        drive(self.feature_state, _unsubscribe(self, uri))
+        drive(self._core, _unsubscribe(self, uri))
 
 
 async def aunsubscribe(self: Featured, uri: str) -> None:
     """`unsubscribe`, awaited: the caller's event loop keeps running."""
-    if self.feature_state.session.rules.listens:
+    if self._core.session.rules.listens:
         await anyio.to_thread.run_sync(_stop_listening_to, self, uri)
     else:
-        await adrive(self.feature_state, _unsubscribe(self, uri))
+        await adrive(self._core, _unsubscribe(self, uri))
 
 
 def _subscribe(conn: Featured, uri: str, callback: Any = None) -> Steps[None]:
-    fx = conn.feature_state
-    if not (fx.session.server.capabilities.get("resources") or {}).get("subscribe"):
-        raise UsageError(f"{fx.name}: the server does not support resource subscriptions")
+    if not (conn._core.session.server.capabilities.get("resources") or {}).get("subscribe"):
+        raise UsageError(f"{conn.name}: the server does not support resource subscriptions")
     yield CallSpec("resources/subscribe", {"uri": uri})
+    fx = updates.of(conn)
     with fx.lock:
         fx.subscriptions.setdefault(uri, [])
         if callback is not None:
@@ -119,14 +119,14 @@ def _subscribe(conn: Featured, uri: str, callback: Any = None) -> Steps[None]:
 
 
 def _unsubscribe(conn: Featured, uri: str) -> Steps[None]:
-    fx = conn.feature_state
+    fx = updates.of(conn)
     yield CallSpec("resources/unsubscribe", {"uri": uri})
     with fx.lock:
         fx.subscriptions.pop(uri, None)
 
 
 def _listen_to(self: Featured, uri: str, callback: Any) -> None:
-    fx = self.feature_state
+    fx = updates.of(self)
     with fx.lock:
         listening = uri in fx.listens
     if not listening:
@@ -144,7 +144,7 @@ def _listen_to(self: Featured, uri: str, callback: Any) -> None:
 
 
 def _stop_listening_to(self: Featured, uri: str) -> None:
-    fx = self.feature_state
+    fx = updates.of(self)
     with fx.lock:
         subscription = fx.listens.pop(uri, None)
         fx.subscriptions.pop(uri, None)

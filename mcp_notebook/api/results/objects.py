@@ -18,7 +18,7 @@ from ...base.errors import UsageError
 from ...base.plural import counted
 from ...base.public import public
 from ...base.text import clip, esc, plain, table_text
-from ..apps import meta as app_meta
+from . import app_meta
 from .blocks import block_html, block_text, data_uri, pre, shown, shown_json
 
 

@@ -16,8 +16,8 @@ from typing import Any
 from ...base.errors import McpNotebookError, UsageError
 from ...base.public import public
 from ...protocol import skills as rules
+from ..calls.core import Featured
 from ..calls.exchange import CallSpec, Steps
-from ..calls.feature_state import Featured
 from ..calls.steps import pages
 from ..calls.twins import twin
 
@@ -74,7 +74,7 @@ def _entry(skill: Skill) -> dict[str, Any]:
 
 
 def _declared(conn: Featured) -> None:
-    fx = conn.feature_state
+    fx = conn._core
     if not rules.declared(fx.session.server.capabilities):
         raise UsageError(f"{fx.name}: the server does not declare the skills extension ({rules.EXTENSION})")
 
@@ -83,14 +83,14 @@ def list_skills(conn: Featured) -> Steps[list[Skill]]:
     """The server's skill entries (every page); no skill file is read. A listing may be partial:
     `load_skill(uri)` loads a skill it leaves out."""
     _declared(conn)
-    return [_skill(conn.feature_state.name, entry) for entry in (yield from pages(conn.feature_state, "skills/list", "skills"))]
+    return [_skill(conn._core.name, entry) for entry in (yield from pages(conn._core, "skills/list", "skills"))]
 
 
 def get_skill(conn: Featured, uri: str) -> Steps[Skill]:
     """One skill's entry, by the URI of its SKILL.md (`skills/get`); no skill file is read."""
     _declared(conn)
     result = yield CallSpec("skills/get", {"uri": uri})
-    return _skill(conn.feature_state.name, result.get("skill") if isinstance(result, dict) else None)
+    return _skill(conn._core.name, result.get("skill") if isinstance(result, dict) else None)
 
 
 def load_skill(conn: Featured, skill: Skill | str) -> Steps[LoadedSkill]:

@@ -11,7 +11,9 @@ usual handlers answer them. Stopped (Ctrl-C, a timeout, a cancelled await), the 
 the wire is cancelled (`notifications/cancelled`) and the task too (`tasks/cancel`).
 
 This is the requestor side; the tasks we run for servers (task-augmented sampling and
-elicitation) are `client_side.task_receiver`'s. 2026-07-28 moved tasks into an extension
+elicitation) are `client_side.task_receiver`'s. A connection's `TaskWatch` is this feature's
+state, added to its core; `follower` is what a task-augmented `CallSpec` carries, so the
+request core follows a task without knowing what one is. 2026-07-28 moved tasks into an extension
 (io.modelcontextprotocol/tasks) with other methods, which this client does not implement.
 """
 
@@ -126,6 +128,15 @@ class TaskWatch:
 
     def tool_of(self, task_id: str) -> str | None:
         return self.tools.get(task_id)
+
+
+def follower(session: Any, watch: TaskWatch) -> Callable[[Caller, Any, Callable[[], bool], str, dict[str, Any] | None], Any]:
+    """How a task-augmented request of `session` is followed to its end (an `CallSpec.follow`)."""
+
+    def follow(call: Caller, send: Any, stopped: Callable[[], bool], method: str, params: dict[str, Any] | None) -> Any:
+        return TaskRun(session, watch, call, send, stopped).run(method, params)
+
+    return follow
 
 
 def _remember(table: OrderedDict[str, Any], key: str, value: Any) -> None:

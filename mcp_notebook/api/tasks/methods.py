@@ -11,42 +11,42 @@ from __future__ import annotations
 from typing import Any
 
 from ...base.errors import UsageError
+from ..calls.core import Core, Featured
 from ..calls.exchange import CallSpec, Steps
-from ..calls.feature_state import Featured, FeatureState
 from ..calls.steps import pages
 from ..calls.twins import twin
 from ..results.objects import ToolResult
-from .follow import MODERN, TaskList
+from .follow import MODERN, TaskList, TaskWatch
 
 
 def list_tasks(conn: Featured) -> Steps[TaskList]:
     """The server's tasks (`tasks/list`, every page)."""
-    fx = conn.feature_state
+    fx = conn._core
     _tasks_offered(fx, "list")
     return TaskList((yield from pages(fx, "tasks/list", "tasks")))
 
 
 def get_task(conn: Featured, task_id: str) -> Steps[dict[str, Any]]:
     """One task's state (`tasks/get`): status, statusMessage, ttl, pollInterval, ..."""
-    _tasks_offered(conn.feature_state)
+    _tasks_offered(conn._core)
     return dict((yield CallSpec("tasks/get", {"taskId": _task_id(task_id)})))
 
 
 def cancel_task(conn: Featured, task_id: str) -> Steps[dict[str, Any]]:
     """Cancel a task (`tasks/cancel`); its final state. An ended task cannot be (McpError -32602)."""
-    _tasks_offered(conn.feature_state, "cancel")
+    _tasks_offered(conn._core, "cancel")
     return dict((yield CallSpec("tasks/cancel", {"taskId": _task_id(task_id)})))
 
 
 def task_result(conn: Featured, task_id: str, *, timeout: float | None = None) -> Steps[ToolResult]:
     """A tool-call task's result (`tasks/result`: the server answers when the task has ended)."""
-    fx = conn.feature_state
+    fx = conn._core
     _tasks_offered(fx)
     raw = yield CallSpec("tasks/result", {"taskId": _task_id(task_id)}, timeout)
-    return ToolResult(fx.task_watch.tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
+    return ToolResult(fx.get(TaskWatch).tool_of(task_id) or f"task {task_id}", raw if isinstance(raw, dict) else {})
 
 
-def _tasks_offered(fx: FeatureState, operation: str | None = None) -> None:
+def _tasks_offered(fx: Core, operation: str | None = None) -> None:
     if not fx.session.rules.tasks:
         raise UsageError(f"{fx.name}: {MODERN}")
     tasks = fx.session.server.capabilities.get("tasks")

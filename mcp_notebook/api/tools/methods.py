@@ -14,37 +14,37 @@ from typing import Any
 
 from ...base.errors import ConnectionClosed, UsageError
 from ..apps import methods as apps
+from ..calls.core import Core, Featured
 from ..calls.exchange import CallSpec, Steps
-from ..calls.feature_state import Featured, FeatureState
 from ..calls.steps import listing, request_log_level
 from ..calls.twins import twin
 from ..results.objects import Listing, ToolResult
-from ..tasks.follow import MODERN, takes_tool_tasks, task_metadata, task_support
+from ..tasks.follow import MODERN, TaskWatch, follower, takes_tool_tasks, task_metadata, task_support
 from .arguments import merged, warn_undeclared
-from .checks import CompiledTool
+from .checks import CompiledTool, ToolChecks
 from .validate import OutputSchemaError, ToolArgumentError
 from .view import ToolView
 
 
 def list_tools(conn: Featured, *, refresh: bool = False) -> Steps[Listing]:
     """The server's tools (every page), cached until the server says the list changed."""
-    return (yield from listing(conn.feature_state, "tools/list", "tools", refresh, "tools"))
+    return (yield from listing(conn._core, "tools/list", "tools", refresh, "tools"))
 
 
 def tool(conn: Featured, name: str) -> Steps[dict[str, Any]]:
     """One tool's definition; an unknown name raises ToolArgumentError."""
-    return (yield from _definition(conn.feature_state, name))
+    return (yield from _definition(conn._core, name))
 
 
 def describe_tool(conn: Featured, name: str) -> Steps[ToolView]:
     """One tool's own view: full description, argument and output schemas as trees, annotations,
     example calls to copy. An unknown name raises ToolArgumentError."""
-    return ToolView((yield from _definition(conn.feature_state, name)), conn.feature_state.name)
+    return ToolView((yield from _definition(conn._core, name)), conn._core.name)
 
 
 def check_arguments(conn: Featured, name: str, arguments: dict[str, Any]) -> Steps[None]:
     """Raise ToolArgumentError if `arguments` cannot satisfy the tool's input schema."""
-    _check_arguments(name, arguments, (yield from compiled_tool(conn.feature_state, name)))
+    _check_arguments(name, arguments, (yield from compiled_tool(conn._core, name)))
 
 
 def call_tool(
@@ -72,7 +72,7 @@ def call_tool(
     `task` (2025-11-25): None runs the tool as a task when it requires one, True when it
     allows one; the task's status changes show like progress, and a stop cancels the task.
     """
-    fx = conn.feature_state
+    fx = conn._core
     given = merged(name, arguments, keywords)
     level = request_log_level(fx, log_level)
     known = None
@@ -86,7 +86,8 @@ def call_tool(
     as_task = _may_run_as_task(fx, task) and (yield from _as_task(fx, name, task, known))
     if as_task:
         params["task"] = task_metadata(max_total)
-    raw = yield CallSpec("tools/call", params, timeout, max_total, reset_on_progress, progress, level, task=as_task)
+    follow = follower(fx.session, fx.get(TaskWatch)) if as_task else None
+    raw = yield CallSpec("tools/call", params, timeout, max_total, reset_on_progress, progress, level, follow)
     result = ToolResult(name, raw if isinstance(raw, dict) else {})
     if validate:
         checks = cached_checks(fx, name) or (yield from compiled_tool(fx, name))  # the listing may have changed meanwhile
@@ -96,14 +97,14 @@ def call_tool(
 
 def cancel(self: Featured, request_id: int, reason: str = "cancelled by the user") -> bool:
     """Cancel one of our in-flight requests by id (the server is told); False if none."""
-    pending = self.feature_state.pendings.get(request_id) or self.feature_state.session.in_flight(request_id)
+    pending = self._core.pendings.get(request_id) or self._core.session.in_flight(request_id)
     return pending is not None and pending.cancel(ConnectionClosed(reason), reason)
 
 
 # ----- the steps' parts -----
 
 
-def _definition(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
+def _definition(fx: Core, name: str) -> Steps[dict[str, Any]]:
     tools = yield from listing(fx, "tools/list", "tools", False, "tools")
     found = tools.get(name) or (yield from listing(fx, "tools/list", "tools", True, "tools")).get(name)
     if found is None:
@@ -113,23 +114,23 @@ def _definition(fx: FeatureState, name: str) -> Steps[dict[str, Any]]:
     return found
 
 
-def compiled_tool(fx: FeatureState, name: str) -> Steps[CompiledTool]:
+def compiled_tool(fx: Core, name: str) -> Steps[CompiledTool]:
     """`tool(name)`'s checks, compiled once per listing: no request and no scan of the listing
     while the cached one lasts."""
     found = cached_checks(fx, name)
     if found is not None:
         return found
     definition = yield from _definition(fx, name)
-    cached = fx.cached("tools")
-    found = fx.tool_checks.get(cached, name) if cached is not None else None
+    cached = fx.listings.cached("tools")
+    found = fx.get(ToolChecks).get(cached, name) if cached is not None else None
     return found if found is not None and found.definition is definition else CompiledTool(definition)
 
 
-def cached_checks(fx: FeatureState, name: str) -> CompiledTool | None:
+def cached_checks(fx: Core, name: str) -> CompiledTool | None:
     """The checks of a tool in the cached listing, or None: what `compiled_tool` takes without a
     step (a call looks twice, and a generator per look more than doubles a look's cost)."""
-    cached = fx.cached("tools") if "tools" in fx.session.server.capabilities else None
-    return fx.tool_checks.get(cached, name) if cached is not None else None
+    cached = fx.listings.cached("tools") if "tools" in fx.session.server.capabilities else None
+    return fx.get(ToolChecks).get(cached, name) if cached is not None else None
 
 
 def _check_arguments(name: str, arguments: dict[str, Any], compiled: CompiledTool) -> None:
@@ -148,7 +149,7 @@ def _check_output(name: str, result: ToolResult, compiled: CompiledTool) -> None
             raise OutputSchemaError(f"{name}: the server's result violates the tool's outputSchema: {issues[0]}{more}")
 
 
-def _may_run_as_task(fx: FeatureState, task: bool | None) -> bool:
+def _may_run_as_task(fx: Core, task: bool | None) -> bool:
     """Whether the connection takes task-augmented tool calls at all; `task=True` where it
     does not is a UsageError. Servers without tool tasks get plain calls."""
     if not fx.session.rules.tasks:
@@ -162,7 +163,7 @@ def _may_run_as_task(fx: FeatureState, task: bool | None) -> bool:
     return True
 
 
-def _as_task(fx: FeatureState, name: str, task: bool | None, known: dict[str, Any] | None = None) -> Steps[bool]:
+def _as_task(fx: Core, name: str, task: bool | None, known: dict[str, Any] | None = None) -> Steps[bool]:
     """Whether to call the tool task-augmented, where the connection takes such calls
     (`_may_run_as_task`): as its `execution.taskSupport` says, or as `task` asks where the tool allows."""
     tool = known or (yield from listing(fx, "tools/list", "tools", False, "tools")).get(name)

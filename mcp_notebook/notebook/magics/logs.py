@@ -55,7 +55,7 @@ def _logs(ns: Namespace) -> None:
     if ns.live and show.frontend():
         show.display(conn.logs.panel(level=ns.level, unrouted_only=ns.unrouted, rows=ns.last or LOG_ROWS))
         return
-    text, html = logs_snapshot(conn.feature_state, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
+    text, html = logs_snapshot(conn, last=ns.last or 50, level=ns.level, unrouted_only=ns.unrouted)
     if show.frontend():
         show.display(show.Html(html, text))
         return

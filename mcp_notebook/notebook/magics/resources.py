@@ -62,7 +62,7 @@ def _subscribe(ns: Namespace) -> None:
     else:
         from ...api.display.panels import subscriptions_snapshot
 
-        print(subscriptions_snapshot(conn.feature_state)[0])
+        print(subscriptions_snapshot(conn)[0])
 
 
 @subcommand(

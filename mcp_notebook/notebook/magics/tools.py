@@ -10,6 +10,7 @@ import json
 from argparse import Namespace
 from typing import Any
 
+from ...api.apps import host as app_host
 from ...api.apps.methods import model_tools
 from ...api.connecting import connect as api
 from ...api.connection import Connection
@@ -62,7 +63,7 @@ def _tools(ns: Namespace) -> Listing | DiffView | None:
         return tools_diff(conn, accept=ns.accept)
     listing = conn.list_tools(refresh=ns.refresh)
     tool_pins.check(conn, refresh=ns.refresh)
-    return model_tools(listing, everything=ns.all, views=conn.feature_state.apps.enabled)
+    return model_tools(listing, everything=ns.all, views=app_host.of(conn).enabled)
 
 
 @subcommand(

@@ -19,8 +19,8 @@ import anywidget
 import ipywidgets as widgets
 import traitlets
 
-from ...api.apps.meta import with_csp
 from ...api.apps.view import AppView, message_text
+from ...api.results.app_meta import with_csp
 from ...base.text import esc
 from .interaction import take_clicks_while_busy
 

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import ipywidgets as widgets
 
-from ...api.connecting.auth_progress import PHASES, AuthProgress, abandoned
+from ...api.display.auth_progress import PHASES, AuthProgress, abandoned
 from ...auth.loopback import Receiver
 from ...auth.redirects import caught_by, how_it_returns, receiver_for
 from ...base.errors import AuthorizationError

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import ipywidgets as widgets
 
-from ...api.connecting.auth_progress import PHASES, AuthProgress
+from ...api.display.auth_progress import PHASES, AuthProgress
 from ...auth.device import DeviceCode
 from ...base.text import esc, plain
 from . import snapshot_display

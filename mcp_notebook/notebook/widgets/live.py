@@ -16,6 +16,7 @@ from typing import Any
 import ipywidgets as widgets
 
 from ...api.calls.progress import LOG_LEVELS
+from ...api.client_side import logs as server_log
 from ...api.connection import session_of
 from ...api.display.panels import (
     LOG_ROWS,
@@ -30,6 +31,7 @@ from ...api.display.panels import (
     subscriptions_html,
     subscriptions_text,
 )
+from ...api.resources import updates as resource_updates
 from ...api.results.objects import ResourceResult
 from ...base.errors import ConnectionClosed
 from ...base.plural import counted
@@ -54,7 +56,7 @@ class LogView(View):
     def __init__(self, connection: Any, *, level: str | None = None, unrouted_only: bool = False, rows: int = LOG_ROWS) -> None:
         super().__init__()
         self.connection = connection
-        self.fx = connection.feature_state
+        self.fx = server_log.of(connection)
         self.rows = max(1, rows)
         fit = {"style": {"description_width": "initial"}, "layout": widgets.Layout(width="auto")}
         self.level = widgets.Dropdown(
@@ -130,7 +132,7 @@ class SubscriptionsView(View):
     def __init__(self, connection: Any, uri: str | None = None, *, read: bool = False) -> None:
         super().__init__()
         self.connection = connection
-        self.fx = connection.feature_state
+        self.fx = resource_updates.of(connection)
         self.uri = uri
         self.read = read
         self.reading: dict[str, Reading] = {}

@@ -20,9 +20,11 @@ from support.servers import LOOPBACK_PRELOAD, free_port, node_executable
 from support.waiting import wait_until
 
 import mcp_notebook
-from mcp_notebook.api.apps import meta as app_meta
+from mcp_notebook.api.apps import host as app_host
 from mcp_notebook.api.apps.methods import model_tools
 from mcp_notebook.api.apps.view import AppView
+from mcp_notebook.api.client_side import logs as server_log
+from mcp_notebook.api.results import app_meta
 from mcp_notebook.notebook.magics import tools as magic_tools  # noqa: F401 - registers %mcp tools
 from mcp_notebook.notebook.magics.commands import dispatch
 
@@ -146,7 +148,7 @@ def test_with_apps_off_the_listing_still_marks_views_and_results_are_text_alone(
         result = dispatch(["call", "-c", conn.name, "probe", "label=x"])  # %mcp call
         assert result.app is None and set(result._repr_mimebundle_()) == {"text/html", "text/plain"}
         assert str(result) == "probe:\nprobe ready: x"
-        assert conn.feature_state.apps.fetches == 0 and not app_frames(conn)  # no view fetched, no bridge
+        assert app_host.of(conn).fetches == 0 and not app_frames(conn)  # no view fetched, no bridge
     with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
         assert "off here" not in str(dispatch(["tools", conn.name]))
 
@@ -166,11 +168,11 @@ def test_the_deprecated_flat_key_names_a_view_and_is_reported_once() -> None:
 def test_the_view_is_read_once_and_again_after_the_server_says_it_changed() -> None:
     with mcp_notebook.connect(PROBE, era="legacy", apps=True) as conn:
         first = conn.app("probe")
-        assert conn.app("probe").html == first.html and conn.feature_state.apps.fetches == 1
+        assert conn.app("probe").html == first.html and app_host.of(conn).fetches == 1
         assert "v1" in first.html
         conn.call_tool("touch_view")
         wait_until(lambda: conn.subscriptions.updates("ui://probe/view") == 1, "notifications/resources/updated")
-        assert "v2" in conn.app("probe").html and conn.feature_state.apps.fetches == 2
+        assert "v2" in conn.app("probe").html and app_host.of(conn).fetches == 2
         reads = [e for e in conn.trace.frames("out") if e.method == "resources/read"]
         assert len(reads) == 2
 
@@ -327,7 +329,7 @@ def test_an_apps_tool_call_shows_its_progress_and_log_lines_under_the_view() -> 
         assert [line.split("] ", 1)[1] for line in lines if "step" in line] == ["1/2 step 1 of 2", "2/2 step 2 of 2"]
         sent = wire_calls(conn, "count_app")[0].message["params"]
         assert sent["_meta"]["progressToken"].startswith("mcp-notebook-")  # ours: the app gave none
-        assert not conn.feature_state.unrouted_logs  # none of them lost to the log panel
+        assert not server_log.of(conn).unrouted  # none of them lost to the log panel
 
 
 def test_closing_the_connection_tears_the_view_down() -> None:
@@ -371,4 +373,4 @@ def test_conn_app_checks_the_arguments_before_showing_anything() -> None:
             conn.app("probe", {"label": 3})
         with pytest.raises(mcp_notebook.UsageError, match="no view"):
             conn.app("echo_app", {"text": "x"})
-        assert conn.feature_state.apps.fetches == 0
+        assert app_host.of(conn).fetches == 0

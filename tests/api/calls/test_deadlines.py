@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_notebook.api.calls.progress import Deadline
+from mcp_notebook.base.timeouts import Deadline
 
 
 def test_with_neither_limit_there_is_no_time_left_to_count():

@@ -13,7 +13,8 @@ from support.servers import SERVERS_DIR, sdk_server_cmd
 from support.waiting import wait_until
 
 import mcp_notebook
-from mcp_notebook.api.calls import feature_state, progress
+from mcp_notebook.api.calls import progress
+from mcp_notebook.api.resources import updates
 
 RAW = [sys.executable, str(SERVERS_DIR / "raw_server.py")]
 WAIT = 30  # seconds: only a broken client waits this long
@@ -46,11 +47,11 @@ def test_a_progress_flood_while_the_callback_is_held_waits_bounded_and_ends_on_t
 
 def test_updates_of_resources_nobody_subscribed_to_are_counted_for_a_bounded_number_of_uris(monkeypatch):
     """Real peers send updates only for subscribed resources: the scripted raw server names any."""
-    monkeypatch.setattr(feature_state, "UPDATED_URIS", 2)
+    monkeypatch.setattr(updates, "UPDATED_URIS", 2)
     with mcp_notebook.connect(RAW, era="legacy", name="updates") as conn:
         reply = conn.request("tools/call", {"name": "updates-flood", "arguments": {"count": 4}})
         assert reply["content"][0]["text"] == '"flooded"'  # the raw server answers JSON
         # the handlers run as tasks on the loop: nothing reports their end but the count
         wait_until(lambda: conn.subscriptions.updates() == 4, "the 4 updates to be counted")
-        assert list(conn.feature_state.update_counts) == ["note://2", "note://3"]
+        assert list(updates.of(conn).counts) == ["note://2", "note://3"]
         assert conn.subscriptions.updates() == 4 and conn.subscriptions.updates("note://3") == 1

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from mcp_notebook.api.calls.progress import Caller, Deadline
+from mcp_notebook.api.calls.progress import Caller
+from mcp_notebook.base.timeouts import Deadline
 
 
 @pytest.mark.parametrize(

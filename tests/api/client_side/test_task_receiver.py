@@ -200,7 +200,7 @@ def test_a_task_is_forgotten_when_its_ttl_runs_out(kernel_cell, questions):
         assert report["created"]["ttl"] == 1
         assert report["result"]["error"]["code"] == -32602  # expired (or already unknown)
         assert report["after"]["error"]["code"] == -32602
-        assert not conn._fx.requests.tasks.tasks
+        assert not conn._core.get(_server_requests.ServerRequests).tasks.tasks
         assert all(q.future.result(WAIT) == {"action": "cancel"} for q in questions)
 
 
@@ -226,7 +226,10 @@ def test_the_modern_era_declares_no_tasks():
         assert metas and all("tasks" not in m["io.modelcontextprotocol/clientCapabilities"] for m in metas)
         assert "sampling" in metas[0]["io.modelcontextprotocol/clientCapabilities"]
     with mcp_notebook.connect(sdk_server_cmd(), name="modern", era="modern", sampling=lambda params: "hi") as conn:
-        assert conn._fx.requests.tasks is None and conn._session.request_handlers.get("tasks/get") is None
+        assert (
+            conn._core.get(_server_requests.ServerRequests).tasks is None
+            and conn._session.request_handlers.get("tasks/get") is None
+        )
 
 
 def test_a_handler_of_the_users_own_is_not_made_a_task():

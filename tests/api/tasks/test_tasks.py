@@ -76,7 +76,7 @@ def test_a_tool_that_requires_a_task_runs_as_one_to_its_report(tasks_conn):
     assert "tasks" not in sent(tasks_conn, "initialize")[0]["params"]["capabilities"]  # a requestor only
     # Each status change reached the progress callback once, in order, as a message.
     assert [m for m in messages if m.startswith("working")] == STAGES and messages[-1].startswith("completed")
-    assert not tasks_conn._fx.waiting and not tasks_conn._fx.pendings
+    assert not tasks_conn._core.waiting and not tasks_conn._core.pendings
 
     again = tasks_conn.task_result(task_id)  # the server keeps the payload for the task's ttl
     assert again.name == RESEARCH and again.text == result.text
@@ -216,7 +216,7 @@ def test_a_timeout_cancels_the_task(tasks_conn):
     call_id = sent(tasks_conn, "tools/call")[-1]["id"]
     assert call_id not in [m["params"]["requestId"] for m in sent(tasks_conn, "notifications/cancelled")]  # the spec's MUST
     assert tasks_conn.get_task(task_id)["status"] == "cancelled"
-    assert not tasks_conn._fx.waiting and not tasks_conn._fx.pendings
+    assert not tasks_conn._core.waiting and not tasks_conn._core.pendings
 
 
 def test_ctrl_c_while_the_task_asks_cancels_tasks_result_and_the_task():

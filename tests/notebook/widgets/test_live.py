@@ -138,7 +138,7 @@ def test_server_text_stays_inert_in_both_panels_and_their_exports(conn, panels):
         log_view.table.value,
         log_view.html(),
         logs._repr_mimebundle_()["text/html"],
-        logs_snapshot(conn.feature_state)[1],
+        logs_snapshot(conn)[1],
         sub_view.table.value,
         sub_view.html(),
         subs._repr_mimebundle_()["text/html"],
