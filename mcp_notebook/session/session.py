@@ -4,12 +4,11 @@ The session is composed of parts it owns: the table of requests in flight (`requ
 writer (`outbox`), the dispatcher of what comes in (`inbound`, the transport's sink), the era
 negotiator (`eras`, a `negotiation.EraNegotiator`) and the call boundary (`boundary`), which
 see the session only as a `SessionPort`; what each side said of itself is in `client` and
-`server` (`sides`). Frames are dispatched the moment
-the transport reads them, synchronously, so a server `ping` is answered inside the same
-read callback whatever the caller is doing; a transport that reads on a thread of its own
-(stdio) has the answer a blocked caller waits for, and a server ping, taken on that thread
-(`Inbound.frame_here`). The session knows nothing of IPython: the runtime runs it on its
-event loop.
+`server` (`sides`). Frames are dispatched the moment the transport reads them, synchronously,
+so a server `ping` is answered inside the same read callback whatever the caller is doing; a
+transport that reads on a thread of its own (stdio) has the answer a blocked caller waits
+for, and a server ping, taken on that thread (`Inbound.frame_here`). The session knows
+nothing of IPython: the runtime runs it on its event loop.
 
 No known secret reaches a caller: what the server or the transport said passes the trace's
 Redactor where it becomes an error (error responses, failed sends, the end, a failed start)
