@@ -6,6 +6,8 @@ limit where that is allowed (`check_timeout`); whoever takes one from a caller c
 A feature call's deadline is a `Deadline` (an idle timeout that progress resets, under a
 maximum total), kept and enforced by the caller's side: `api.calls.exchange` watches it while
 it waits and cancels the request on the server when it passes (the session then sets none).
+A plain request (`conn.request`, `conn.ping`, the session's own) has no progress to reset it:
+its `PendingCall.result` (`session.pending`) waits under the same default and cancels likewise.
 """
 
 from __future__ import annotations
