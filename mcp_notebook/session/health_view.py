@@ -17,6 +17,23 @@ from ..base.plural import counted
 from ..base.text import ansi_html, esc, one_line
 
 STDERR_SHOWN = 5  # last stderr lines in a display
+# The state's light: green ready, amber degraded, red stale, blue on the way, grey closed.
+STATE_COLOURS = {
+    "ready": "#2e9e44",
+    "degraded": "#e0a100",
+    "stale": "#d9480f",
+    "reconnecting": "#1c7ed6",
+    "connecting": "#1c7ed6",
+    "closing": "#868e96",
+    "closed": "#868e96",
+}
+CELL = "text-align:left;white-space:nowrap;padding:1px 0.8em 1px 0"  # one line a row: nothing wraps
+VALUE_WIDTH_EM = 44  # a longer value ends in an ellipsis; the whole of it shows on hover
+
+
+def state_light(state: str) -> str:
+    colour = STATE_COLOURS.get(state, "#868e96")
+    return f'<span style="color:{colour};font-size:1.3em" title="{esc(state)}">●</span>'
 
 
 def _ms(seconds: float | None) -> str:
@@ -127,14 +144,17 @@ def text(h: Any) -> str:
 
 
 def html(h: Any) -> str:
-    """A small table for a notebook (`_repr_html_`): server text escaped, stderr in its colours."""
+    """A table for a notebook (`_repr_html_`): the state's light, a row a line (long values end in
+    an ellipsis, whole on hover), server text escaped, stderr in its colours."""
+    reason = f' <span style="color:#868e96">({esc(h.state_reason)})</span>' if h.state_reason else ""
+    value = f"{CELL};overflow:hidden;text-overflow:ellipsis;max-width:{VALUE_WIDTH_EM}em"
     cells = "".join(
-        f'<tr><th style="text-align:left;padding-right:1em">{esc(label)}</th><td style="text-align:left">{esc(value)}</td></tr>'
-        for label, value in rows(h)
+        f'<tr><th style="{CELL}">{esc(label)}</th><td style="{value}" title="{esc(text)}">{esc(text)}</td></tr>'
+        for label, text in rows(h)
     )
     tail = "\n".join(ansi_html(line) for line in h.stderr_tail[-STDERR_SHOWN:])
     stderr = f'<pre style="margin:0.3em 0 0 0">{tail}</pre>' if tail else ""
     return (
-        f'<div class="mcp-health-snapshot"><b>{esc(h.name)}</b> {esc(h.state)}'
-        f'<table style="font-family:monospace;font-size:0.9em">{cells}</table>{stderr}</div>'
+        f'<div class="mcp-health" style="overflow-x:auto">{state_light(h.state)} <b>{esc(h.name)}</b> {esc(h.state)}{reason}'
+        f'<table style="font-family:monospace;font-size:0.9em;line-height:1.4">{cells}</table>{stderr}</div>'
     )

@@ -12,30 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ...base.text import ansi_html, clip, esc, table_text
-from ...session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
+from ...session.health import Health
+from ...session.health_view import state_light
 from .svg import histogram_svg, spark_svg
 from .table import CELL, ago, clipped_cell, ms
 
-STATE_COLOURS = {
-    READY: "#2e9e44",
-    DEGRADED: "#e0a100",
-    STALE: "#d9480f",
-    RECONNECTING: "#1c7ed6",
-    CONNECTING: "#1c7ed6",
-    CLOSING: "#868e96",
-    CLOSED: "#868e96",
-}
 DASHBOARD_CELL = CELL.replace("0.8em", "0.55em")  # eleven columns in the width of a notebook
 
 
 def server_label(health: Health) -> str:
     server = health.server_info or {}
     return f"{server.get('name', '-')} {server.get('version', '')}".rstrip()
-
-
-def state_light(state: str) -> str:
-    colour = STATE_COLOURS.get(state, "#868e96")
-    return f'<span style="color:{colour};font-size:1.3em" title="{esc(state)}">●</span>'
 
 
 def rtt_pictures(history: Sequence[float]) -> str:
