@@ -22,11 +22,11 @@ from . import registry
 from .features import install as install_features
 from .options import Arguments, ConnectOptions, options_of
 from .registry import aclose_existing, close_existing, default_name, opening_failed, register, start
-from .reload import watched_paths
-from .restart import Restarter
 from .registry import close_all as close_all
 from .registry import connections as connections
 from .registry import get_connection as get_connection
+from .reload import watched_paths
+from .restart import Restarter
 from .targets import forget_stale_era, prepare_session, remember_era
 
 # One attempt to open: the connection's name and its session, not yet started. The driver

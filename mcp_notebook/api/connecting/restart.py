@@ -63,13 +63,12 @@ class Restarter:
         self._watch: Watch | None = None
 
     def __call__(self, conn: Connection, *, why: str = "asked", reload: bool | None = None) -> Reconnected:
-        if reload:
-            paths = watched_paths(self.target, self.options)  # checked before anything restarts
+        paths = watched_paths(self.target, self.options) if reload else None  # checked before anything restarts
         with self._lock:
             result = self._restart(conn, why)
         if reload is False:
             self.stop_watching()
-        elif reload:
+        elif paths is not None:
             self.watch(conn, paths)
         return result
 
@@ -93,7 +92,7 @@ class Restarter:
             raise
         try:
             runtime.call(session.wait_ready)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - closed, and raised as a connect's failure is
             runtime.call(session.close)
             conn._adopt(session, core)  # closed: its stderr (a traceback, say) is the connection's to show
             raise registry.opening_failed(session, conn.name, exc) from None
