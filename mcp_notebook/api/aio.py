@@ -104,6 +104,12 @@ class AsyncConnection:
         """`wait_closed`, awaited: until the connection is closed; False on timeout."""
         return await get_runtime().acall(closed_within, self._session, timeout)
 
+    async def reconnect(self, *, reload: bool | None = None, why: str = "asked") -> Any:
+        """`reconnect`, awaited: restart the server under this same connection (in a worker thread,
+        the caller's loop running); the summary of what changed."""
+        reconnect = functools.partial(self._connection.reconnect, reload=reload, why=why)
+        return await anyio.to_thread.run_sync(reconnect)
+
     async def close(self) -> None:
         """`close`, awaited: close the connection and reap the server process."""
         self._closing()

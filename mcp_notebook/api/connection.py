@@ -63,11 +63,14 @@ class Connection:
         session: Session,
         core: Core,
         on_close: Callable[[Connection], None] = lambda conn: None,
+        reopen: Callable[..., Any] | None = None,
     ) -> None:
         self.name = name
         self._session = session
         self._core = core  # what the feature methods share; each feature's state hangs on it
         self._on_close = on_close
+        self._reopen = reopen  # restarts the server under this connection (`api.connecting.restart`)
+        self._handlers: dict[tuple[str, str], Handler | None] = {}  # the user's, set again on a restarted session
         self._aio = AsyncConnection(self, session, self._closing)
         self.monitor = Monitor(name, session)  # keepalive, ready/degraded/stale, health history
         self.monitor.start()
@@ -224,20 +227,25 @@ class Connection:
         if handler is None:
 
             def decorate(fn: Handler) -> Handler:
-                self._session.request_handlers.set(method, fn)
+                self._set_handler("request", method, fn)
                 return fn
 
             return decorate
-        self._session.request_handlers.set(method, handler)
+        self._set_handler("request", method, handler)
         return handler
 
     def remove_handler(self, method: str) -> None:
         """Forget the handler for server requests `method` (a `ping` falls back to the built-in pong)."""
-        self._session.request_handlers.set(method, None)
+        self._set_handler("request", method, None)
 
     def on_notification(self, method: str, handler: Handler | None) -> None:
         """Call `handler(params)` for every server notification `method` (None removes it)."""
-        self._session.notification_handlers.set(method, handler)
+        self._set_handler("notification", method, handler)
+
+    def _set_handler(self, kind: str, method: str, handler: Handler | None) -> None:
+        self._handlers[kind, method] = handler
+        table = self._session.request_handlers if kind == "request" else self._session.notification_handlers
+        table.set(method, handler)
 
     # ----- the client features: each table's blocking face (the awaitable twins: `conn.aio`) -----
 
@@ -292,6 +300,27 @@ class Connection:
         """The resource subscriptions: `.records()`, `.updates(uri)` (how many updates arrived)
         and `.panel(uri, read=...)` (a live view)."""
         return Subscriptions(self)
+
+    # ----- restarting -----
+
+    def reconnect(self, *, reload: bool | None = None, why: str = "asked") -> Any:
+        """Restart the server under this same connection: a new process with the same command and
+        env (stdio), or a new session with the same options (HTTP). The trace, the health monitor and
+        the live widgets carry on (a "reconnect" event marks the restart; `health.restarts` counts
+        them); the tools are listed again, and the summary returned says what changed.
+        `reload=True` then restarts it whenever the server's files change, False stops that."""
+        if self._reopen is None:
+            raise UsageError(f"{self.name}: this connection cannot be reconnected (it was not opened by connect())")
+        return self._reopen(self, why=why, reload=reload)
+
+    def _adopt(self, session: Session, core: Core) -> None:
+        """Carry on over a restarted server's session (`api.connecting.restart`): the user's handlers
+        are set on it, both faces and the monitor follow it."""
+        for (kind, method), handler in self._handlers.items():
+            (session.request_handlers if kind == "request" else session.notification_handlers).set(method, handler)
+        self._session, self._core = session, core
+        self._aio._session = session
+        self.monitor.adopt(session)
 
     # ----- closing -----
 

@@ -94,15 +94,20 @@ def pinned(key: str) -> dict[str, Any] | None:
 
 def pin(key: str, tools: Iterable[dict[str, Any]]) -> None:
     """Pin these tool definitions for `key`, replacing any earlier pin."""
-    record = {
-        "pinned_at": time.time(),
-        "tools": {str(t.get("name")): {"fingerprint": fingerprint(t), "definition": pinned_fields(t)} for t in tools},
-    }
+    record = record_of(tools)
 
     def change(data: dict[str, Any]) -> None:
         data[key] = record
 
     store.update(FILE, change)
+
+
+def record_of(tools: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """A pin record of these tool definitions (what `pin` stores; `compare` takes it)."""
+    return {
+        "pinned_at": time.time(),
+        "tools": {str(t.get("name")): {"fingerprint": fingerprint(t), "definition": pinned_fields(t)} for t in tools},
+    }
 
 
 def compare(record: dict[str, Any], tools: Iterable[dict[str, Any]]) -> ToolsDiff:

@@ -100,6 +100,7 @@ class Health:
     trace_dropped: int = 0
     closed_at: float | None = None  # wall time the connection closed
     violations: int = 0  # rules the server's frames broke (conn.violations lists them)
+    restarts: int = 0  # servers restarted under this connection (conn.reconnect(), reload)
     taken_at: float = field(default_factory=time.time)
     taken_monotonic: float = field(default_factory=time.monotonic)
 
@@ -173,7 +174,9 @@ def _age(stamp: float | None, now: float) -> float | None:
     return None if stamp is None else max(0.0, now - stamp)
 
 
-def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_interval: float | None = None) -> Health:
+def snapshot(
+    name: str, session: Any, *, keepalive: bool = False, keepalive_interval: float | None = None, restarts: int = 0
+) -> Health:
     """Build a Health snapshot of `session` now (any thread: reads are copies of plain values)."""
     c = session.counters
     transport = session.transport
@@ -235,5 +238,6 @@ def snapshot(name: str, session: Any, *, keepalive: bool = False, keepalive_inte
         trace_dropped=trace.dropped,
         closed_at=c.closed_at,
         violations=session.checker.count,
+        restarts=restarts,
         taken_monotonic=now,
     )

@@ -120,6 +120,8 @@ def rows(h: Any) -> list[tuple[str, str]]:
         found.append(("handlers", turned_away(h)))
     if h.http_keepalive_ticks or h.reconnects or h.session_recoveries:
         found.append(("recovery", recovery(h)))
+    if h.restarts:
+        found.append(("restarts", f"{counted(h.restarts, 'server restart')} under this connection (conn.reconnect)"))
     if h.violations:
         found.append(("violations", f"{h.violations}: conn.violations, %mcp violations -c {h.name}"))
     if h.state == "closed":

@@ -21,10 +21,12 @@ from ..connection import Connection
 from . import registry
 from .features import install as install_features
 from .options import Arguments, ConnectOptions, options_of
-from .registry import aclose_existing, close_existing, default_name, forget, opening_failed, register, start
+from .registry import aclose_existing, close_existing, default_name, opening_failed, register, start
 from .registry import close_all as close_all
 from .registry import connections as connections
 from .registry import get_connection as get_connection
+from .reload import watched_paths
+from .restart import Restarter
 from .targets import forget_stale_era, prepare_session, remember_era
 
 # One attempt to open: the connection's name and its session, not yet started. The driver
@@ -77,6 +79,9 @@ def connect(target: str | Sequence[str] | None, options: ConnectOptions) -> Conn
     `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY`) and trusts `verify`: True, the operating
     system's roots (or `SSL_CERT_FILE` / `SSL_CERT_DIR`); a CA bundle's path; an
     `ssl.SSLContext`; or False, any certificate.
+
+    `reload=True` restarts a stdio server when the files its command names change (`python
+    server.py`: server.py), under the same connection, as `conn.reconnect()` does.
     """
     return open_connection(target, options)
 
@@ -155,6 +160,7 @@ def _as_is(conn: Any) -> Any:
 
 def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
     """The attempts to open `target`: a second only when a cached era verdict failed."""
+    paths = watched_paths(target, options) if options.reload else None  # checked before a server starts
     for attempt in (1, 2):
         base, session = prepare_session(target, options)
         name = options.name or default_name(base)
@@ -164,7 +170,11 @@ def _opening(target: str | Sequence[str], options: ConnectOptions) -> Opening:
         failure = yield name, session
         if failure is None:
             remember_era(target, session)
-            return register(Connection(name, session, features, on_close=forget))
+            restarter = Restarter(target, options.replace(name=name))
+            conn = register(Connection(name, session, features, on_close=restarter.closing, reopen=restarter))
+            if paths is not None:
+                restarter.watch(conn, paths)
+            return conn
         if attempt == 1 and forget_stale_era(target, session, failure):
             continue  # the cached era was wrong for this server now: probe afresh
         raise failure

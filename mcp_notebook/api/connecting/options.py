@@ -61,6 +61,7 @@ class ConnectOptions:
     strict: bool = False  # the first violation fails the call it answers and ends the connection
     proxy: str | None = None  # None: %config McpNotebook.proxy, then the environment's
     verify: Any = True  # True: the system's roots; a CA bundle's path; an ssl.SSLContext; False
+    reload: bool = False  # restart a stdio server when its files (named in its command) change
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)

@@ -11,6 +11,7 @@ ConnectionClosed): `closes` counts the `close_all`s, and each connect notes it a
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import anyio
 
@@ -25,6 +26,7 @@ _registry: dict[str, Connection] = {}
 _registry_lock = threading.RLock()
 _opening_now: set[Session] = set()  # started by a connect, not yet registered: close_all closes them too
 closes = 0  # close_all()s so far: a connect that began before the latest one opens nothing
+on_close_all: list[Callable[[], None]] = []  # told first, on the loop thread: must not block (reload watchers stop)
 
 
 def connections() -> dict[str, Connection]:
@@ -52,6 +54,8 @@ def close_all() -> None:
 
 async def _close_all(grace: float | None = None) -> None:
     global closes
+    for told in on_close_all:
+        told()
     with _registry_lock:
         sessions = [session_of(conn) for conn in _registry.values()] + list(_opening_now)
         _registry.clear()

@@ -40,17 +40,19 @@ SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".sh")
 REMEMBERED = "cache: an earlier probe of the same server"
 
 
-def prepare_session(target: str | Sequence[str], options: ConnectOptions) -> tuple[str, Session]:
+def prepare_session(target: str | Sequence[str], options: ConnectOptions, trace: Trace | None = None) -> tuple[str, Session]:
     """A session for `target` (a command or a URL), not yet started, and a name for it.
 
     The name is `options.name`, or a base for one taken from the command's script or the URL's host.
+    `trace`: the trace to record into (a restarted server's connection keeps its own), else a new one.
     """
     if is_url(target):
         assert isinstance(target, str)
         check_url(target)
     era, era_source = _choose_era(target, options.era, options.protocol_version, options.transport)
     capacity = options.trace_capacity if options.trace_capacity is not None else defaults.trace_capacity
-    trace = Trace(capacity, max_bytes=defaults.trace_max_bytes)
+    if trace is None:
+        trace = Trace(capacity, max_bytes=defaults.trace_max_bytes)
     if is_url(target):
         assert isinstance(target, str)
         wire: Transport = _http_transport(target, options, trace)

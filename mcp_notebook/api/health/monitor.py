@@ -9,6 +9,7 @@ read-only properties, which any thread may call.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import weakref
@@ -21,7 +22,7 @@ import anyio
 
 from ...base.errors import ConnectionClosed, McpError, McpNotebookError, RequestTimeout
 from ...runtime import get_runtime
-from ...session.health import DEGRADED, LIVE_STATES, READY, STALE, Health, snapshot
+from ...session.health import DEGRADED, LIVE_STATES, READY, RECONNECTING, STALE, Health, snapshot
 from ...session.live_state import all_clear
 from ..connecting.settings import defaults, on_change
 
@@ -48,6 +49,8 @@ class Monitor:
         self._wake: anyio.Event | None = None
         self._changed = threading.Condition()
         self.history: deque[Health] = deque(maxlen=max(1, defaults.health_history))
+        self.restarts = 0  # servers restarted under this connection
+        self._restarting: str | None = None  # why, while a restart is under way
         session.state_listeners.append(self._state_changed)
         _monitors.add(self)
 
@@ -97,9 +100,27 @@ class Monitor:
             self._wake.set()
 
     def health(self) -> Health:
-        """A snapshot now."""
+        """A snapshot now; "reconnecting" while a restart is under way (the old session closing, the new one opening)."""
         ka = self.settings
-        return snapshot(self.name, self.session, keepalive=ka.enabled, keepalive_interval=ka.interval)
+        health = snapshot(self.name, self.session, keepalive=ka.enabled, keepalive_interval=ka.interval, restarts=self.restarts)
+        why = self._restarting
+        return health if why is None else dataclasses.replace(health, state=RECONNECTING, state_reason=why)
+
+    # ----- restarts (`api.connecting.restart`) -----
+
+    def restarting(self, why: str) -> None:
+        """A restart begins: the health reads "reconnecting" until `adopt`."""
+        self._restarting = why
+        self._state_changed(RECONNECTING, why)
+
+    def adopt(self, session: Any) -> None:
+        """Follow the restarted server's session: the history and settings carry on, the restart is counted,
+        and the keepalive and sampler start again in the new session (the old ones ended with the old)."""
+        self.session = session
+        self.restarts += 1
+        self._restarting = None
+        session.state_listeners.append(self._state_changed)
+        self.start()
 
     def wait_state(self, states: str | Collection[str], timeout: float | None = None) -> bool:
         """Block until the connection is in one of `states` (or closed); False on timeout."""

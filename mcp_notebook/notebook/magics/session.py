@@ -110,6 +110,7 @@ URL_ONLY = "for URLs, not server commands"
         help="offer these directories (or file:// URIs) as roots; write them before -- or after the URL",
     ),
     flag("--strict", help="the first frame of the server's that breaks the spec fails the call and ends the connection"),
+    flag("--reload", help="server commands: restart the server when the files its command names change"),
     after_dashes("command", "COMMAND", "the server command to start and speak to over stdio"),
     bare="connect needs a name and a URL or a server command (%mcp connect NAME URL, or NAME -- COMMAND), "
     "or the name of a configured server (%mcp servers lists them)",
@@ -160,6 +161,7 @@ def _connect(ns: Namespace) -> Connection | None:
         strict=ns.strict,
         proxy=ns.proxy,
         verify=ns.cacert or True,
+        reload=ns.reload,
     )
     print(connected_line(conn))
     return conn
@@ -321,6 +323,20 @@ def format_health(health: Health) -> str:
     shown = health.stderr_tail[-3:] if health.state == "closed" else health.stderr_tail[-1:]
     lines += [f"  stderr     {one_line(line)}" for line in shown]
     return "\n".join(lines)
+
+
+@subcommand(
+    "reconnect",
+    "restart a connection's server under the same connection (its trace and widgets carry on); says how its tools changed",
+    connection(positional=True),
+    flag("--reload", help="then restart it whenever the server's files change (server commands)"),
+    flag("--no-reload", help="stop restarting it when its files change"),
+)
+def _reconnect(ns: Namespace) -> Any:
+    if ns.reload and ns.no_reload:
+        raise CommandError("give --reload or --no-reload, not both")
+    reload = True if ns.reload else False if ns.no_reload else None
+    return connection_of(ns).reconnect(reload=reload, why="%mcp reconnect")
 
 
 @subcommand(

@@ -96,6 +96,7 @@ ON_A_CONNECTION = {
     "status": "",
     "auth": "",
     "violations": "",
+    "reconnect": "",
     "disconnect": "",
 }
 
