@@ -95,3 +95,15 @@ def test_the_form_takes_json_for_arrays_of_objects(fm):
     assert json.loads(form.call().text)["entities"] == [{"name": "Bob", "observations": ["x"]}]
     form.fields["entities"].value = "[{"
     assert form.call() is None and "e03131" in form.status.value  # not JSON: one red line, nothing sent
+
+
+def test_the_form_sends_whole_numbers_as_the_magic_does(shell):
+    import mcp_notebook
+
+    with mcp_notebook.demo("d", keepalive=None) as conn:
+        form = ToolForm(conn, conn.tool("add"))
+        form.fields["a"].value, form.fields["b"].value = 2, 40  # number boxes: the widget holds 2.0 and 40.0
+        by_form = form.call()
+        by_magic = shell.run_line_magic("mcp", "call add a=2 b=40")
+        assert by_form is not None and by_form.structured == by_magic.structured == {"sum": 42}
+        assert type(by_form.structured["sum"]) is int
