@@ -93,3 +93,16 @@ def wrapped(text: str, indent: str = "", first: str | None = None, width: int = 
         break_long_words=False,
         break_on_hyphens=False,
     )
+
+
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")  # Markdown's inline code, as descriptions write names
+
+
+def code_html(value: Any) -> str:
+    """`esc`, with Markdown's `inline code` shown as <code> (its backticks gone)."""
+    return _INLINE_CODE.sub(r"<code>\1</code>", esc(value))
+
+
+def code_text(value: Any) -> str:
+    """Text with Markdown's `inline code` as the plain words (its backticks gone)."""
+    return _INLINE_CODE.sub(r"\1", "" if value is None else str(value))
