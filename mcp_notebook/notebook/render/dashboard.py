@@ -42,10 +42,11 @@ def rtt_pictures(history: Sequence[float]) -> str:
     """The round trips as a sparkline and a histogram ("" with fewer than two)."""
     if len(history) < 2:
         return ""
-    return (
-        f'<div class="mcp-rtt" style="display:flex;gap:2em;align-items:flex-end;flex-wrap:wrap">'
-        f"<div>round trips, oldest to newest<br>{spark_svg(history, 260, 40)}</div>"
-        f"<div>round trips by duration<br>{histogram_svg(history)}</div></div>"
+    last = f"round-trip times, last {len(history)}"
+    return (  # the titles on one line at the top, whatever each picture's height
+        f'<div class="mcp-rtt" style="display:flex;gap:2em;align-items:flex-start;flex-wrap:wrap">'
+        f"<div>{last}, oldest to newest<br>{spark_svg(history, 260, 40)}</div>"
+        f"<div>{last}, by duration<br>{histogram_svg(history)}</div></div>"
     )
 
 
