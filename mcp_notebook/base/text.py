@@ -73,6 +73,17 @@ def clip(value: Any, limit: int = FIELD_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def clip_words(value: Any, limit: int = FIELD_LIMIT) -> str:
+    """`clip` at the last word's end (a space or "/") that leaves at least half the text; a word
+    is cut only when it alone runs past half of `limit`."""
+    text = "" if value is None else str(value)
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    end = max(head.rfind(" "), head.rfind("/") + 1)
+    return (head[:end].rstrip() if end >= limit // 2 else head) + "…"
+
+
 def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain aligned text table; every cell on one line, with no control sequence."""
     cells = [[one_line(x) for x in row] for row in rows]

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from ...base.text import ansi_html, clip, esc, table_text
 from ...session.health import CLOSED, CLOSING, CONNECTING, DEGRADED, READY, RECONNECTING, STALE, Health
 from .svg import histogram_svg, spark_svg
-from .table import CELL, ago, clipped_cell, ms
+from .table import CELL, ago, ms, narrow_cell
 
 STATE_COLOURS = {
     READY: "#2e9e44",
@@ -98,7 +98,7 @@ def dashboard_html(healths: Sequence[Health]) -> str:
     body = "".join(
         f"<tr><td {DASHBOARD_CELL}>{state_light(h.state)}</td>"
         + "".join(
-            clipped_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
+            narrow_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
             for column, c in zip(DASHBOARD_HEAD, row, strict=True)
         )
         + f"<td {DASHBOARD_CELL}>{spark_svg(h.rtt_history, 72, 24)}</td></tr>"
