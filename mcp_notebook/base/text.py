@@ -1,5 +1,5 @@
 """Text a server controls, made safe to show: HTML-escaped, stripped for terminals, clipped,
-laid out in tables.
+laid out in tables, filled to a notebook's width at word boundaries (`wrapped`).
 
 Plain functions of strings, used by every layer that renders (results, panels, widgets,
 magics): a `<script>` in a tool name comes out as text wherever it is shown, and an escape
@@ -11,11 +11,13 @@ colours (ANSI SGR, as loggers write them to stderr) may show as colours: `ansi_h
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from html import escape
 from typing import Any
 
 FIELD_LIMIT = 80  # characters of a server-controlled field shown in a table cell
+TEXT_WIDTH = 80  # columns of text output: a notebook's output area breaks longer lines anywhere, mid-word too
 
 # ECMA-48 (the grammar terminals parse), 7-bit and 8-bit forms. No maintained library strips
 # the string commands (OSC 52 clipboard writes, OSC 8 links, DCS, APC) as well as CSI: the
@@ -71,6 +73,17 @@ def clip(value: Any, limit: int = FIELD_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def clip_words(value: Any, limit: int = FIELD_LIMIT) -> str:
+    """`clip` at the last word's end (a space or "/") that leaves at least half the text; a word
+    is cut only when it alone runs past half of `limit`."""
+    text = "" if value is None else str(value)
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    end = max(head.rfind(" "), head.rfind("/") + 1)
+    return (head[:end].rstrip() if end >= limit // 2 else head) + "…"
+
+
 def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A plain aligned text table; every cell on one line, with no control sequence."""
     cells = [[one_line(x) for x in row] for row in rows]
@@ -78,3 +91,29 @@ def table_text(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths, strict=True)).rstrip()]
     lines += ["  ".join(x.ljust(w) for x, w in zip(row, widths, strict=True)).rstrip() for row in cells]
     return "\n".join(lines)
+
+
+def wrapped(text: str, indent: str = "", first: str | None = None, width: int = TEXT_WIDTH) -> str:
+    """`text` filled to `width` columns at word boundaries only (a long URL or name stays whole),
+    its lines after `indent` (the first after `first`, if given)."""
+    return textwrap.fill(
+        text,
+        width,
+        initial_indent=indent if first is None else first,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
+_INLINE_CODE = re.compile(r"`([^`\n]+)`")  # Markdown's inline code, as descriptions write names
+
+
+def code_html(value: Any) -> str:
+    """`esc`, with Markdown's `inline code` shown as <code> (its backticks gone)."""
+    return _INLINE_CODE.sub(r"<code>\1</code>", esc(value))
+
+
+def code_text(value: Any) -> str:
+    """Text with Markdown's `inline code` as the plain words (its backticks gone)."""
+    return _INLINE_CODE.sub(r"\1", "" if value is None else str(value))

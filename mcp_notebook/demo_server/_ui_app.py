@@ -40,12 +40,15 @@ TOOLS: tuple[dict[str, Any], ...] = (
 PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>demo counters</title>
 <style>
+  #about { margin: 0 0 6px; color: #868e96; max-width: 40em; }
   body { font: 13px var(--font-sans, system-ui, sans-serif); margin: 8px; color: var(--fg); background: transparent; }
   :root { --fg: #222; } :root.dark { --fg: #ddd; }
   td { padding: 1px 10px 1px 0; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
   button { margin-right: 6px; }
 </style></head>
 <body>
+<p id="about">The demo server's own counters, read again each second while live: "pings received" are the
+pings this notebook's client sent the server. The tool's text result counted them when it was called.</p>
 <table id="counters"><tr><td>waiting for the tool result</td></tr></table>
 <p><button id="live">pause</button><button id="share">share with the notebook</button>
 <span id="status"></span></p>
@@ -68,7 +71,7 @@ function show(result) {
     row.append(label, number);
     return row;
   }));
-  $("status").textContent = "at " + new Date().toLocaleTimeString();
+  $("status").textContent = "read at " + new Date().toTimeString().slice(0, 8);  // 24-hour, as the notebook's times
   notify("ui/notifications/size-changed", { width: document.body.scrollWidth, height: document.body.scrollHeight + 16 });
 }
 window.addEventListener("message", (event) => {
@@ -128,7 +131,8 @@ def read(call: Call) -> dict[str, Any]:
 async def counters_tool(app: App, call: Call, args: dict[str, Any]) -> dict[str, Any]:
     counts = app.counters.as_dict()
     text = ", ".join(f"{name.replace('_', ' ')} {value}" for name, value in counts.items())
-    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    said = f"the demo server's counters at this call (pings received: from this client): {text}"
+    result: dict[str, Any] = {"content": [{"type": "text", "text": said}]}
     if call.at_least("2025-06-18"):
         result["structuredContent"] = counts
     return result

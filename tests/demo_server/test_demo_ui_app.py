@@ -28,3 +28,12 @@ def test_the_counters_view_is_offered_to_apps_clients_only(era: str, transport: 
         assert counted.structured["pings_received"] == (1 if era == "legacy" else 0)
         with pytest.raises(mcp_notebook.McpError, match="not found"):
             conn.read_resource("ui://demo/other")
+
+
+def test_the_counters_say_whose_pings_and_the_view_keeps_24_hour_time() -> None:
+    with mcp_notebook.demo("apps", apps=True, load_magics=False, keepalive=None) as conn:
+        page = conn.read_resource(VIEW).contents[0]["text"]
+        text = conn.call_tool("counters").text
+    assert '"pings received" are the\npings this notebook\'s client sent the server' in page
+    assert "toLocaleTimeString" not in page and "toTimeString().slice(0, 8)" in page  # HH:MM:SS, never 2:05:09 PM
+    assert text.startswith("the demo server's counters at this call (pings received: from this client): pings received ")

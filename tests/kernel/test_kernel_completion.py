@@ -83,16 +83,17 @@ def test_completion_of_mcp_lines_is_ours_alone(kernel: Kernel) -> None:
             found = complete(kernel, code)
             words = {match[len(code) :] for match in found}
             assert not words & PYTHON_NAMES and not any(w.startswith("%") for w in words), (code, found)
-        assert complete(kernel, "%mcp call get-sum a=1 b=2 ") == ["%mcp call get-sum a=1 b=2 "]  # nothing left to offer
+        assert complete(kernel, "%mcp call get-sum a=1 b=2 ") == []  # nothing left to offer, and no blank entry
         assert set(complete(kernel, "r = %mcp ")) == {f"r = %mcp {name}" for name in SUBCOMMANDS}
-        keywords = complete(kernel, 'conn.call_tool("get-sum", a=1, ')  # the tool's arguments beside Python's names
-        assert 'conn.call_tool("get-sum", a=1, b=' in keywords and 'conn.call_tool("get-sum", a=1, a=' not in keywords
+        keywords = complete(kernel, 'conn.call_tool("get-sum", a=1, ')  # the tool's arguments first, Python's names after
+        assert keywords[0] == 'conn.call_tool("get-sum", a=1, b=' and 'conn.call_tool("get-sum", a=1, a=' not in keywords
+        assert 'conn.call_tool("get-sum", a=1, print' in keywords
         assert complete(kernel, "%mcp disconnect ") == ["%mcp disconnect ev"]
         assert kernel.run("other = mcp_notebook.demo('other', keepalive=None)").status == "ok"
         assert complete(kernel, "%mcp disconnect ") == ["%mcp disconnect ev", "%mcp disconnect other"]
         assert complete(kernel, "%mcp ping -c o") == ["%mcp ping -c other"]
         assert complete(kernel, "%mcp call -c ev get-su") == ["%mcp call -c ev get-sum"]  # the connection named
-        assert complete(kernel, "%mcp call -c other get-su") == ["%mcp call -c other get-su"]  # the demo has none
+        assert complete(kernel, "%mcp call -c other get-su") == []  # the demo has none
         assert "print" in {m.rsplit(" ", 1)[-1] for m in complete(kernel, "x = pri")}  # Python is completed as before
     finally:
         kernel.run("mcp_notebook.close_all()")

@@ -231,8 +231,10 @@ def subscriptions_html(rows: Sequence[SubscriptionRow], contents: dict[str, str]
     if not rows:
         return "<i>(no resource subscriptions)</i>"
     now = time.time() if now is None else now
+    pad = "text-align:left;padding:2px 1.2em 2px 0"  # the columns apart: with no padding their headers ran together
     head = "".join(
-        f'<th style="text-align:left">{esc(h)}</th>' for h in SUBSCRIPTION_HEAD + (["content"] if contents is not None else [])
+        f'<th style="{pad};white-space:nowrap">{esc(h)}</th>'
+        for h in SUBSCRIPTION_HEAD + (["content"] if contents is not None else [])
     )
     body = []
     for r in rows:
@@ -246,7 +248,7 @@ def subscriptions_html(rows: Sequence[SubscriptionRow], contents: dict[str, str]
         if contents is not None:
             text = contents.get(r.uri, "")
             cells.append(f'<pre style="max-height:12em;overflow:auto;margin:0">{esc(clip(text, CONTENT_CLIP))}</pre>')
-        body.append("<tr>" + "".join(f'<td style="text-align:left;vertical-align:top">{c}</td>' for c in cells) + "</tr>")
+        body.append("<tr>" + "".join(f'<td style="{pad};vertical-align:top">{c}</td>' for c in cells) + "</tr>")
     return (
         f'<table class="mcp-subscriptions" style="font-family:monospace;font-size:0.9em"><tr>{head}</tr>{"".join(body)}</table>'
     )

@@ -17,7 +17,7 @@ from typing import Any
 from ...base.errors import UsageError
 from ...base.plural import counted
 from ...base.public import public
-from ...base.text import clip, esc, plain, table_text
+from ...base.text import clip, code_html, code_text, esc, plain, table_text
 from . import app_meta
 from .blocks import block_html, block_text, data_uri, pre, shown, shown_json
 
@@ -309,7 +309,8 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
     HTML_CELLS: dict[str, dict[str, Any]] = {"tools": {"annotations": _annotations_html}}  # cells drawn, not just escaped
     # Names stay whole; long words elsewhere (an enum of levels, a URI) wrap anywhere, so the table fits the notebook.
     CELL_STYLES = dict.fromkeys(["name", "output", "view"], ";white-space:nowrap")
-    CELL_STYLES |= dict.fromkeys(["description", "arguments (* required)", "uri", "uriTemplate"], ";overflow-wrap:anywhere")
+    CELL_STYLES |= dict.fromkeys(["arguments (* required)", "uri", "uriTemplate"], ";overflow-wrap:anywhere")
+    CELL_STYLES["description"] = ";word-break:normal;overflow-wrap:break-word"  # prose wraps between words
 
     def __init__(self, kind: str, items: Iterable[dict[str, Any]], note: str = "") -> None:
         super().__init__(items)
@@ -334,8 +335,9 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
     def _html(self) -> str:
         head, rows = self._rows()
         drawn = self.HTML_CELLS.get(self.kind, {})
+        shown = {h: code_html if h == "description" else esc for h in head}  # descriptions' `code` as <code>
         cells = [
-            [drawn[h](item) if h in drawn else esc(c) for h, c in zip(head, row, strict=True)]
+            [drawn[h](item) if h in drawn else shown[h](c) for h, c in zip(head, row, strict=True)]
             for item, row in zip(self, rows, strict=True)
         ]
         th = "".join(f'<th style="text-align:left">{esc(h)}</th>' for h in head)
@@ -352,6 +354,7 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         if not self:
             return f"(no {self.kind})"
         head, rows = self._rows()
+        rows = [[code_text(c) if h == "description" else c for h, c in zip(head, row, strict=True)] for row in rows]
         return table_text(head, [[clip(c, 60) for c in row] for row in rows]) + (f"\n{self.note}" if self.note else "")
 
     def __repr__(self) -> str:

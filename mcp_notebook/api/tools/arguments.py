@@ -6,7 +6,8 @@ The rule kept here: an argument is never silently dropped or silently replaced. 
 name given in the dict and as a keyword is refused; an argument the schema does not declare
 is refused when the schema says `additionalProperties: false` (`validate.problems` does
 that) and warned about when the schema says nothing, since the server may ignore it. A text
-value becomes a number, boolean or JSON only where its property's schema asks for one.
+value becomes a number, boolean or JSON only where its property's schema asks for one, and a
+whole number is sent as an integer where the text is an integer literal or the property an integer.
 """
 
 from __future__ import annotations
@@ -107,7 +108,16 @@ def parse_value(text: str, schema: Any, name: str | None = None) -> Any:
         return text
     if not kinds and not isinstance(value, (dict, list, int, float, bool)) and value is not None:
         return text
+    if isinstance(value, float) and value.is_integer() and "integer" in kinds and "number" not in kinds:
+        return int(value)  # `2.0` for an integer is sent as the integer it is
     return value
+
+
+def parse_number(value: float, schema: Any, name: str | None = None) -> Any:
+    """A number box's value (a form's field) as `parse_value` makes the same number typed: a whole
+    one as its integer literal (`2`, not `2.0`), so a form sends what `%mcp call` sends."""
+    whole = value.is_integer() and abs(value) <= 2**53
+    return parse_value(str(int(value)) if whole else repr(value), schema, name)
 
 
 _KINDS = frozenset(("null", "boolean", "integer", "number", "string", "array", "object"))

@@ -4,7 +4,8 @@ Plain Python under the widget forms (`notebook.widgets.tool_form`, the elicitati
 `notebook.widgets.interaction`): which input fits a property (`field_input`: one choice,
 several, a checkbox, a number box, a text box, or JSON text when none of those fits a
 tool's argument) and what it starts with; and, for a tool (`ToolFields`), turning what the
-fields hold back into the arguments of a call, parsed as `%mcp call` parses `key=value`.
+fields hold back into the arguments of a call, parsed as `%mcp call` parses `key=value` (a
+number box's whole number as the integer `2` is, not `2.0`).
 Nothing here imports ipywidgets: a front end builds a widget from each `FieldInput`.
 
 The rule kept here: only what the user set is sent. A required argument always is; an
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .arguments import parse_value
+from .arguments import parse_number, parse_value
 from .validate import ToolArgumentError, problems
 from .view import kind_of, sample
 
@@ -135,6 +136,8 @@ class ToolFields:
                 continue
             if isinstance(value, tuple):
                 value = list(value)
+            if isinstance(value, float):
+                value = parse_number(value, field.schema, field.name)
             if isinstance(value, str):
                 if value == "" and not field.required:
                     continue

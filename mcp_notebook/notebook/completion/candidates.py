@@ -303,7 +303,8 @@ def method_completions(line: str, namespace: dict[str, Any]) -> tuple[str, list[
 
 def keyword_completions(line: str, namespace: dict[str, Any]) -> tuple[str, list[str]] | None:
     """After `conn.call_tool("TOOL", `: the tool's arguments as keywords (`a=`), those not given yet
-    and not named like one of call_tool's own parameters (those go in the dict)."""
+    and not named like one of call_tool's own parameters (those go in the dict), then those
+    parameters; nothing when the tool has no argument to offer."""
     match = _KEYWORD.search(line)
     conn = namespace.get(match["obj"]) if match else None
     if match is None or not isinstance(conn, Connection):
@@ -314,7 +315,10 @@ def keyword_completions(line: str, namespace: dict[str, Any]) -> tuple[str, list
     except Exception:  # noqa: BLE001 - a completer must never break the shell
         names = []
     fit = [n for n in names if n.isidentifier() and not keyword.iskeyword(n) and n not in CALL_PARAMETERS | given]
-    return match["word"], [f"{name}=" for name in fit if name.startswith(match["word"])]
+    if not fit:
+        return match["word"], []
+    own = sorted(CALL_PARAMETERS - given)  # call_tool's options, after the tool's arguments
+    return match["word"], [f"{name}=" for name in [*fit, *own] if name.startswith(match["word"])]
 
 
 # ----- the text before the cursor -----

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ...api.apps.methods import model_tools
 from ...api.connection import Connection
 
 WAIT = 1.0  # seconds a Tab waits for the server
@@ -42,7 +43,8 @@ def names_of(items: Iterable[Any], key: str = "name") -> list[str]:
 
 
 def tool_names(conn: Connection) -> list[str]:
-    return names_of(bounded(conn.list_tools))
+    """The tools `%mcp tools` lists: app-only ones (MCP Apps) are the view's, not the user's."""
+    return names_of(bounded(lambda: model_tools(conn.list_tools())))
 
 
 def prompt_names(conn: Connection) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...api.connecting.authorization import AuthStatus, auth_status, auth_steps, logout
 from ...base.plural import counted
-from ...base.text import one_line
+from ...base.text import one_line, wrapped
 from .commands import connection, connections_of, flag, subcommand
 
 
@@ -67,5 +67,8 @@ def format_steps(name: str, rows: list[dict[str, Any]]) -> str:
         return f"{name}: no OAuth steps yet"
     width = max(len(str(row["step"])) for row in rows)
     lines = [f"{name}: OAuth steps", f"  {'seconds':>8}  {'step':<{width}}  what"]
-    lines += [f"  {row['seconds']:>8.3f}  {str(row['step']):<{width}}  {one_line(str(row['what']))}" for row in rows]
+    lead = " " * (2 + 8 + 2 + width + 2)  # the `what` column's lines, at word boundaries
+    for row in rows:
+        first = f"  {row['seconds']:>8.3f}  {str(row['step']):<{width}}  "
+        lines.append(wrapped(one_line(str(row["what"])), indent=lead, first=first))
     return "\n".join(lines)

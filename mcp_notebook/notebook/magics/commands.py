@@ -13,7 +13,7 @@ when none is named).
 from __future__ import annotations
 
 import argparse
-import textwrap
+import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 from ...api.connecting import connect as api
 from ...api.connection import Connection
 from ...base.errors import McpNotebookError, UsageError
+from ...base.text import TEXT_WIDTH, wrapped
 from . import words
 
 
@@ -42,7 +43,7 @@ class _HelpAction(argparse.Action):
         raise ShowHelp(parser.format_help())
 
 
-WIDTH = 100  # of `%mcp help`: notebook output does not know the width of a terminal
+WIDTH = TEXT_WIDTH  # of `%mcp help`: notebook output does not know the width of a terminal
 _Formatter = partial(argparse.HelpFormatter, width=WIDTH)
 
 
@@ -331,7 +332,10 @@ def _listed() -> list[Subcommand]:
 
 
 def _unknown(name: str) -> CommandError:
-    return CommandError(f"unknown subcommand {name!r}; try: {', '.join(sub.name for sub in _listed())}")
+    """One short line (the whole list ran past any notebook's width): the names close to `name`."""
+    close = difflib.get_close_matches(name, [sub.name for sub in _listed()], n=3, cutoff=0.7)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return CommandError(f"unknown subcommand {name!r}; {hint}%mcp help lists them all")
 
 
 def help_text(name: str | None = None) -> str:
@@ -344,7 +348,7 @@ def help_text(name: str | None = None) -> str:
     for sub in _listed():
         lines += [
             sub.parser.usage_line(prefix="  "),
-            textwrap.fill(sub.summary, WIDTH, initial_indent=" " * 8, subsequent_indent=" " * 8),
+            wrapped(sub.summary, indent=" " * 8),
         ]
     leading = ", ".join(sub.name for sub in SUBCOMMANDS.values() if sub.parser.connection == "positional")
     notes = [
@@ -355,4 +359,4 @@ def help_text(name: str | None = None) -> str:
         "Server pings are answered on a background thread at once, even while a cell is busy. The same things "
         "from Python: mcp_notebook.connect(...), conn.ping(), conn.request(...), conn.health, conn.close().",
     ]
-    return "\n".join(lines + [f"\n{textwrap.fill(note, WIDTH)}" for note in notes])
+    return "\n".join(lines + [f"\n{wrapped(note)}" for note in notes])

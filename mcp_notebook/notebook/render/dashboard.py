@@ -15,7 +15,7 @@ from ...base.text import ansi_html, clip, esc, table_text
 from ...session.health import Health
 from ...session.health_view import state_light
 from .svg import histogram_svg, spark_svg
-from .table import CELL, ago, clipped_cell, ms
+from .table import CELL, ago, ms, narrow_cell
 
 DASHBOARD_CELL = CELL.replace("0.8em", "0.55em")  # eleven columns in the width of a notebook
 
@@ -29,10 +29,11 @@ def rtt_pictures(history: Sequence[float]) -> str:
     """The round trips as a sparkline and a histogram ("" with fewer than two)."""
     if len(history) < 2:
         return ""
-    return (
-        f'<div class="mcp-rtt" style="display:flex;gap:2em;align-items:flex-end;flex-wrap:wrap">'
-        f"<div>round trips, oldest to newest<br>{spark_svg(history, 260, 40)}</div>"
-        f"<div>round trips by duration<br>{histogram_svg(history)}</div></div>"
+    last = f"round-trip times, last {len(history)}"
+    return (  # the titles on one line at the top, whatever each picture's height
+        f'<div class="mcp-rtt" style="display:flex;gap:2em;align-items:flex-start;flex-wrap:wrap">'
+        f"<div>{last}, oldest to newest<br>{spark_svg(history, 260, 40)}</div>"
+        f"<div>{last}, by duration<br>{histogram_svg(history)}</div></div>"
     )
 
 
@@ -84,7 +85,7 @@ def dashboard_html(healths: Sequence[Health]) -> str:
     body = "".join(
         f"<tr><td {DASHBOARD_CELL}>{state_light(h.state)}</td>"
         + "".join(
-            clipped_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
+            narrow_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
             for column, c in zip(DASHBOARD_HEAD, row, strict=True)
         )
         + f"<td {DASHBOARD_CELL}>{spark_svg(h.rtt_history, 72, 24)}</td></tr>"

@@ -156,7 +156,7 @@ def histogram_svg(values: Sequence[float], width: int = 240, height: int = 64, b
         f'<line x1="0" y1="{height - axis}" x2="{width}" y2="{height - axis}" stroke="#adb5bd"/>'
         f'<text x="0" y="{height - 2}" fill="#495057">{_ms(low)}</text>'
         f'<text x="{width}" y="{height - 2}" text-anchor="end" fill="#495057">{_ms(high)}</text>'
-        f'<text x="0" y="9" fill="#868e96">{tallest} max · {len(values)} round trips</text></svg>'
+        f'<text x="0" y="9" fill="#868e96">tallest bar: {tallest} of {len(values)}</text></svg>'
     )
 
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from ...api.display.diagram import flavour
-from ...base.text import clip, esc, one_line, table_text
+from ...base.text import clip, clip_words, esc, one_line, table_text
 from ...session.trace import EVENT, IN, OUT, TraceEntry, pair
-from .table import CELL, clipped_cell, ms
+from .table import CELL, ms, narrow_cell
 
 ARROWS = {IN: "←", OUT: "→", EVENT: "·"}
 
@@ -65,7 +65,7 @@ def trace_rows(
                 time=clock,
                 arrow=ARROWS.get(e.direction, "?"),
                 kind=e.kind,
-                method=clip(one_line(method), 60),
+                method=clip_words(one_line(method), 60),
                 id="" if e.id is None else clip(json.dumps(e.id, default=str), 24),
                 size=str(e.size) if e.direction != EVENT else "",
                 latency=ms(matched[1]) if matched else "",
@@ -131,7 +131,7 @@ def trace_html(
     body = []
     for e, row in zip(entries, rows, strict=True):
         cells = "".join(
-            clipped_cell(c, 18) if column == "method" else f"<td {CELL}>{esc(c)}</td>"
+            narrow_cell(c, 18) if column == "method" else f"<td {CELL}>{esc(c)}</td>"
             for column, c in zip(TRACE_HEAD, row_cells(row), strict=True)
         )
         if json_column:

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from mcp_notebook.api.tools.arguments import parse_value
 from mcp_notebook.api.tools.form_fields import FieldInput, ToolFields, field_input
 from mcp_notebook.api.tools.validate import ToolArgumentError
 
@@ -154,3 +155,11 @@ def test_the_fields_need_no_widgets():
         check=True,
     )
     assert loaded.stdout.strip() == "False"
+
+
+def test_a_number_box_sends_a_whole_number_as_the_magic_sends_its_literal():
+    tool = ToolFields({"properties": {"n": {"type": "number"}, "i": {"type": "integer"}}, "required": ["n", "i"]})
+    sent = tool.arguments({"n": 2.0, "i": 40.0})
+    assert sent == {"n": 2, "i": 40} and all(type(v) is int for v in sent.values())  # as `n=2 i=40` parse
+    assert tool.arguments({"n": 2.5, "i": 1}) == {"n": 2.5, "i": 1}
+    assert type(parse_value("2.0", {"type": "integer"})) is int and type(parse_value("2.0", {"type": "number"})) is float

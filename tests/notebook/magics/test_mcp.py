@@ -102,7 +102,8 @@ def test_a_new_option_shows_up_in_help(module_shell, capsys, monkeypatch):
     ("line", "says"),
     [
         ("%mcp help bogus", "unknown subcommand 'bogus'"),
-        ("%mcp bogus", "unknown subcommand 'bogus'"),
+        ("%mcp bogus", "unknown subcommand 'bogus'; %mcp help lists them all"),
+        ("%mcp tols", "unknown subcommand 'tols'; did you mean tools or tool? %mcp help lists them all"),
         ("%mcp connect", "connect needs a name and a URL or a server command"),
         ("%mcp connect demo", "no configured server named 'demo' (configured: none); %mcp servers lists them"),
         ("%mcp connect demo --", "no server command after --"),
@@ -319,3 +320,12 @@ def test_connect_to_a_url_with_headers(module_shell, capsys, port):
         assert "connected 'web'" in out and "over http, legacy server (2025-11-25)" in out
         assert mcp_notebook.get_connection("web").ping() > 0
         run(module_shell, capsys, "%mcp disconnect web")
+
+
+def test_help_fits_a_notebook_and_breaks_only_between_words(module_shell, capsys):
+    width = 80  # the columns of a narrow notebook
+    _, out, _ = run(module_shell, capsys, "%mcp help")
+    words = out.split()
+    for line in out.splitlines():  # only a line that is one word too long (a usage's choices) runs over
+        assert len(line) <= width or len(line.split()) == 1 or max(map(len, line.split())) > width // 2, line
+    assert "background thread" in " ".join(words) and "(roots/list_changed)" in words

@@ -95,3 +95,27 @@ def test_the_form_takes_json_for_arrays_of_objects(fm):
     assert json.loads(form.call().text)["entities"] == [{"name": "Bob", "observations": ["x"]}]
     form.fields["entities"].value = "[{"
     assert form.call() is None and "e03131" in form.status.value  # not JSON: one red line, nothing sent
+
+
+def test_the_form_sends_whole_numbers_as_the_magic_does(shell):
+    import mcp_notebook
+
+    with mcp_notebook.demo("d", keepalive=None) as conn:
+        form = ToolForm(conn, conn.tool("add"))
+        form.fields["a"].value, form.fields["b"].value = 2, 40  # number boxes: the widget holds 2.0 and 40.0
+        by_form = form.call()
+        by_magic = shell.run_line_magic("mcp", "call add a=2 b=40")
+        assert by_form is not None and by_form.structured == by_magic.structured == {"sum": 42}
+        assert type(by_form.structured["sum"]) is int
+
+
+def test_tools_shows_inline_code_as_code_not_backticks(shell):
+    import mcp_notebook
+
+    with mcp_notebook.demo("d", keepalive=None):
+        listing = shell.run_line_magic("mcp", "tools")
+        bundle = listing._repr_mimebundle_()
+    text, html = bundle["text/plain"], bundle["text/html"]
+    assert "Sleep for seconds in steps" in text and "`" not in text
+    assert "Sleep for <code>seconds</code> in <code>steps</code>" in html and "`" not in html
+    assert "word-break:normal;overflow-wrap:break-word" in html  # prose wraps between words, not mid-word

@@ -67,6 +67,15 @@ def test_histogram_bins_and_scales():
     assert [b.count for b in bins] == [3, 0, 1] and bins[0].low == 0.001 and bins[-1].high == 0.010
     assert histogram([]) == [] and [b.count for b in histogram([0.5, 0.5])] == [2]
     svg = histogram_svg([0.001, 0.002, 0.002, 0.010], bins=3)
-    assert svg.count("<rect") == 3 and "1.000 ms" in svg and "10.000 ms" in svg and "4 round trips" in svg
+    assert svg.count("<rect") == 3 and "1.000 ms" in svg and "10.000 ms" in svg and "tallest bar: 3 of 4" in svg
     spark = spark_svg([0.001, 0.003, 0.002])
     assert "3.000 ms" in spark and "1.000 ms" in spark  # the scale: highest and lowest
+
+
+def test_the_round_trip_pictures_say_what_they_show_titles_level():
+    from mcp_notebook.notebook.render.dashboard import rtt_pictures
+
+    html = rtt_pictures([0.001, 0.004, 0.002, 0.003, 0.002, 0.001, 0.002, 0.004])
+    assert "round-trip times, last 8, oldest to newest" in html and "round-trip times, last 8, by duration" in html
+    assert "align-items:flex-start" in html  # the two titles at one height, over pictures of two heights
+    assert "max ·" not in html and "tallest bar: 3 of 8" in html

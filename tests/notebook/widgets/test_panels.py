@@ -205,3 +205,13 @@ def test_with_a_widget_frontend_the_magics_display_widgets_and_html(shell, capsy
     static_bundle = static._repr_mimebundle_()
     assert set(static_bundle) == {"text/html", "text/plain"} and "<details>" in static_bundle["text/html"]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_subscriptions_panels_columns_stand_apart():
+    from mcp_notebook.api.display.panels import SubscriptionRow, subscriptions_html
+
+    page = subscriptions_html([SubscriptionRow("demo://counter", "subscribed", 3, 1_700_000_000.0)], now=1_700_000_002.0)
+    heads = re.findall(r"<th style=\"([^\"]*)\">([^<]*)</th>", page)
+    assert [h for _, h in heads] == ["uri", "state", "updates", "last update"]
+    assert all("padding:2px 1.2em 2px 0" in style and "white-space:nowrap" in style for style, _ in heads)
+    assert page.count("padding:2px 1.2em 2px 0") == 8  # each header and each cell
