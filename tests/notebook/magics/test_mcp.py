@@ -29,13 +29,14 @@ def run(shell, capsys, line: str):
     return result, out, err
 
 
-def usage_error(shell, capsys, line: str) -> str:
+def usage_error(shell, capsys, line: str, kind: str = "UsageError") -> str:
+    """The one line a failing cell shows: its error of type `kind`, no traceback."""
     result, out, err = run(shell, capsys, line)
     assert not result.success, f"{line!r} should have failed"
-    assert type(result.error_in_exec).__name__ == "UsageError"
+    assert type(result.error_in_exec).__name__ == kind
     assert "Traceback" not in out + err
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, err
+    lines = [x for x in (out + err).splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"{kind}: "), out + err
     return lines[0]
 
 
@@ -108,7 +109,6 @@ def test_a_new_option_shows_up_in_help(module_shell, capsys, monkeypatch):
         ("%mcp connect demo", "no configured server named 'demo' (configured: none); %mcp servers lists them"),
         ("%mcp connect demo --", "no server command after --"),
         ("%mcp connect -- python x.py", "connect needs a name for the new connection"),
-        ("%mcp connect demo -- no-such-executable-xyz", "'no-such-executable-xyz' not found on PATH"),
         ("%mcp ping nosuch", "no connection named 'nosuch'"),
         ("%mcp ping", "no open connection"),
         ("%mcp ping -n zero", "invalid count value"),
@@ -123,10 +123,14 @@ def test_user_mistakes_give_one_line_without_traceback(module_shell, capsys, con
 
 def test_a_server_that_exits_during_the_handshake_is_a_one_line_error(module_shell, capsys):
     cmd = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"bad config\", file=sys.stderr); sys.exit(4)'"
-    message = usage_error(module_shell, capsys, f"%mcp connect broken -- {cmd}")
+    message = usage_error(module_shell, capsys, f"%mcp connect broken -- {cmd}", kind="HandshakeError")  # the API's type
     assert "exited with code 4 during the handshake" in message
     assert "bad config" in message
     assert "broken" not in mcp_notebook.connections()
+    said = usage_error(module_shell, capsys, "%mcp connect demo -- no-such-executable-xyz", kind="HandshakeError")
+    assert "'no-such-executable-xyz' not found on PATH" in said
+    said = usage_error(module_shell, capsys, "%mcp connect web http://127.0.0.1:9/mcp --timeout 5", kind="HandshakeError")
+    assert "cannot connect to http://127.0.0.1:9/mcp" in said
 
 
 def test_connect_ping_status_disconnect(module_shell, capsys):
@@ -255,7 +259,6 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
             "--proxy and --cacert go with a URL; for configured servers, set %config McpNotebook.proxy",
         ),
         ("%mcp connect web http://127.0.0.1:9/mcp --bearer-token-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
-        ("%mcp connect web http://127.0.0.1:9/mcp --timeout 5", "cannot connect to http://127.0.0.1:9/mcp"),
         ("%mcp connect web http://127.0.0.1:99999/mcp", "http://127.0.0.1:99999/mcp is not a valid URL: Port out of range"),
         ("%mcp connect web http://[::1/mcp", "http://[::1/mcp is not a valid URL: Invalid IPv6 URL"),
         ("%mcp connect web http://127.0.0.1:9/mcp --probe-timeout 0", "probe_timeout must be a positive number of seconds"),
