@@ -172,3 +172,20 @@ def test_a_changed_listing_is_fetched_and_checked_again():
             conn.call_tool("get-sum", a="x", b=1)
         assert len([e for e in conn.trace.frames("out") if e.method == "tools/list"]) == lists + 1
         assert conn.call_tool("get-sum", a=1, b=2).text.endswith("3.")
+
+
+def test_an_unknown_tool_is_said_in_a_short_line_closest_names_first():
+    """server-everything has a dozen tools or more: the error counts them and names a few, never all."""
+    with mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy") as conn:
+        count = len(conn.list_tools())
+        with pytest.raises(ToolArgumentError) as typo:
+            conn.call_tool("get-sums", a=1, b=2)
+        said = str(typo.value)
+        assert said.startswith("ev: unknown tool 'get-sums'; did you mean 'get-sum'?"), said
+        assert said.endswith(f"(list_tools() or %mcp tools lists all {count})") and len(said) < 160, said
+        with pytest.raises(ToolArgumentError) as far:
+            conn.call_tool("zzz")
+        said = str(far.value)
+        assert said.startswith(f"ev: unknown tool 'zzz'; the server has {count} tools: 'echo', "), said
+        assert said.endswith(", ... (list_tools() or %mcp tools lists them)") and said.count("'") == 2 + 2 * 3, said
+        assert len(said) < 160, said
