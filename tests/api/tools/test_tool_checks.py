@@ -59,7 +59,7 @@ SAID = [
     ({"name": "ab", "tags": [1]}, ["'tags'[0] should be string, not integer 1"]),
     ({"name": "ab", "either": "s"}, []),
     ({"name": "ab", "either": 3}, []),
-    ({"name": "ab", "either": 1.5}, ["'either' matches none of the allowed forms"]),
+    ({"name": "ab", "either": 1.5}, ["'either' should be one of: string, integer"]),
     ({"name": "ab", "flag": False}, []),
     ({"name": "ab", "flag": 0}, ["'flag' should be boolean, not integer 0"]),
     ({"name": "ab", "nested": {"x": 1}}, []),
@@ -112,6 +112,15 @@ def test_a_value_of_the_wrong_type_is_said_once():
     assert problems({"a": 1}, {"type": "array", "items": {"type": "string"}}) == [
         'the value should be array, not object {"a": 1}'
     ]
+
+
+def test_a_value_matching_no_branch_is_told_the_branches_briefly():
+    either = {"anyOf": [{"type": "integer", "minimum": 0}, {"const": "auto"}, {"enum": ["x", "y"]}, {"type": "null"}]}
+    assert problems(-1, either) == ['the value should be one of: integer >= 0, "auto", "x" or "y", null']
+    shapes = {"oneOf": [{"type": "object", "properties": {"w": {}, "h": {}}}, {"type": "array"}, {"type": "string"}]}
+    assert problems({"size": 3}, {"properties": {"size": shapes}}) == ["'size' should be one of: object (w, h), array, string"]
+    many = {"anyOf": [{"const": n} for n in range(8)]}
+    assert problems(9, many) == ["the value should be one of: 0, 1, 2, 3, 4, ..."]
 
 
 def test_what_the_phrases_do_not_read_is_said_in_fastjsonschema_s_words():
