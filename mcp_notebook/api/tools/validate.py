@@ -147,10 +147,11 @@ def _form(branch: Any) -> str:
         return "another form"
     if "const" in branch:
         return json.dumps(branch["const"], default=str)
-    if isinstance(branch.get("enum"), list) and branch["enum"]:
-        return " or ".join(json.dumps(v, default=str) for v in branch["enum"][:4]) + (" or ..." if len(branch["enum"]) > 4 else "")
+    choices = branch.get("enum")
+    if isinstance(choices, list) and choices:
+        return " or ".join(json.dumps(v, default=str) for v in choices[:4]) + (" or ..." if len(choices) > 4 else "")
     kinds = branch.get("type")
-    words = " or ".join([kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else [])
+    words = " or ".join(map(str, [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else []))
     props = branch.get("properties")
     if isinstance(props, dict) and props and words in ("", "object"):
         words = f"object ({', '.join(list(props)[:4])}{', ...' if len(props) > 4 else ''})"
