@@ -20,6 +20,7 @@ from ..base.public import public
 from ..base.timeouts import check_timeout
 from ..protocol.frame_rules import Violation
 from ..runtime import get_runtime
+from ..session import health_view
 from ..session.era import Era
 from ..session.handlers import Handler
 from ..session.health import Health
@@ -350,6 +351,10 @@ class Connection:
             if name.startswith("_"):  # internals (and copy/pickle probes) are never old public names
                 raise AttributeError(f"'Connection' object has no attribute {name!r}")
             return old_name(self, name)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        """IPython shows a connection as its one status line (server, transport, era; or how it ended)."""
+        p.text(health_view.status_line(self.health))
 
     def __repr__(self) -> str:
         version = self.protocol_version or "?"

@@ -46,6 +46,17 @@ def era_phrase(h: Any) -> str:
     return f"{h.era} server ({one_line(h.protocol_version or '?')})"
 
 
+def status_line(h: Any) -> str:
+    """The connection in one line, as `%mcp connect` shows it: its server, transport and era while
+    it is up, its state when that is not ready, how it ended once closed."""
+    server = h.server_info or {}
+    who = f"{one_line(server.get('name', '?'))} {one_line(server.get('version', ''))}".rstrip()
+    if h.state == "closed":
+        return f"closed {h.name!r}: {who} over {h.transport}; {ended(h)}"
+    state = "" if h.state == "ready" else f" ({h.state})"
+    return f"connected {h.name!r}{state}: {who} over {h.transport}, {era_phrase(h)}"
+
+
 def probes_word(h: Any) -> str:
     """What our pings are on this connection: modern servers have no ping, we probe liveness."""
     return f"{h.probe}s"

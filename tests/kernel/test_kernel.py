@@ -52,21 +52,19 @@ PY = json.dumps(sys.executable)
 @pytest.mark.timeout(180)
 def test_server_pings_answered_while_cell_sleeps(kernel: Kernel) -> None:
     """Connect, ping with the magic, then block the cell in time.sleep while FastMCP pings us."""
-    out = ok(
-        kernel.run(
-            "%load_ext mcp_notebook\n"
-            f"%mcp connect k --era legacy -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100\n"
-            "import mcp_notebook\n"
-            "print('PID', mcp_notebook.get_connection('k')._session.transport.pid)\n"
-        )
-    )
-    assert "connected 'k'" in out, out
+    ok(kernel.run("%load_ext mcp_notebook"))
+    connected = kernel.run(f"%mcp connect k --era legacy -- {sys.executable} {FASTMCP_SERVER} --ping-interval-ms 100")
+    assert ok(connected) == "" and len(connected.results) == 1, connected.describe()  # one output: the value's line
+    assert connected.results[0].startswith("connected 'k': ") and "legacy server" in connected.results[0], connected.results
+    out = ok(kernel.run("import mcp_notebook\nprint('PID', mcp_notebook.get_connection('k')._session.transport.pid)"))
     kernel.server_pids.add(int(json_line(out, "PID")))
 
-    out = ok(kernel.run("%mcp ping k -n 3 -i 0.05"))
+    pinged = kernel.run("%mcp ping k -n 3 -i 0.05")
+    out = ok(pinged)
     rtt_lines = re.findall(r"^ping k: \d+\.\d+ ms$", out, re.M)
-    assert len(rtt_lines) == 3, out
-    assert re.search(r"^--- k: 3 pings, 3 answered, 0 lost; min/median/max = [\d.]+/[\d.]+/[\d.]+ ms$", out, re.M), out
+    assert len(rtt_lines) == 3 and out.count("\n") == 3, out  # the lines as they come, and only they
+    assert len(pinged.results) == 1, pinged.results  # then the summary, once: the returned times' display
+    assert re.fullmatch(r"--- k: 3 pings, 3 answered, 0 lost; min/median/max = [\d.]+/[\d.]+/[\d.]+ ms", pinged.results[0])
 
     cell = r"""
 import json, threading, time

@@ -380,6 +380,7 @@ def doctor() -> dict[str, str]:
 
     def display(obj: Any, display_id: bool = False) -> Handle:
         obj.observe(lambda change: drawn.append(change["new"]), "value")
+        obj._repr_mimebundle_()  # its text/plain, the checklist so far: text, no markup of its own
         return Handle()
 
     argv = [sys.executable, str(SERVERS_DIR / "hostile_server.py"), "--markup", MARKUP]

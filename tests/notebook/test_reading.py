@@ -99,7 +99,8 @@ def test_modern_pings_are_explained_once_and_called_liveness_probes(module_shell
     assert "modern server (2026-07-28)" in out
     first, again = run(module_shell, capsys, "%mcp ping sdk"), run(module_shell, capsys, "%mcp ping sdk -n 2 -i 0")
     assert "the ping method was removed" in first and "removed" not in again
-    assert again.count("liveness probe sdk: ") == 2
+    assert again.count("liveness probe sdk: ") == 2 and "ping" not in again.replace("%mcp ping", "")
+    assert "--- sdk: 2 liveness probes, 2 answered, 0 lost; min/median/max" in again  # the summary in the lines' word
     status = run(module_shell, capsys, "%mcp status sdk")
     assert re.search(r"liveness probes +3 sent", status) and "pings      " not in status, status
     run(module_shell, capsys, "%mcp disconnect sdk")

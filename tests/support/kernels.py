@@ -137,6 +137,7 @@ class CellResult:
     error_name: str | None
     stderr: str = ""
     traceback: list[str] = field(default_factory=list)
+    results: list[str] = field(default_factory=list)  # the cell's value as shown (execute_result's text/plain)
 
     def __iter__(self) -> Iterator[Any]:  # (status, stdout, error_name)
         return iter((self.status, self.stdout, self.error_name))
@@ -162,6 +163,7 @@ class Cell:
         self.stderr: list[str] = []
         self.error_name: str | None = None
         self.traceback: list[str] = []
+        self.results: list[str] = []
         self.idle = False
         self.messages: list[dict[str, Any]] = []  # every iopub message of this cell, in order
 
@@ -181,6 +183,8 @@ class Cell:
             kind, content = msg["msg_type"], msg["content"]
             if kind == "stream":
                 (self.stdout if content["name"] == "stdout" else self.stderr).append(content["text"])
+            elif kind == "execute_result":
+                self.results.append(content["data"].get("text/plain", ""))
             elif kind == "error":
                 self.error_name = content["ename"]
                 self.traceback = content.get("traceback", [])
@@ -213,7 +217,7 @@ class Cell:
         return self._result(status)
 
     def _result(self, status: str) -> CellResult:
-        return CellResult(status, "".join(self.stdout), self.error_name, "".join(self.stderr), self.traceback)
+        return CellResult(status, "".join(self.stdout), self.error_name, "".join(self.stderr), self.traceback, self.results)
 
 
 def run_cell_full(kc: BlockingKernelClient, code: str, timeout: float = 60.0) -> CellResult:

@@ -13,10 +13,10 @@ whole number is sent as an integer where the text is an integer literal or the p
 from __future__ import annotations
 
 import json
-import warnings
 from collections.abc import Mapping
 from typing import Any
 
+from ...base import caller
 from ...base.errors import McpNotebookError
 from ...base.public import public
 from ...base.text import clip
@@ -54,11 +54,10 @@ def warn_undeclared(tool: str, arguments: Mapping[str, Any], schema: Any) -> Non
     extra = undeclared(arguments, schema)
     if extra:
         declared = ", ".join((schema.get("properties") or {}) if isinstance(schema, dict) else ()) or "none"
-        warnings.warn(
+        caller.warn(
             f"{tool}: the input schema does not declare {', '.join(map(repr, extra))} (declared: {declared}); "
             "sent anyway, the server may ignore it",
             ExtraArgumentWarning,
-            stacklevel=4,
         )
 
 

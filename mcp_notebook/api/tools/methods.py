@@ -10,9 +10,11 @@ request on the server.
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
 from ...base.errors import ConnectionClosed, UsageError
+from ...base.plural import counted
 from ..apps import methods as apps
 from ..calls.core import Core, Featured
 from ..calls.exchange import CallSpec, Steps
@@ -108,10 +110,21 @@ def _definition(fx: Core, name: str) -> Steps[dict[str, Any]]:
     tools = yield from listing(fx, "tools/list", "tools", False, "tools")
     found = tools.get(name) or (yield from listing(fx, "tools/list", "tools", True, "tools")).get(name)
     if found is None:
-        close = [n for n in tools.names() if name.lower() in n.lower() or n.lower() in name.lower()]
-        hint = f"; did you mean {', '.join(close[:3])}?" if close else f"; the tools are: {', '.join(tools.names()) or 'none'}"
-        raise ToolArgumentError(f"{fx.name}: unknown tool {name!r}{hint}")
+        raise ToolArgumentError(f"{fx.name}: unknown tool {name!r}; {_known_tools(name, tools.names())}")
     return found
+
+
+def _known_tools(name: str, names: list[str], shown: int = 3) -> str:
+    """How many tools there are and a few names, the closest to `name` first; never the whole list."""
+    if not names:
+        return "the server has no tools"
+    lowered = name.lower()
+    close = difflib.get_close_matches(name, names, n=shown, cutoff=0.6)
+    close += [n for n in names if n not in close and (lowered in n.lower() or n.lower() in lowered)]
+    if close:
+        return f"did you mean {', '.join(map(repr, close[:shown]))}? (list_tools() or %mcp tools lists all {len(names)})"
+    few = ", ".join(map(repr, names[:shown])) + (", ..." if len(names) > shown else "")
+    return f"the server has {counted(len(names), 'tool')}: {few} (list_tools() or %mcp tools lists them)"
 
 
 def compiled_tool(fx: Core, name: str) -> Steps[CompiledTool]:

@@ -131,8 +131,32 @@ def _choice_problems(value: Any, schema: dict[str, Any], where: str, at: str) ->
         found.append(f"{at} should be {json.dumps(schema['const'])}")
     branches = schema.get("anyOf") or schema.get("oneOf")
     if isinstance(branches, list) and branches and all(walk(value, b, where) for b in branches):
-        found.append(f"{at} matches none of the allowed forms")
+        found.append(f"{at} should be one of: {_forms(branches)}")
     return found
+
+
+def _forms(branches: list[Any], shown: int = 5) -> str:
+    """The `anyOf`/`oneOf` branches named briefly: 'integer >= 0, "auto"', the first few only."""
+    forms = list(dict.fromkeys(_form(branch) for branch in branches))
+    return ", ".join(forms[:shown]) + (", ..." if len(forms) > shown else "")
+
+
+def _form(branch: Any) -> str:
+    """One branch in a few words: its constant, its choices, or its type with its bounds."""
+    if not isinstance(branch, dict):
+        return "another form"
+    if "const" in branch:
+        return json.dumps(branch["const"], default=str)
+    choices = branch.get("enum")
+    if isinstance(choices, list) and choices:
+        return " or ".join(json.dumps(v, default=str) for v in choices[:4]) + (" or ..." if len(choices) > 4 else "")
+    kinds = branch.get("type")
+    words = " or ".join(map(str, [kinds] if isinstance(kinds, str) else kinds if isinstance(kinds, list) else []))
+    props = branch.get("properties")
+    if isinstance(props, dict) and props and words in ("", "object"):
+        words = f"object ({', '.join(list(props)[:4])}{', ...' if len(props) > 4 else ''})"
+    bounds = [f"{word} {branch[key]:g}" for key, _, word in BOUNDS if isinstance(branch.get(key), (int, float))]
+    return " ".join([words, *bounds]).strip() or "another form"
 
 
 BOUNDS: tuple[tuple[str, Callable[[float, float], bool], str], ...] = (

@@ -1,7 +1,8 @@
 """The `%mcp` subcommand registry, and the parser pieces subcommands share.
 
 Subcommands are plain functions of their parsed arguments; they know nothing of IPython
-(the magic in `magics.mcp` turns their errors into one-line UsageErrors). Each feature
+(the magic in `magics.mcp` turns their mistakes into one-line UsageErrors; the API's other
+errors keep their own type, and show as one line too). Each feature
 registers its own subcommands from its own module with `@subcommand`, naming the options
 its parser takes. The rule kept here: usage lines and `%mcp help` are made from those
 parsers, never written by hand, and every subcommand that works on an open connection
@@ -21,7 +22,7 @@ from typing import Any, NoReturn
 
 from ...api.connecting import connect as api
 from ...api.connection import Connection
-from ...base.errors import McpNotebookError, UsageError
+from ...base.errors import UsageError
 from ...base.text import TEXT_WIDTH, wrapped
 from . import words
 
@@ -309,7 +310,7 @@ def dispatch(args: list[str], **extra: Any) -> Any:
         return None
     except CommandError:
         raise
-    except McpNotebookError as exc:
+    except UsageError as exc:  # the API's word for a mistake in the line: the magic's own one-line error
         raise CommandError(str(exc)) from None
 
 

@@ -8,7 +8,6 @@ that name, `%mcp servers`); the others take the connection as every subcommand d
 from __future__ import annotations
 
 import os
-import statistics
 import time
 import weakref
 from argparse import Namespace
@@ -27,6 +26,8 @@ from ...base.text import one_line
 from ...session import health_view
 from ...session.era import ERA_CHOICES
 from ...session.health import Health
+from ..render import pings
+from ..render.pings import PingTimes
 from .commands import (
     CommandError,
     after_dashes,
@@ -163,8 +164,7 @@ def _connect(ns: Namespace) -> Connection | None:
         verify=ns.cacert or True,
         reload=ns.reload,
     )
-    print(connected_line(conn))
-    return conn
+    return conn  # shows as its one status line (Connection._repr_pretty_)
 
 
 def _connect_configured(ns: Namespace) -> Connection | None:
@@ -199,16 +199,11 @@ def _connect_configured(ns: Namespace) -> Connection | None:
         if str(exc).startswith("no configured server"):
             raise CommandError(f"{exc}; %mcp servers lists them. To start a server, write its command after --") from None
         raise
-    print(connected_line(conn))
     return conn
 
 
 def connected_line(conn: Connection) -> str:
-    server, health = conn.server_info or {}, conn.health
-    return (
-        f"connected {conn.name!r}: {one_line(server.get('name', '?'))} {one_line(server.get('version', ''))} "
-        f"over {health.transport}, {health_view.era_phrase(health)}"
-    )
+    return health_view.status_line(conn.health)
 
 
 _told_no_ping: weakref.WeakSet[Connection] = weakref.WeakSet()  # modern connections told once
@@ -246,13 +241,13 @@ def _auth_option(ns: Namespace) -> Any:
 
 @subcommand(
     "ping",
-    "ping the server; prints each round-trip time and a summary, returns the times (s)",
+    "ping the server; prints each round-trip time as it comes, returns the times (s), which show as the summary",
     connection(positional=True),
     arg("-n", "--count", type=count, metavar="N", default=1, help="how many pings (default: 1)"),
     arg("-i", "--interval", type=seconds, metavar="S", default=1.0, help="seconds between pings (default: 1)"),
     timeout("how long to wait for each answer (default: the connection's)"),
 )
-def _ping(ns: Namespace) -> list[float]:
+def _ping(ns: Namespace) -> PingTimes:
     conn = connection_of(ns)
     if not conn.rules.pings and conn not in _told_no_ping:
         _told_no_ping.add(conn)
@@ -260,32 +255,20 @@ def _ping(ns: Namespace) -> list[float]:
             f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
             "liveness probe instead: the transport is up and a fresh server/discover came back"
         )
-    rtts: list[float] = []
-    failures = 0
+    word = conn.rules.probe
+    rtts = PingTimes(name=conn.name, sent=ns.count, word=word)
     for n in range(ns.count):
         if n:
             time.sleep(ns.interval)
         try:
             rtt = conn.ping(timeout=ns.timeout)
         except RequestTimeout as exc:
-            failures += 1
-            print(f"ping {conn.name}: {exc}")
+            print(f"{word} {conn.name}: {exc}")
             continue
         rtts.append(rtt)
-        what = conn.rules.probe
-        print(f"{what} {conn.name}: {rtt * 1000:.3f} ms")
-    if ns.count > 1 or failures:
-        print(_summary(conn.name, ns.count, rtts))
+        if ns.count > 1:  # the lines come one by one; the value shows the summary (one ping: its line)
+            print(pings.line(word, conn.name, rtt))
     return rtts
-
-
-def _summary(name: str, count: int, rtts: list[float]) -> str:
-    lost = count - len(rtts)
-    head = f"--- {name}: {counted(count, 'ping')}, {len(rtts)} answered, {lost} lost"
-    if not rtts:
-        return head
-    ms = [r * 1000 for r in rtts]
-    return f"{head}; min/median/max = {min(ms):.3f}/{statistics.median(ms):.3f}/{max(ms):.3f} ms"
 
 
 @subcommand(

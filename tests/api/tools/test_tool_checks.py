@@ -59,7 +59,7 @@ SAID = [
     ({"name": "ab", "tags": [1]}, ["'tags'[0] should be string, not integer 1"]),
     ({"name": "ab", "either": "s"}, []),
     ({"name": "ab", "either": 3}, []),
-    ({"name": "ab", "either": 1.5}, ["'either' matches none of the allowed forms"]),
+    ({"name": "ab", "either": 1.5}, ["'either' should be one of: string, integer"]),
     ({"name": "ab", "flag": False}, []),
     ({"name": "ab", "flag": 0}, ["'flag' should be boolean, not integer 0"]),
     ({"name": "ab", "nested": {"x": 1}}, []),
@@ -112,6 +112,15 @@ def test_a_value_of_the_wrong_type_is_said_once():
     assert problems({"a": 1}, {"type": "array", "items": {"type": "string"}}) == [
         'the value should be array, not object {"a": 1}'
     ]
+
+
+def test_a_value_matching_no_branch_is_told_the_branches_briefly():
+    either = {"anyOf": [{"type": "integer", "minimum": 0}, {"const": "auto"}, {"enum": ["x", "y"]}, {"type": "null"}]}
+    assert problems(-1, either) == ['the value should be one of: integer >= 0, "auto", "x" or "y", null']
+    shapes = {"oneOf": [{"type": "object", "properties": {"w": {}, "h": {}}}, {"type": "array"}, {"type": "string"}]}
+    assert problems({"size": 3}, {"properties": {"size": shapes}}) == ["'size' should be one of: object (w, h), array, string"]
+    many = {"anyOf": [{"const": n} for n in range(8)]}
+    assert problems(9, many) == ["the value should be one of: 0, 1, 2, 3, 4, ..."]
 
 
 def test_what_the_phrases_do_not_read_is_said_in_fastjsonschema_s_words():
@@ -172,3 +181,20 @@ def test_a_changed_listing_is_fetched_and_checked_again():
             conn.call_tool("get-sum", a="x", b=1)
         assert len([e for e in conn.trace.frames("out") if e.method == "tools/list"]) == lists + 1
         assert conn.call_tool("get-sum", a=1, b=2).text.endswith("3.")
+
+
+def test_an_unknown_tool_is_said_in_a_short_line_closest_names_first():
+    """server-everything has a dozen tools or more: the error counts them and names a few, never all."""
+    with mcp_notebook.connect(server_everything_cmd(), name="ev", era="legacy") as conn:
+        count = len(conn.list_tools())
+        with pytest.raises(ToolArgumentError) as typo:
+            conn.call_tool("get-sums", a=1, b=2)
+        said = str(typo.value)
+        assert said.startswith("ev: unknown tool 'get-sums'; did you mean 'get-sum'?"), said
+        assert said.endswith(f"(list_tools() or %mcp tools lists all {count})") and len(said) < 160, said
+        with pytest.raises(ToolArgumentError) as far:
+            conn.call_tool("zzz")
+        said = str(far.value)
+        assert said.startswith(f"ev: unknown tool 'zzz'; the server has {count} tools: 'echo', "), said
+        assert said.endswith(", ... (list_tools() or %mcp tools lists them)") and said.count("'") == 2 + 2 * 3, said
+        assert len(said) < 160, said

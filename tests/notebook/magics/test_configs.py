@@ -68,7 +68,8 @@ def test_connect_by_name_and_its_mistakes(config_shell, capsys, config_home):
     _, project = config_home
     write_project(project)
     conn = config_shell.run_line_magic("mcp", "connect first --consent --timeout 30")
-    assert conn.name == "first" and "connected 'first'" in capsys.readouterr().out
+    assert conn.name == "first" and capsys.readouterr().out == ""  # it shows as its status line
+    assert config_shell.display_formatter.format(conn)[0]["text/plain"].startswith("connected 'first': sdk-test-server")
     result = config_shell.run_cell("%mcp connect first --env A=B")
     assert "a configured server has its own" in str(result.error_in_exec)
     result = config_shell.run_cell("%mcp connect x --from cursor -- python x.py")

@@ -44,10 +44,11 @@ class Handle:
 
 def test_in_a_kernel_the_checklist_is_a_widget_updated_per_step(shown_as, monkeypatch):
     shown_as("kernel")
-    shown, handle, values = [], Handle(), []
+    shown, handle, values, texts = [], Handle(), [], []
 
     def display(obj: Any, display_id: bool = False) -> Handle:
         shown.append(obj)
+        texts.append(obj._repr_mimebundle_()["text/plain"])  # what a front end with no widgets shows
         obj.observe(lambda change: values.append(change["new"]), "value")
         values.append(obj.value)
         return handle
@@ -56,6 +57,7 @@ def test_in_a_kernel_the_checklist_is_a_widget_updated_per_step(shown_as, monkey
     diagnosis = mcp_notebook.doctor([sys.executable, "-c", "import sys; sys.exit(3)"])
     assert len(shown) == 1  # one widget, redrawn in place
     assert "checking…" in values[0] and "command" in values[0]  # the first step, under way
+    assert len(texts) == 1 and texts[0].startswith("doctor ") and texts[0].endswith("… command"), texts  # not HTML(value=...)
     assert any("✘" in value and "process" in value for value in values)
     assert handle.updates == [diagnosis]  # at the end the diagnosis itself replaces it (saved notebooks keep it)
     assert shown[0].comm is None  # the widget is closed

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -28,13 +29,14 @@ def run(shell, capsys, line: str):
     return result, out, err
 
 
-def usage_error(shell, capsys, line: str) -> str:
+def usage_error(shell, capsys, line: str, kind: str = "UsageError") -> str:
+    """The one line a failing cell shows: its error of type `kind`, no traceback."""
     result, out, err = run(shell, capsys, line)
     assert not result.success, f"{line!r} should have failed"
-    assert type(result.error_in_exec).__name__ == "UsageError"
+    assert type(result.error_in_exec).__name__ == kind
     assert "Traceback" not in out + err
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, err
+    lines = [x for x in (out + err).splitlines() if x.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"{kind}: "), out + err
     return lines[0]
 
 
@@ -108,7 +110,6 @@ def test_a_new_option_shows_up_in_help(module_shell, capsys, monkeypatch):
         ("%mcp connect demo", "no configured server named 'demo' (configured: none); %mcp servers lists them"),
         ("%mcp connect demo --", "no server command after --"),
         ("%mcp connect -- python x.py", "connect needs a name for the new connection"),
-        ("%mcp connect demo -- no-such-executable-xyz", "'no-such-executable-xyz' not found on PATH"),
         ("%mcp ping nosuch", "no connection named 'nosuch'"),
         ("%mcp ping", "no open connection"),
         ("%mcp ping -n zero", "invalid count value"),
@@ -123,29 +124,39 @@ def test_user_mistakes_give_one_line_without_traceback(module_shell, capsys, con
 
 def test_a_server_that_exits_during_the_handshake_is_a_one_line_error(module_shell, capsys):
     cmd = f"{shlex.quote(sys.executable)} -c 'import sys; print(\"bad config\", file=sys.stderr); sys.exit(4)'"
-    message = usage_error(module_shell, capsys, f"%mcp connect broken -- {cmd}")
+    message = usage_error(module_shell, capsys, f"%mcp connect broken -- {cmd}", kind="HandshakeError")  # the API's type
     assert "exited with code 4 during the handshake" in message
     assert "bad config" in message
     assert "broken" not in mcp_notebook.connections()
+    said = usage_error(module_shell, capsys, "%mcp connect demo -- no-such-executable-xyz", kind="HandshakeError")
+    assert "'no-such-executable-xyz' not found on PATH" in said
+    said = usage_error(module_shell, capsys, "%mcp connect web http://127.0.0.1:9/mcp --timeout 5", kind="HandshakeError")
+    assert "cannot connect to http://127.0.0.1:9/mcp" in said
 
 
 def test_connect_ping_status_disconnect(module_shell, capsys):
     result, out, _ = run(module_shell, capsys, f"%mcp connect sdk --era legacy --timeout 30 --env MCP_TEST_FLAG=1 -- {SDK}")
     assert result.success, out
-    assert "connected 'sdk'" in out and "2025-11-25" in out
     conn = mcp_notebook.get_connection("sdk")
     assert result.result is conn
+    shown = value_shown(out)  # the one line shown is the value's display: nothing printed before it
+    assert shown.startswith("connected 'sdk': sdk-test-server") and "legacy server (2025-11-25)" in shown, out
+    assert repr(conn).startswith("<Connection 'sdk' ready legacy 2025-11-25")
 
     result, out, _ = run(module_shell, capsys, "%mcp ping sdk -n 3 -i 0")
     assert result.success
     rtts = result.result
     assert len(rtts) == 3 and all(r > 0 for r in rtts)
-    assert out.count("ping sdk: ") == 3 and "3 pings, 3 answered, 0 lost" in out
+    lines, summary = out.splitlines()[:-1], value_shown(out.splitlines()[-1] + "\n")  # the lines as they come, then the value
+    assert len(lines) == 3 and all(re.fullmatch(r"ping sdk: [\d.]+ ms", line) for line in lines), out
+    assert re.fullmatch(r"--- sdk: 3 pings, 3 answered, 0 lost; min/median/max = [\d.]+/[\d.]+/[\d.]+ ms", summary), out
+    assert rtts[0] > 0 and sum(rtts) > 0 and list(rtts) == [rtts[0], rtts[1], rtts[2]]  # still a list of floats
     assert conn.health.pings_sent == 3
 
     # With one connection open the name may be left out.
     result, out, _ = run(module_shell, capsys, "%mcp ping")
     assert result.success and len(result.result) == 1
+    assert re.fullmatch(r"ping sdk: [\d.]+ ms", value_shown(out))  # one ping: its line, once
 
     result, out, _ = run(module_shell, capsys, "%mcp status")
     assert "sdk: ready" in out and "legacy 2025-11-25" in out and "4 sent, 0 failed" in out
@@ -157,7 +168,7 @@ def test_connect_ping_status_disconnect(module_shell, capsys):
     # The connection is named by -c/--conn, or by the leading NAME; given both ways, they must agree.
     for line in ("%mcp ping --conn sdk", "%mcp ping -c sdk", "%mcp ping sdk --conn sdk", "%mcp ping --conn=sdk"):
         result, out, _ = run(module_shell, capsys, line)
-        assert result.success and out.startswith("ping sdk: "), line
+        assert result.success and shows(module_shell, result.result).startswith("ping sdk: "), line
     said = usage_error(module_shell, capsys, "%mcp ping -c 3")  # Unix ping's count: here -c names a connection
     assert "-c (--conn) names a connection; a count is -n N" in said, said
     said = usage_error(module_shell, capsys, "%mcp ping raw --conn sdk")
@@ -169,7 +180,19 @@ def test_connect_ping_status_disconnect(module_shell, capsys):
     result, out, _ = run(module_shell, capsys, "%mcp disconnect --all")
     assert result.success and "closed sdk" in out
     assert mcp_notebook.connections() == {}
-    assert conn.closed
+    assert conn.closed and shows(module_shell, conn).startswith("closed 'sdk': sdk-test-server")
+
+
+def shows(shell, value) -> str:
+    """What IPython shows as a cell's value (its text/plain)."""
+    return shell.display_formatter.format(value)[0]["text/plain"]
+
+
+def value_shown(out: str) -> str:
+    """The cell's value as IPython printed it, when that is all the cell printed."""
+    shown = re.fullmatch(r"Out\[\d+\]: (.*)\n", out)
+    assert shown, out
+    return shown[1]
 
 
 def test_status_and_auth_speak_of_every_connection_unless_one_is_named(module_shell, capsys):
@@ -237,7 +260,6 @@ def test_unloading_the_extension_closes_everything_and_stops_the_thread(capsys):
             "--proxy and --cacert go with a URL; for configured servers, set %config McpNotebook.proxy",
         ),
         ("%mcp connect web http://127.0.0.1:9/mcp --bearer-token-env MCP_NO_SUCH_VAR", "MCP_NO_SUCH_VAR is not set"),
-        ("%mcp connect web http://127.0.0.1:9/mcp --timeout 5", "cannot connect to http://127.0.0.1:9/mcp"),
         ("%mcp connect web http://127.0.0.1:99999/mcp", "http://127.0.0.1:99999/mcp is not a valid URL: Port out of range"),
         ("%mcp connect web http://[::1/mcp", "http://[::1/mcp is not a valid URL: Invalid IPv6 URL"),
         ("%mcp connect web http://127.0.0.1:9/mcp --probe-timeout 0", "probe_timeout must be a positive number of seconds"),
@@ -317,7 +339,7 @@ def test_connect_to_a_url_with_headers(module_shell, capsys, port):
         line = f"%mcp connect web {base}/mcp --era legacy --header 'X-Trace: on' --transport http"
         result, out, _ = run(module_shell, capsys, line)
         assert result.success, out
-        assert "connected 'web'" in out and "over http, legacy server (2025-11-25)" in out
+        assert value_shown(out).startswith("connected 'web'") and "over http, legacy server (2025-11-25)" in out
         assert mcp_notebook.get_connection("web").ping() > 0
         run(module_shell, capsys, "%mcp disconnect web")
 
