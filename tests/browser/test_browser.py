@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from support.browser import REPO, Lab, chromium_page, open_with_kernel, run_cell, write_notebook
+from support.browser import REPO, Lab, chromium_page, no_errors, open_with_kernel, run_all, run_cell, write_notebook
 from support.processes import descendants
 from support.servers import server_everything_cmd
 
@@ -46,41 +46,6 @@ def quickstart(jupyter_lab: Lab) -> str:
 def _round_trip(page: Page) -> str:
     row = page.locator(".jp-OutputArea-output tr", has=page.locator("th", has_text="round trip")).first
     return row.locator("td").inner_text()
-
-
-# Read from the notebook's model, not the page: JupyterLab draws only the cells near the view.
-_CODE_CELLS = "window.jupyterapp.shell.currentWidget.content.widgets.filter(c => c.model.type === 'code')"
-_ERRORS = f"""() => {_CODE_CELLS}.flatMap((c, i) => c.model.outputs.toJSON()
-  .filter(o => o.output_type === 'error').map(o => `code cell ${{i + 1}}: ${{o.ename}}: ${{o.evalue}}`))"""
-
-
-def _run_all(page: Page, url: str) -> None:
-    """Open a notebook, wait for its kernel, run every cell (the Run menu's command) and wait
-    until every code cell has run and none is running (or one failed, which stops Run All)
-    and the kernel is idle."""
-    page.goto(url)
-    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=90_000)
-    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget", timeout=90_000)
-    page.wait_for_function(
-        "() => { const w = window.jupyterapp.shell.currentWidget;"
-        " return w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel"
-        " && w.sessionContext.session.kernel.connectionStatus === 'connected'; }",
-        timeout=90_000,
-    )
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    page.wait_for_function(
-        "() => { const w = window.jupyterapp.shell.currentWidget;"
-        f" const cells = {_CODE_CELLS};"
-        " const failed = cells.some(c => c.model.outputs.toJSON().some(o => o.output_type === 'error'));"
-        " const done = cells.every(c => c.model.executionCount !== null && (c.model.executionState || 'idle') === 'idle');"
-        " return (failed || done) && w.sessionContext.session.kernel.status === 'idle'; }",
-        timeout=240_000,
-    )
-
-
-def _no_errors(page: Page) -> None:
-    errors = page.evaluate(_ERRORS)
-    assert not errors, errors
 
 
 # The height of each cell's content (not the cell: a row is as tall as its tallest cell) over
@@ -133,8 +98,8 @@ def _assert_one_line(page: Page, selector: str, what: str) -> int:
 def test_quickstart_shows_a_live_health_widget(chromium: str, jupyter_lab: Lab, quickstart: str, tmp_path: Path) -> None:
     shot = tmp_path / "quickstart.png"
     with chromium_page(chromium, jupyter_lab, tmp_path) as page:
-        _run_all(page, quickstart)
-        _no_errors(page)
+        run_all(page, quickstart)
+        no_errors(page)
 
         # The widget is drawn: its table is there and no placeholder is left.
         page.wait_for_selector(".jp-OutputArea-output .widget-html-content th:has-text('round trip')", timeout=60_000)
@@ -159,8 +124,8 @@ def test_quickstart_widgets_fit_the_notebook_and_the_diagram_shows(
     values, the dashboard's cells, the live trace's cells and its controls; the sequence diagram
     is drawn; the snapshots kept for saved notebooks stay hidden while their widgets draw."""
     with chromium_page(chromium, jupyter_lab, tmp_path) as page:
-        _run_all(page, quickstart)
-        _no_errors(page)
+        run_all(page, quickstart)
+        no_errors(page)
         widget = ".jp-OutputArea-output .widget-html-content"
         page.wait_for_selector(f"{widget} .mcp-trace-live td", timeout=60_000)
         page.wait_for_selector(f"{widget} .mcp-dashboard td", timeout=60_000)
@@ -199,8 +164,8 @@ def test_each_lesson_runs_all_and_is_photographed(chromium: str, jupyter_lab: La
     (jupyter_lab.root / "tests").symlink_to(REPO / "tests")  # the lessons' test servers and npm peers
     shot = tmp_path / f"{lesson.stem}.png"
     with chromium_page(chromium, jupyter_lab, tmp_path, height=1200) as page:
-        _run_all(page, jupyter_lab.url(f"notebooks/{lesson.name}"))
-        _no_errors(page)
+        run_all(page, jupyter_lab.url(f"notebooks/{lesson.name}"))
+        no_errors(page)
         assert page.get_by_text("Loading widget...").count() == 0
         # The notebook scrolls inside JupyterLab, not the page: make the window as tall as it.
         extra = page.evaluate(
