@@ -137,7 +137,6 @@ def magics(page: Page, lessons: Lab, request: pytest.FixtureRequest) -> list[Loc
     return cells
 
 
-@pytest.mark.xfail(strict=False, reason="needs ha")
 def test_ping_and_connect_show_one_output_each(magics: list[Locator]) -> None:
     ping, connect = magics[1], magics[2]
     expect(ping).to_contain_text("3 pings")
@@ -159,7 +158,6 @@ _MATCHES = """async (lines) => {
 }"""
 
 
-@pytest.mark.xfail(strict=False, reason="needs hb")
 def test_completion_offers_no_blank_with_two_connections(page: Page, magics: list[Locator]) -> None:
     # What JupyterLab's completer is given (a lone blank match is inserted as nothing, so never seen in a list).
     matches = page.evaluate(_MATCHES, ["%mcp ping ", "%mcp call "])

@@ -241,7 +241,7 @@ def _auth_option(ns: Namespace) -> Any:
 
 @subcommand(
     "ping",
-    "ping the server; prints each round-trip time as it comes, returns the times (s), which show as the summary",
+    "ping the server; returns the round-trip times (s), shown as a line each, then a summary",
     connection(positional=True),
     arg("-n", "--count", type=count, metavar="N", default=1, help="how many pings (default: 1)"),
     arg("-i", "--interval", type=seconds, metavar="S", default=1.0, help="seconds between pings (default: 1)"),
@@ -249,25 +249,24 @@ def _auth_option(ns: Namespace) -> Any:
 )
 def _ping(ns: Namespace) -> PingTimes:
     conn = connection_of(ns)
+    word = conn.rules.probe
+    rtts = PingTimes(name=conn.name, sent=ns.count, word=word)
     if not conn.rules.pings and conn not in _told_no_ping:
         _told_no_ping.add(conn)
-        print(
+        rtts.lines.append(
             f"ping {conn.name}: the ping method was removed in 2026-07-28, so none is sent; each line is a "
             "liveness probe instead: the transport is up and a fresh server/discover came back"
         )
-    word = conn.rules.probe
-    rtts = PingTimes(name=conn.name, sent=ns.count, word=word)
     for n in range(ns.count):
         if n:
             time.sleep(ns.interval)
         try:
             rtt = conn.ping(timeout=ns.timeout)
         except RequestTimeout as exc:
-            print(f"{word} {conn.name}: {exc}")
+            rtts.lines.append(f"{word} {conn.name}: {exc}")
             continue
         rtts.append(rtt)
-        if ns.count > 1:  # the lines come one by one; the value shows the summary (one ping: its line)
-            print(pings.line(word, conn.name, rtt))
+        rtts.lines.append(pings.line(word, conn.name, rtt))
     return rtts
 
 

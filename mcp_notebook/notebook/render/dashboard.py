@@ -15,7 +15,7 @@ from ...base.text import ansi_html, clip, esc, table_text
 from ...session.health import Health
 from ...session.health_view import state_light
 from .svg import histogram_svg, spark_svg
-from .table import CELL, ago, ms, narrow_cell
+from .table import CELL, ago, clipped_cell, ms
 
 DASHBOARD_CELL = CELL.replace("0.8em", "0.55em")  # eleven columns in the width of a notebook
 
@@ -85,7 +85,7 @@ def dashboard_html(healths: Sequence[Health]) -> str:
     body = "".join(
         f"<tr><td {DASHBOARD_CELL}>{state_light(h.state)}</td>"
         + "".join(
-            narrow_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
+            clipped_cell(c, 9) if column == "server" else f"<td {DASHBOARD_CELL}>{esc(clip(c, 40))}</td>"
             for column, c in zip(DASHBOARD_HEAD, row, strict=True)
         )
         + f"<td {DASHBOARD_CELL}>{spark_svg(h.rtt_history, 72, 24)}</td></tr>"

@@ -3,8 +3,8 @@ the run's summary.
 
 The rule kept: what the magic shows is said once. The list is the value (`rtts = %mcp ping
 ...`, `rtts[0]`, `statistics.mean(rtts)` work on it as on any list of floats); as a cell's
-value it shows the summary, not the floats, so a bare `%mcp ping NAME -n 3` ends with one
-summary line. The word for one round trip is the era's (`conn.rules.probe`: a ping, or a
+value it shows the run (a line a round trip, a failure's line, then the summary), not the
+floats, so a bare `%mcp ping NAME -n 3` has one output. The word for one round trip is the era's (`conn.rules.probe`: a ping, or a
 liveness probe where the ping method is gone), in the lines and the summary alike.
 """
 
@@ -26,6 +26,7 @@ class PingTimes(list[float]):
         self.name = name
         self.sent = sent
         self.word = word
+        self.lines: list[str] = []  # what the run said, a line a round trip or failure, in order
 
     @property
     def lost(self) -> int:
@@ -41,8 +42,14 @@ class PingTimes(list[float]):
         ms = [r * 1000 for r in self]
         return f"{head}; min/median/max = {min(ms):.3f}/{statistics.median(ms):.3f}/{max(ms):.3f} ms"
 
+    def report(self) -> str:
+        """The run as the magic shows it: its lines, then the summary (one answered ping: its line)."""
+        if self.sent == 1 and len(self) == 1 and len(self.lines) <= 1:
+            return self.summary()
+        return "\n".join([*self.lines, self.summary()])
+
     def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(self.summary())
+        p.text(self.report())
 
 
 def line(word: str, name: str, rtt: float) -> str:

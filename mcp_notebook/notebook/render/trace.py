@@ -18,9 +18,10 @@ from types import MappingProxyType
 from ...api.display.diagram import flavour
 from ...base.text import clip, clip_words, esc, one_line, table_text
 from ...session.trace import EVENT, IN, OUT, TraceEntry, pair
-from .table import CELL, ms, narrow_cell
+from .table import CELL, ms, word_clipped_cell
 
 ARROWS = {IN: "←", OUT: "→", EVENT: "·"}
+METHOD_CHARS = 30  # the method/detail column in HTML: one line, clipped at a word's end, whole on hover
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +132,7 @@ def trace_html(
     body = []
     for e, row in zip(entries, rows, strict=True):
         cells = "".join(
-            narrow_cell(c, 18) if column == "method" else f"<td {CELL}>{esc(c)}</td>"
+            word_clipped_cell(c, METHOD_CHARS) if column == "method" else f"<td {CELL}>{esc(c)}</td>"
             for column, c in zip(TRACE_HEAD, row_cells(row), strict=True)
         )
         if json_column:

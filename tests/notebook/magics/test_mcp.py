@@ -147,7 +147,9 @@ def test_connect_ping_status_disconnect(module_shell, capsys):
     assert result.success
     rtts = result.result
     assert len(rtts) == 3 and all(r > 0 for r in rtts)
-    lines, summary = out.splitlines()[:-1], value_shown(out.splitlines()[-1] + "\n")  # the lines as they come, then the value
+    shown = re.fullmatch(r"Out\[\d+\]: (.*)", out, re.S)  # one output: the value's display, nothing printed before it
+    assert shown, out
+    *lines, summary = shown[1].strip().splitlines()  # a line a ping, then the summary
     assert len(lines) == 3 and all(re.fullmatch(r"ping sdk: [\d.]+ ms", line) for line in lines), out
     assert re.fullmatch(r"--- sdk: 3 pings, 3 answered, 0 lost; min/median/max = [\d.]+/[\d.]+/[\d.]+ ms", summary), out
     assert rtts[0] > 0 and sum(rtts) > 0 and list(rtts) == [rtts[0], rtts[1], rtts[2]]  # still a list of floats

@@ -1,4 +1,4 @@
-"""`PingTimes`, what `%mcp ping` returns: a list of floats whose display is the run's summary."""
+"""`PingTimes`, what `%mcp ping` returns: a list of floats whose display is the run: its lines, then the summary."""
 
 from __future__ import annotations
 
@@ -22,3 +22,12 @@ def test_one_ping_shows_as_its_line_and_none_answered_as_the_count():
     assert pretty(PingTimes([0.0015], name="sdk", sent=1)) == "ping sdk: 1.500 ms"
     assert pretty(PingTimes([], name="sdk", sent=1)) == "--- sdk: 1 ping, 0 answered, 1 lost"
     assert pretty(PingTimes([], name="sdk", sent=2)) == "--- sdk: 2 pings, 0 answered, 2 lost"
+
+
+def test_a_run_shows_its_lines_then_the_summary():
+    rtts = PingTimes([0.001, 0.002], name="sdk", sent=3)
+    rtts.lines += ["ping sdk: 1.000 ms", "ping sdk: timed out", "ping sdk: 2.000 ms"]
+    assert pretty(rtts).splitlines() == [
+        *rtts.lines,
+        "--- sdk: 3 pings, 2 answered, 1 lost; min/median/max = 1.000/1.500/2.000 ms",
+    ]

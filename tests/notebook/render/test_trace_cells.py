@@ -1,21 +1,25 @@
-"""The trace table's HTML (`render.trace`): a long method wraps between its words and after each
-"/" inside a narrow cell, never cut mid-word by an ellipsis, and an event's long method text is
-clipped at a word's end."""
+"""The trace table's HTML (`render.trace`): each row stays one line (the browser test measures
+it), and a long method or event text is clipped at a word's end, never mid-word by an
+ellipsis, its whole text on hover."""
 
 from __future__ import annotations
+
+import re
 
 import mcp_notebook
 from mcp_notebook.base.text import clip_words
 from mcp_notebook.notebook.render.trace import trace_html, trace_rows
 
 
-def test_a_long_method_wraps_after_its_slashes_instead_of_an_ellipsis():
+def test_a_long_method_is_clipped_at_a_words_end_on_one_line():
     with mcp_notebook.demo("d", keepalive=None) as conn:
         conn.list_tools(refresh=True)
-        html = trace_html(conn.trace.frames())
-    assert "text-overflow:ellipsis" not in html and "white-space:nowrap;overflow:hidden" not in html
-    assert "notifications/<wbr>initialized" in html and "tools/<wbr>list" in html
-    assert "word-break:normal;overflow-wrap:anywhere" in html  # a token with no break still fits
+        conn.trace.event("note", note="reconnect attempt=3 reason=the-server-closed-the-stream after=2.5s next=5.0s")
+        html = trace_html(conn.trace.entries())
+    assert "text-overflow:ellipsis" not in html  # CSS would cut inside a word
+    assert "white-space:nowrap" in html and 'title="reconnect attempt=3 reason=the-server-closed-the-stream' in html
+    shown = re.findall(r'title="reconnect attempt=3 reason=[^"]*">([^<]*)<', html)
+    assert shown == ["reconnect attempt=3…"], shown  # clipped after a whole word, not inside "reason=the-…"
 
 
 def test_clipping_ends_at_a_words_end():
