@@ -17,7 +17,7 @@ from typing import Any
 from ...base.errors import UsageError
 from ...base.plural import counted
 from ...base.public import public
-from ...base.text import clip, code_html, code_text, esc, plain, table_text
+from ...base.text import clip, clip_words, code_html, code_text, esc, plain, table_text
 from . import app_meta
 from .blocks import block_html, block_text, data_uri, pre, shown, shown_json
 
@@ -277,7 +277,7 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
         "tools": [
             ("name", lambda t: t.get("name")),
             ("title", lambda t: t.get("title") or ""),
-            ("description", lambda t: clip(t.get("description"), 70)),
+            ("description", lambda t: clip_words(t.get("description"), 70)),
             ("arguments (* required)", lambda t: arguments_summary(t.get("inputSchema"))),
             ("annotations", _annotations),
             ("output", tool_output),
@@ -287,18 +287,18 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
             ("name", lambda r: r.get("name")),
             ("uri", lambda r: r.get("uri")),
             ("mimeType", lambda r: r.get("mimeType") or ""),
-            ("description", lambda r: clip(r.get("description"), 70)),
+            ("description", lambda r: clip_words(r.get("description"), 70)),
         ],
         "resourceTemplates": [
             ("name", lambda r: r.get("name")),
             ("uriTemplate", lambda r: r.get("uriTemplate")),
             ("mimeType", lambda r: r.get("mimeType") or ""),
-            ("description", lambda r: clip(r.get("description"), 70)),
+            ("description", lambda r: clip_words(r.get("description"), 70)),
         ],
         "prompts": [
             ("name", lambda p: p.get("name")),
             ("title", lambda p: p.get("title") or ""),
-            ("description", lambda p: clip(p.get("description"), 70)),
+            ("description", lambda p: clip_words(p.get("description"), 70)),
             (
                 "arguments (* required)",
                 lambda p: ", ".join(f"{a.get('name')}{'*' if a.get('required') else ''}" for a in p.get("arguments") or []),
@@ -355,7 +355,7 @@ class Listing(list, _Rich):  # type: ignore[type-arg]
             return f"(no {self.kind})"
         head, rows = self._rows()
         rows = [[code_text(c) if h == "description" else c for h, c in zip(head, row, strict=True)] for row in rows]
-        return table_text(head, [[clip(c, 60) for c in row] for row in rows]) + (f"\n{self.note}" if self.note else "")
+        return table_text(head, [[clip_words(c, 60) for c in row] for row in rows]) + (f"\n{self.note}" if self.note else "")
 
     def __repr__(self) -> str:
         return plain(self._text())
