@@ -170,3 +170,13 @@ def test_completion_offers_no_blank_with_two_connections(page: Page, magics: lis
     expect(items.first).to_be_visible(timeout=30_000)
     offered = [text.strip() for text in items.all_inner_texts()]
     assert "" not in offered and {"demo", "x"} <= set(offered), offered
+
+
+def test_completion_puts_a_tools_arguments_first_and_hides_app_only_tools(page: Page, magics: list[Locator]) -> None:
+    """In the kernel JupyterLab runs: `conn.call_tool("add", ` offers the tool's own arguments
+    before Python's names, and `%mcp call -c demo ` offers what `%mcp tools` lists, not the
+    demo's app-only tool."""
+    matches = page.evaluate(_MATCHES, ['conn.call_tool("add", ', "%mcp call -c demo ", "%mcp call -c demo counters"])
+    assert matches['conn.call_tool("add", '][:2] == ["a=", "b="], matches
+    assert "echo" in matches["%mcp call -c demo "] and "counters-poll" not in matches["%mcp call -c demo "], matches
+    assert matches["%mcp call -c demo counters"] == ["counters"], matches
