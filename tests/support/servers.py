@@ -118,3 +118,26 @@ def wait_for_port(port: int, timeout: float = 15.0, host: str = HOST) -> None:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"nothing listening on {host}:{port} after {timeout}s") from None
             time.sleep(0.05)
+
+
+# A FastMCP server file a test edits (its one tool's description), for reconnect and reload.
+EDITABLE_SERVER = """
+from fastmcp import FastMCP
+
+mcp = FastMCP("edited")
+
+
+@mcp.tool(description={description!r})
+def greet(name: str) -> str:
+    return "hello " + name
+
+
+if __name__ == "__main__":
+    mcp.run(show_banner=False)
+"""
+
+
+def write_editable_server(path: Path, description: str) -> Path:
+    """Write (or rewrite) the editable FastMCP server at `path`, its tool `greet` described as `description`."""
+    path.write_text(EDITABLE_SERVER.format(description=description))
+    return path

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from ...api.display.diagram import CLIENT, Bin, Diagram, Step, histogram
 from ...base.text import clip, esc
+from ...session.health_view import STATE_COLOURS
 
 ROW = 20  # pixels a row of the diagram takes
 TOP = 34  # the lane heads
@@ -30,15 +31,6 @@ COLOURS = {
     "invalid": "#e03131",
     "event": "#868e96",
     "": "#343a40",
-}
-STATE_COLOURS = {
-    "ready": "#2e9e44",
-    "degraded": "#e0a100",
-    "stale": "#d9480f",
-    "reconnecting": "#1c7ed6",
-    "connecting": "#1c7ed6",
-    "closing": "#868e96",
-    "closed": "#868e96",
 }
 
 

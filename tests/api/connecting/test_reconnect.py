@@ -16,32 +16,13 @@ from typing import Any
 
 import pytest
 from support.processes import descendants
-from support.servers import sdk_server_cmd
+from support.servers import sdk_server_cmd, write_editable_server
 
 import mcp_notebook
 from mcp_notebook import UsageError
 from mcp_notebook.api.connecting import restart
 
 WAIT = 60.0
-
-SERVER = """
-from fastmcp import FastMCP
-
-mcp = FastMCP("edited")
-
-
-@mcp.tool(description={description!r})
-def greet(name: str) -> str:
-    return "hello " + name
-
-
-if __name__ == "__main__":
-    mcp.run(show_banner=False)
-"""
-
-
-def write_server(path: Path, description: str) -> None:
-    path.write_text(SERVER.format(description=description))
 
 
 def servers_of(marker: str) -> list[int]:
@@ -94,11 +75,11 @@ def test_reconnect_restarts_the_server_under_the_same_connection() -> None:
 
 def test_reconnect_reports_the_changed_tool(tmp_path: Path) -> None:
     server = tmp_path / "edited_server.py"
-    write_server(server, "says hello")
+    write_editable_server(server, "says hello")
     conn = mcp_notebook.connect([sys.executable, str(server)], name="edited")
     try:
         assert conn.tool("greet")["description"] == "says hello"
-        write_server(server, "says hello, edited")
+        write_editable_server(server, "says hello, edited")
         result = conn.reconnect()
         assert [c.name for c in result.diff.changed] == ["greet"]
         assert result.diff.changed[0].fields == ("description",)
@@ -124,12 +105,12 @@ def test_the_awaitable_reconnect() -> None:
 def test_reload_restarts_once_when_the_server_file_changes(tmp_path: Path, restarts: list[Any]) -> None:
     done = restarts.pop()
     server = tmp_path / "watched_server.py"
-    write_server(server, "v1")
+    write_editable_server(server, "v1")
     conn = mcp_notebook.connect([sys.executable, str(server)], name="watched", reload=True)
     try:
         monitor = conn.monitor
         assert conn.tool("greet")["description"] == "v1"
-        write_server(server, "v2")
+        write_editable_server(server, "v2")
         assert done.wait(WAIT)
         assert len(restarts) == 1 and restarts[0].why == "reload: watched_server.py changed"
         assert [c.name for c in restarts[0].diff.changed] == ["greet"]

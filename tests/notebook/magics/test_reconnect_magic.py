@@ -11,36 +11,22 @@ from typing import Any
 
 import pytest
 from IPython.lib.pretty import pretty
+from support.servers import write_editable_server
 
 import mcp_notebook
 from mcp_notebook.api.connecting import restart
 from mcp_notebook.notebook.widgets.health import HealthView
 
-SERVER = """
-from fastmcp import FastMCP
-
-mcp = FastMCP("edited")
-
-
-@mcp.tool(description={description!r})
-def greet(name: str) -> str:
-    return "hello " + name
-
-
-if __name__ == "__main__":
-    mcp.run(show_banner=False)
-"""
-
 
 def test_reconnect_magic_says_what_changed(shell: Any, tmp_path: Path) -> None:
     server = tmp_path / "magic_server.py"
-    server.write_text(SERVER.format(description="one"))
+    write_editable_server(server, "one")
     shell.run_line_magic("mcp", f"connect magic -- {sys.executable} {server}")
     conn = mcp_notebook.connections()["magic"]
     try:
         view = HealthView(conn)
         conn.tool("greet")
-        server.write_text(SERVER.format(description="two"))
+        write_editable_server(server, "two")
         result = shell.run_line_magic("mcp", "reconnect magic")
         assert "magic: reconnected (%mcp reconnect)" in pretty(result)
         assert "1 changed (greet: description)" in pretty(result)
@@ -64,13 +50,13 @@ def test_connect_reload_restarts_on_an_edit_and_the_widget_follows(
 
     monkeypatch.setattr(restart.Restarter, "__call__", recorded)
     server = tmp_path / "reload_server.py"
-    server.write_text(SERVER.format(description="one"))
+    write_editable_server(server, "one")
     shell.run_line_magic("mcp", f"connect reloading --reload -- {sys.executable} {server}")
     conn = mcp_notebook.connections()["reloading"]
     try:
         view, monitor = HealthView(conn), conn.monitor
         conn.tool("greet")
-        server.write_text(SERVER.format(description="two"))
+        write_editable_server(server, "two")
         assert done.wait(60)
         [result] = seen
         assert result.why == "reload: reload_server.py changed" and [c.name for c in result.diff.changed] == ["greet"]
