@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...base.errors import McpNotebookError
+from ...base.plural import counted
 from ...configs.pins import ToolsDiff, compare, record_of
 from ...runtime import get_runtime
 from ..apps import host as app_host
@@ -42,7 +43,7 @@ class Reconnected:
     diff: ToolsDiff
 
     def summary(self) -> str:
-        tools = "" if self.tools is None else f"; {len(self.tools)} tools, {self.diff.summary()}"
+        tools = "" if self.tools is None else f"; {counted(len(self.tools), 'tool')}, {self.diff.summary()}"
         return f"{self.name}: reconnected ({self.why}) in {self.seconds:.2f} s{tools}"
 
     def __repr__(self) -> str:

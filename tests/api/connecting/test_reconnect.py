@@ -83,7 +83,7 @@ def test_reconnect_reports_the_changed_tool(tmp_path: Path) -> None:
         result = conn.reconnect()
         assert [c.name for c in result.diff.changed] == ["greet"]
         assert result.diff.changed[0].fields == ("description",)
-        assert "1 changed (greet: description)" in result.summary()
+        assert "; 1 tool, 1 changed (greet: description)" in result.summary()
         assert conn.tool("greet")["description"] == "says hello, edited"
     finally:
         conn.close()
