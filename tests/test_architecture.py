@@ -30,7 +30,25 @@ ALLOWED: dict[str, set[str]] = {
     "api": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "demo_server", "cassette"},
     # the connection doctor, an application over the API: `mcp_notebook.doctor()`, `%mcp doctor`, the CLI's `doctor`
     "diagnosis": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api"},
-    "notebook": {"base", "protocol", "transports", "auth", "configs", "session", "runtime", "api", "diagnosis"},
+    # the tap (watching other clients' sessions, both sides checked), an application over the API;
+    # `tap` is its relay's command (`python -m mcp_notebook.tap`), never imported
+    "taps": {"base", "protocol", "transports", "configs", "session", "runtime", "api"},
+    "tap": {"taps"},
+    # many sessions at once: load tests of a server, in the kernel or on a Dask cluster
+    "workloads": {"base", "protocol", "transports", "configs", "session", "runtime", "api", "cassette"},
+    "notebook": {
+        "base",
+        "protocol",
+        "transports",
+        "auth",
+        "configs",
+        "session",
+        "runtime",
+        "api",
+        "diagnosis",
+        "taps",
+        "workloads",
+    },
     "__main__": {"base", "transports", "auth", "api", "diagnosis"},
     # The Jupyter server extension (the OAuth callback), loaded by Jupyter server, not by the
     # client: it shares only the hand-off's file protocol with the kernel.

@@ -1,0 +1,5 @@
+"""The tap: watch any MCP client talk to any server, both sides checked, in the notebook.
+
+- `records`: what a watcher saw, one record at a time (the contract between the watchers and
+  the notebook; imports nothing of ours).
+"""
