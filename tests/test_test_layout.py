@@ -110,3 +110,15 @@ def test_each_folder_of_tests_api_names_a_subpackage_of_the_api():
     strays = sorted(p.name for p in folders if not (api / p.name / "__init__.py").is_file())
     assert not strays, "tests/api folders that name no subpackage of mcp_notebook/api: " + ", ".join(strays)
     assert folders, "tests/api has no subfolders: move each module beside the subpackage it tests"
+
+
+def test_test_module_names_are_unique() -> None:
+    """pytest imports a test module by its basename (rootdir imports, no packages), so two
+    `test_x.py` in different folders break collection of the whole run: a merge did it once."""
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted(p for p in _tests_files() if p.name.startswith("test_")):
+        if path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(TESTS)} and {path.relative_to(TESTS)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, "test modules share a basename: " + "; ".join(clashes)
