@@ -87,8 +87,9 @@ class BatchResult(Sequence[Outcome]):
         return finished / self.seconds if finished and self.seconds > 0 else None
 
     def latency(self, quantile: float) -> float | None:
-        """The latency (seconds) at `quantile` (0.5: the median) of the rows that were answered."""
-        times = sorted(o.latency for o in self.outcomes if o.latency is not None and o.status != "cancelled")
+        """The latency (seconds) at `quantile` (0.5: the median) of the rows that succeeded (a timed-out
+        call's latency is its timeout, not the server's)."""
+        times = sorted(o.latency for o in self.outcomes if o.latency is not None and o.status == "ok")
         if not times:
             return None
         return times[min(len(times) - 1, int(quantile * len(times)))]
