@@ -30,7 +30,6 @@ from fastmcp.server.middleware import Middleware
 from mcp.shared.exceptions import MCPError
 
 
-
 class Refusing(Middleware):
     """`grade` with n % 3 == 2 is refused before the tool runs: a JSON-RPC error, not a result."""
 

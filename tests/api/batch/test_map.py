@@ -77,7 +77,8 @@ def test_timeouts_are_retried_with_backoff_only_when_asked(demo):
     demo.call_tool("faults", drop_percent=25, seed=7)
     rows = [{"text": f"row {i}"} for i in range(16)]
     once = demo.map("echo", rows, concurrency=8, timeout=1)
-    assert once.failed and all(o.error.startswith("tools/call: no response or progress within 1 s") for o in once.failed), once.failed
+    timed_out = "tools/call: no response or progress within 1 s"
+    assert once.failed and all(o.error.startswith(timed_out) for o in once.failed), once.failed
     assert {o.attempts for o in once} == {1}
     again = demo.map("echo", rows, concurrency=8, timeout=1, retries=8, backoff=0.05)
     assert [o.result.text for o in again] == [f"row {i}" for i in range(16)]
