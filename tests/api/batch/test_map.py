@@ -96,7 +96,7 @@ def test_ctrl_c_cancels_the_calls_in_flight_and_returns_what_finished(demo):
     rows = [{"seconds": 0, "steps": 1}] * 2 + [{"seconds": 600, "steps": 1}] * 4
 
     def press_when_two_answered():
-        wait_until(lambda: len(demo.trace.frames("in")) and len(demo.in_flight()) == 4 and _answered(demo) == 2)
+        wait_until(lambda: len(demo.in_flight()) == 4 and _answered(demo) == 2, "two rows answered, four in flight")
         _thread.interrupt_main()
 
     pressing = threading.Thread(target=press_when_two_answered)
