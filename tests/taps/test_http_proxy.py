@@ -248,4 +248,6 @@ def test_round_trips_through_the_proxy_against_direct() -> None:
     with process, tapped(url) as (proxy, _):
         direct, through = times(url), times(proxy.url)
     for kind in ("ping", "call"):
-        print(f"{kind}: direct {direct[kind]:.2f} ms, through the tap {through[kind]:.2f} ms, x{through[kind] / direct[kind]:.2f}")
+        print(
+            f"{kind}: direct {direct[kind]:.2f} ms, through the tap {through[kind]:.2f} ms, x{through[kind] / direct[kind]:.2f}"
+        )
