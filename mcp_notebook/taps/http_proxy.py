@@ -261,46 +261,70 @@ class TapProxy:
             rewriter = EndpointRewriter(self._forward.origin, self.origin)
             headers = [(name, value) for name, value in headers if name != b"content-length"]  # the rewrite may change it
         exchange.answered(answer.status, headers, answer.is_event_stream)
-        # What goes to the client leaves in as few writes as it can: the head with the first bytes
-        # of a body (an event stream's head at once: the client is waiting for it to open), the
-        # end with the last bytes when Content-Length tells which they are.
-        pending: list[h11.Event] = [h11.Response(status_code=answer.status, headers=headers, reason=answer.reason)]
-        left = _content_length(headers) if rewriter is None else None
-        complete = False
+        head = h11.Response(status_code=answer.status, headers=headers, reason=answer.reason)
+        out = _Outbox(conn, exchange, head, _content_length(headers) if rewriter is None else None)
         try:
             if answer.is_event_stream:
-                await conn.send(*pending)
-                pending.clear()
+                await out.flush()  # the client is waiting for its stream to open
             async for chunk in answer.chunks():
-                out = chunk if rewriter is None else rewriter.feed(chunk)
-                if rewriter is not None and rewriter.endpoint is not None:
-                    exchange.endpoint(rewriter.endpoint)
-                    rewriter = None  # the first event is through: the rest passes as it comes
+                data = chunk
+                if rewriter is not None:
+                    data = rewriter.feed(chunk)
+                    if rewriter.endpoint is not None:
+                        exchange.endpoint(rewriter.endpoint)
+                        rewriter = None  # the first event is through: the rest passes as it comes
                 exchange.server_chunk(chunk)
-                if out:
-                    pending.append(h11.Data(data=out))
-                if left is not None and (left := left - len(chunk)) <= 0 and not complete:
-                    complete = True
-                    exchange.server_end(complete)
-                    pending.append(h11.EndOfMessage())
-                if pending:
-                    await conn.send(*pending)
-                    pending.clear()
-            if rewriter is not None and (rest := rewriter.flush()):
-                pending.append(h11.Data(data=rest))
-            if not complete:
-                complete = True
-                exchange.server_end(complete)
-                pending.append(h11.EndOfMessage())
-            if pending:
-                await conn.send(*pending)
-        except UpstreamFailed:
-            conn.gone = True  # the server broke off: so does the answer (the client sees it end early)
-        except GONE:
-            conn.gone = True
+                await out.write(data, len(chunk))
+            if rewriter is not None:
+                out.add(rewriter.flush())
+            await out.end()
+        except (UpstreamFailed, *GONE):
+            conn.gone = True  # the server broke off, or the client left: the answer ends early
         finally:
-            if not complete:
-                exchange.server_end(complete)
+            if not out.ended:
+                exchange.server_end(False)
+
+
+class _Outbox:
+    """An answer's way to the client, in as few writes as it can: the head with the first bytes
+    of a body, the end with the last bytes when Content-Length tells which they are (each write
+    on loopback with TCP_NODELAY is a segment and a wake-up of the client). The exchange hears
+    that the answer is whole before the client gets its end."""
+
+    def __init__(self, conn: _Downstream, exchange: Exchange, head: h11.Response, length: int | None) -> None:
+        self._conn = conn
+        self._exchange = exchange
+        self._pending: list[h11.Event] = [head]
+        self._left = length
+        self.ended = False
+
+    def add(self, data: bytes) -> None:
+        if data:
+            self._pending.append(h11.Data(data=data))
+
+    async def write(self, data: bytes, read: int) -> None:
+        """Pass on `data`, made of `read` bytes of the upstream's body."""
+        self.add(data)
+        if self._left is not None and not self.ended:
+            self._left -= read
+            if self._left <= 0:
+                self._finish()
+        await self.flush()
+
+    async def end(self) -> None:
+        if not self.ended:
+            self._finish()
+        await self.flush()
+
+    async def flush(self) -> None:
+        if self._pending:
+            events, self._pending = self._pending, []
+            await self._conn.send(*events)
+
+    def _finish(self) -> None:
+        self.ended = True
+        self._exchange.server_end(True)
+        self._pending.append(h11.EndOfMessage())
 
 
 def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
