@@ -78,6 +78,8 @@ class _Downstream:
         """The request's body as it arrives (each piece handed to `exchange` too)."""
         while True:
             event = self.h11.next_event()
+            if event is h11.NEED_DATA and self.h11.they_are_waiting_for_100_continue:
+                await self.send(h11.InformationalResponse(status_code=100, headers=[]))  # `Expect: 100-continue`
             if event is h11.NEED_DATA:
                 data = await self._read()
                 if not data:

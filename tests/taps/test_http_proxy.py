@@ -12,6 +12,7 @@ record, and a server that is not there gets a 502 at once.
 from __future__ import annotations
 
 import json
+import socket
 import statistics
 import time
 from collections.abc import Iterator
@@ -251,3 +252,18 @@ def test_round_trips_through_the_proxy_against_direct() -> None:
         print(
             f"{kind}: direct {direct[kind]:.2f} ms, through the tap {through[kind]:.2f} ms, x{through[kind] / direct[kind]:.2f}"
         )
+
+
+def test_a_client_that_expects_100_continue_is_told_to_go_on() -> None:
+    """curl sends `Expect: 100-continue` before a body over 1 KiB, and waits for the go-ahead."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"pad": "x" * 2000}}}).encode()
+    process, url = demo_server.start_http("legacy")
+    with process, tapped(url) as (proxy, _), socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as sock:
+        head = (
+            f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, "
+            f"text/event-stream\r\nContent-Length: {len(body)}\r\nExpect: 100-continue\r\n\r\n"
+        )
+        sock.sendall(head.encode())
+        assert sock.recv(1024).startswith(b"HTTP/1.1 100 ")
+        sock.sendall(body)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 400 ")  # the server's own answer: a ping needs a session
