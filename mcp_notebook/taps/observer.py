@@ -124,10 +124,10 @@ class SessionObserver:
         self.frames[direction] += 1
         self.bytes[direction] += len(record.data)
         if sender == CLIENT:
-            self.settled.header_version(record.detail.get("protocol_version"))
+            self.settled.header_version(record.detail.get(rec.PROTOCOL_VERSION))
         if _clipped(record):  # not what crossed: shown, neither tracked nor checked
             self._clipped[sender] += 1
-            note = f"clipped by the watcher: {record.detail.get('size', '?')} bytes crossed"
+            note = f"clipped by the watcher: {record.detail.get(rec.SIZE, '?')} bytes crossed"
             self.trace.frame(direction, rpc.INVALID, record.text, None, note=note, via=via, at=at)
             return
         try:
@@ -331,8 +331,8 @@ def _stats(counts: PingCounts) -> PingStats:
 
 def _clipped(record: rec.Record) -> bool:
     """Whether the watcher recorded the frame clipped (too long to record whole)."""
-    size = record.detail.get("size")
-    return bool(record.detail.get("clipped")) or (isinstance(size, int) and size > len(record.data))
+    size = record.detail.get(rec.SIZE)
+    return bool(record.detail.get(rec.CLIPPED)) or (isinstance(size, int) and size > len(record.data))
 
 
 def _ping_with_bad_id(message: Any) -> bool:
