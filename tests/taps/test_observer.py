@@ -231,6 +231,8 @@ def test_the_modern_era_has_no_ping_to_judge(observer):
     script.client({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}})
     script.server({"jsonrpc": "2.0", "id": 1, "result": {"tools": [], "resultType": "complete"}})
     script.server({"jsonrpc": "2.0", "id": 9, "method": "ping"})
+    script.client({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": meta}})
+    script.server({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}})  # right: no ping
     observer.close()
     assert observer.health().era == "modern"
     assert [v.rule for v in observer.violations() if v.rule.startswith("ping")] == []
