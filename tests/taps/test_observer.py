@@ -1,8 +1,8 @@
 """The tap's SessionObserver: real sessions fed as records come out clean on both sides, and the
 faults real peers do not make (scripted records) are caught on the side that made them.
 
-Real sessions are our own client's with server-everything and the demo server (pinging,
-both eras, stdio and HTTP), their traces turned into the records a watcher between the two
+Real sessions are our own client's with the demo server (pinging, both eras, stdio and HTTP;
+server-everything's is in test_observer_peers), their traces turned into the records a watcher between the two
 would have made. The scripted ones move their own clock: lateness is in the records'
 timestamps, never in the test's time.
 """
@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support.recordings import ask_all, sample
-from support.servers import server_everything_cmd
 from support.tap_records import Script, records_of
 from support.waiting import wait_until
 
@@ -42,33 +40,6 @@ def observer() -> Iterator[SessionObserver]:
 
 
 # ----- real sessions: every frame both ways, zero violations on both sides -----
-
-
-@pytest.fixture(scope="module")
-def everything() -> list[rec.Record]:
-    """Our client with server-everything: tools, a sampling request (a server request with id 0), roots/list."""
-    with mcp_notebook.connect(server_everything_cmd(), name="everything", era="legacy", sampling=sample, roots=["/tmp"]) as conn:
-        ask_all(conn)
-    return records_of(conn.trace)
-
-
-def test_a_session_with_server_everything_is_traced_whole_and_breaks_no_rule(everything):
-    observer = observed(everything)
-    assert observer.violations() == []
-    frames = [r for r in everything if r.is_frame]
-    traced = observer.trace.frames()
-    assert [(e.direction, e.raw) for e in traced] == [("out" if r.side == rec.CLIENT else "in", r.text) for r in frames]
-    assert [(e.monotonic, e.wall) for e in traced] == [(r.monotonic, r.wall) for r in frames]  # the watcher's clocks
-    sampling = [e for e in traced if e.direction == "in" and e.method == "sampling/createMessage" and e.kind == "request"]
-    assert sampling and sampling[0].id == 0  # a falsy id, answered: nothing is left in flight
-    health = observer.health()
-    assert (health.era, health.protocol_version, health.state) == ("legacy", "2025-11-25", "ended")
-    assert health.server_info and health.server_info["name"] == "mcp-servers/everything"
-    assert health.client_info and health.client_info["name"] == "mcp-notebook"
-    assert health.requests_in_flight_out == 0 and health.requests_in_flight_in == 0
-    assert health.frames_out == sum(r.side == rec.CLIENT for r in frames)
-    assert health.bytes_in == sum(len(r.data) for r in frames if r.side == rec.SERVER)
-    assert (health.client_violations, health.server_violations) == (0, 0)
 
 
 def test_pings_both_ways_with_the_demo_server_are_counted_and_judged_clean():
