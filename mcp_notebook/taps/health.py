@@ -68,6 +68,7 @@ class TapHealth:
     client_violations: int = 0
     server_violations: int = 0
     dropped: int = 0  # records the watcher could not hand on (DROPPED events)
+    unchecked: int = 0  # frames left unchecked: they came faster than the rules ran
     exit_code: int | None = None
     stderr_lines: int = 0
     stderr_tail: tuple[str, ...] = ()
@@ -139,6 +140,8 @@ def rows(h: TapHealth) -> list[tuple[str, str]]:
     ]
     if h.dropped:
         found.append(("dropped", f"{counted(h.dropped, 'record')} the watcher could not hand on"))
+    if h.unchecked:
+        found.append(("unchecked", f"{counted(h.unchecked, 'frame')} not checked: they came faster than the rules ran"))
     if h.exit_code is not None:
         found.append(("exit", f"the server exited with code {h.exit_code}"))
     return found

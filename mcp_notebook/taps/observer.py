@@ -217,6 +217,8 @@ class SessionObserver:
         at = (record.monotonic, record.wall)
         if record.name == rec.HELLO:
             self.started = record.wall
+            named = record.detail.get("name")
+            self.name = self.name or (named if isinstance(named, str) else "")
             self.trace.event("tap", note="the tapped session began", at=at, **detail)
         elif record.name == rec.DROPPED:
             count = record.detail.get("count")
@@ -259,14 +261,20 @@ class SessionObserver:
             if self.state == LIVE and not self._closed and not self.settled.modern:
                 self._report(self.pings.overdue(self.clock(), self.settled.version))
 
+    def _settle(self) -> None:
+        """Wait until every frame fed so far is checked, unless this is the checker's own thread
+        (a listener reading health as a violation is found: it would wait for itself)."""
+        if threading.current_thread() is not self.checker._thread:
+            self.checker.settled()
+
     def violations(self, side: str | None = None) -> list[Violation]:
         """The rules broken so far, oldest first (by the trace entry they name): both sides', or
         `side`'s ("client" or "server"), once every frame fed is checked."""
         if side not in (None, CLIENT, SERVER):
             raise ValueError(f"side must be 'client', 'server' or None, not {side!r}")
         self._overdue()
-        found = self.checker.violations()
-        return [v for v in found if side is None or v.side == side]
+        self._settle()
+        return [v for v in self.checker.found if side is None or v.side == side]
 
     def ping_violations(self, side: str | None = None) -> list[Violation]:
         """Only the ping judgement's violations."""
@@ -275,7 +283,7 @@ class SessionObserver:
     def health(self) -> TapHealth:
         """A snapshot of the session now (every frame fed so far checked)."""
         self._overdue()
-        self.checker.settled()
+        self._settle()
         with self._lock:
             settled, redact = self.settled, self.trace.redactor
             return TapHealth(
@@ -297,6 +305,7 @@ class SessionObserver:
                 client_violations=self._counts[CLIENT],
                 server_violations=self._counts[SERVER],
                 dropped=self.dropped,
+                unchecked=self.unchecked,
                 exit_code=self.exit_code,
                 stderr_lines=self.stderr_lines,
                 stderr_tail=tuple(self.trace.redact(line) for line in self._stderr),

@@ -9,6 +9,7 @@ timestamps, never in the test's time.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -368,3 +369,26 @@ def test_no_checker_thread_outlives_close():
     assert worker is not None and worker.is_alive()
     observer.close()
     assert not worker.is_alive()
+
+
+def test_a_listener_reading_health_as_a_violation_is_found_does_not_wait_for_itself(monkeypatch):
+    observer = SessionObserver()
+    read: list[int] = []
+    waits_on_worker: list[bool] = []
+    settled = observer.checker.settled
+
+    def settled_here(timeout: float | None = 30.0) -> bool:
+        waits_on_worker.append(threading.current_thread() is observer.checker._thread)
+        return settled(timeout)
+
+    monkeypatch.setattr(observer.checker, "settled", settled_here)
+    try:
+        script = Script(observer)
+        script.handshake()
+        observer.listeners.append(lambda: read.append(observer.health().client_violations))
+        script.client({"jsonrpc": "2.0", "id": 9, "result": {}})  # answers nothing: the client's violation
+        observer.violations()
+        assert read and read[-1] == 1 and observer.health().name == "scripted"  # named by the session's HELLO
+        assert waits_on_worker and not any(waits_on_worker)
+    finally:
+        observer.close()
