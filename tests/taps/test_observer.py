@@ -392,3 +392,13 @@ def test_a_listener_reading_health_as_a_violation_is_found_does_not_wait_for_its
         assert waits_on_worker and not any(waits_on_worker)
     finally:
         observer.close()
+
+
+def test_frames_that_come_while_the_checker_is_behind_are_counted_unchecked(observer, monkeypatch):
+    script = Script(observer)
+    script.handshake()
+    monkeypatch.setattr(observer.checker, "behind", lambda: True)
+    script.client({"jsonrpc": "2.0", "id": 9, "result": {}})
+    assert observer.violations() == []
+    assert observer.health().unchecked == 1
+    assert "1 frame not checked" in observer.health()._repr_html_()
