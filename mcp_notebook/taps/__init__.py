@@ -5,7 +5,6 @@
 - `observer`: `SessionObserver`, the notebook's model of one tapped session (trace, both sides
   checked, health); `tracking` (era, version, requests in flight), `pings` (ping judgement),
   `health` (`TapHealth`) are its parts.
-
 - `http_proxy`: `TapProxy`, the reverse proxy on 127.0.0.1 an HTTP client is pointed at (with
   `http_sessions`, what it records in which local session, and `http_sse`, event streams read
   and the HTTP+SSE endpoint rewritten); the upstream side is `transports.forward`.
