@@ -87,6 +87,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "session.health": ("Health",),
     "session.subscriptions": ("Subscription",),
     "session.trace": ("Trace", "TraceEntry", "load_trace"),
+    "taps.health": ("TapHealth",),
     "taps.tap": ("Tap", "tap"),
 }
 
@@ -148,6 +149,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .session.trace import Trace as Trace
     from .session.trace import TraceEntry as TraceEntry
     from .session.trace import load_trace as load_trace
+    from .taps.health import TapHealth as TapHealth
     from .taps.tap import Tap as Tap
     from .taps.tap import tap as tap
 

@@ -16,6 +16,7 @@ from ...api.connecting import connect as api
 from ...base.text import one_line
 from ...session import health_view
 from ...session.health import Health
+from ...taps import health as tap_health
 from ..render import dashboard as render
 from . import show
 from .commands import CommandError, arg, connection, connection_of, count, exclusive, flag, seconds, subcommand, tap_of, timeout
@@ -54,7 +55,7 @@ def _tap_health(tapped: Any) -> None:
     elif show.frontend():
         show.display(health)
     else:
-        print(health.text())
+        print(tap_health.text(health))
 
 
 def stderr_text(health: Health) -> str:
