@@ -137,8 +137,9 @@ class Tap:
         registry.forget(self)
         if self._listener is not None:
             await self._listener.aclose()
-        if self._proxy is not None:
-            await self._proxy.aclose()
+        closing = getattr(self._proxy, "aclose", None)  # else its task ends with the loop's, cancelled
+        if closing is not None:
+            await closing()
         self._sessions.close()
 
     def __enter__(self) -> Tap:

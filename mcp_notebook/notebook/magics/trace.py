@@ -11,12 +11,14 @@ from argparse import Namespace
 
 from ...protocol.frame_rules import RULES
 from ...session.trace import select
+from ...taps.pings import PING_RULES
 from ..render import trace as render
 from ..render import violations as violations_view
 from . import show
 from .commands import LIVE, CommandError, arg, connection, connection_of, flag, last, save, subcommand, tap_of
 
 SIDES = ["client", "server"]
+CHOICES = [*RULES, *PING_RULES]  # a tap judges the pings of both sides too
 KINDS = ["request", "notification", "response", "error", "invalid", "batch", "event"]
 
 
@@ -75,7 +77,7 @@ def _trace(ns: Namespace) -> None:
     "(connect --strict: fail on one)",
     connection(positional=True),
     arg("--side", choices=SIDES, help="only the rules this side broke (a tap checks both the client and the server)"),
-    arg("--rule", choices=RULES, help=f"only this rule: {', '.join(RULES)}"),
+    arg("--rule", choices=CHOICES, help=f"only this rule: {', '.join(CHOICES)}"),
     last("how many of the newest (default: 50)", default=50),
 )
 def _violations(ns: Namespace) -> None:
