@@ -1,6 +1,6 @@
 """The open taps, by name: `tap(NAME)` again finds the open one, the magics and Tab completion
-read the names, and every tap is closed when the runtime stops (interpreter exit, kernel
-shutdown), as connections are.
+read the names. (`taps.tap` closes every tap listed here when the runtime stops: interpreter
+exit, kernel shutdown, as connections are.)
 
 It imports nothing heavy (no listener, no observer), so completion can list names cheaply.
 """
@@ -36,12 +36,7 @@ def remember(tap: Any) -> None:
 
 
 def forget(tap: Any) -> None:
+    name = str(tap.name)
     with _lock:
-        if _taps.get(tap.name) is tap:
-            del _taps[tap.name]
-
-
-def close_all() -> None:
-    """Close every open tap (the runtime's stop hook calls this on the loop's way out)."""
-    for tap in list(taps().values()):
-        tap.close()
+        if _taps.get(name) is tap:
+            del _taps[name]

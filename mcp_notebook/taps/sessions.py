@@ -20,8 +20,8 @@ from typing import Any
 
 from . import rendezvous
 from .observer import SessionObserver
-from .records import CLIENT, CLOSED, EVENT, EXIT, HELLO, SERVER, Record
 from .recording import read_recording
+from .records import CLIENT, CLOSED, EVENT, EXIT, HELLO, SERVER, Record
 
 ENDING = (EXIT, CLOSED)
 

@@ -70,10 +70,7 @@ def tap_text(tap: Any) -> str:
 
 
 def tap_html(tap: Any) -> str:
-    head = (
-        f"<div><b>tap {esc(tap.name)}</b>: {esc(where(tap))}</div>"
-        f'<div style="color:#495057">{esc(seen(tap))}</div>'
-    )
+    head = f'<div><b>tap {esc(tap.name)}</b>: {esc(where(tap))}</div><div style="color:#495057">{esc(seen(tap))}</div>'
     if tap.closed:
         return head
     if tap.url is None and not tap.server_command:

@@ -87,7 +87,9 @@ def _violations(ns: Namespace) -> None:
     else:
         conn = connection_of(ns)
         name, every, who = conn.name, conn.violations, "the server"
-    found = [v for v in every if (ns.rule is None or v.rule == ns.rule) and (ns.side is None or violations_view.side(v) == ns.side)]
+    found = [
+        v for v in every if (ns.rule is None or v.rule == ns.rule) and (ns.side is None or violations_view.side(v) == ns.side)
+    ]
     shown = found[-ns.last :] if ns.last else found
     text = violations_view.text(name, shown, len(found), who=who)
     if show.frontend():

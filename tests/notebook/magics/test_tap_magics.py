@@ -89,10 +89,18 @@ def test_a_client_answering_a_server_ping_with_an_error_is_named_in_violations(s
     scripted(
         "rude",
         hello,
-        frame(2, CLIENT, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
-        '"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}'),
-        frame(3, SERVER, '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},'
-        '"serverInfo":{"name":"s","version":"1"}}}'),
+        frame(
+            2,
+            CLIENT,
+            '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+            '"capabilities":{},"clientInfo":{"name":"c","version":"1"}}}',
+        ),
+        frame(
+            3,
+            SERVER,
+            '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{},'
+            '"serverInfo":{"name":"s","version":"1"}}}',
+        ),
         frame(4, CLIENT, '{"jsonrpc":"2.0","method":"notifications/initialized"}'),
         frame(5, SERVER, '{"jsonrpc":"2.0","id":0,"method":"ping"}'),
         frame(6, CLIENT, '{"jsonrpc":"2.0","id":0,"error":{"code":-32601,"message":"Method not found"}}'),
@@ -111,7 +119,12 @@ def test_a_taps_violations_and_health_in_jupyter(shell, monkeypatch):
     monkeypatch.setattr(_widgets, "has_widget_frontend", lambda: True)
     monkeypatch.setattr(_show, "display", shown.append)
     hello = Record(1, EVENT, 1.0, 1.0, name=HELLO, detail={"session": "j", "name": "j", "transport": "stdio"})
-    scripted("j", hello, frame(2, CLIENT, '{"jsonrpc":"2.0","id":"a","method":"ping"}'), frame(3, SERVER, '{"jsonrpc":"2.0","id":"a","result":{}}'))
+    scripted(
+        "j",
+        hello,
+        frame(2, CLIENT, '{"jsonrpc":"2.0","id":"a","method":"ping"}'),
+        frame(3, SERVER, '{"jsonrpc":"2.0","id":"a","result":{}}'),
+    )
     shell.run_line_magic("mcp", "violations j")
     shell.run_line_magic("mcp", "health j")
     table, health = shown
