@@ -49,10 +49,10 @@ class ClientFrameRules(FrameRules):
         if seen.version not in LEGACY_VERSIONS:
             return []
         if not request and method in CLIENT_NOTIFICATION_NEEDS:
-            path = CLIENT_NOTIFICATION_NEEDS[method]
-            if seen.client_capabilities is None or _has(seen.client_capabilities, path):
+            needed = CLIENT_NOTIFICATION_NEEDS[method]
+            if seen.client_capabilities is None or _has(seen.client_capabilities, needed):
                 return []
-            message = f"{method} from a client that did not declare capabilities.{'.'.join(path)}"
+            message = f"{method} from a client that did not declare capabilities.{'.'.join(needed)}"
             return [self._found(seen, "/method", CAPABILITY, message, section)]
         path = CLIENT_REQUEST_NEEDS.get(method) if request else None
         if path is None or seen.server_capabilities is None:

@@ -130,7 +130,10 @@ def rows(h: TapHealth) -> list[tuple[str, str]]:
         ("client", _who(h.client_info)),
         ("server", _who(h.server_info)),
         ("frames", f"{h.frames_out} out ({h.bytes_out} bytes), {h.frames_in} in ({h.bytes_in} bytes)"),
-        ("in flight", f"{counted(h.requests_in_flight_out, 'request')} of the client's, {h.requests_in_flight_in} of the server's"),
+        (
+            "in flight",
+            f"{counted(h.requests_in_flight_out, 'request')} of the client's, {h.requests_in_flight_in} of the server's",
+        ),
         ("server pings", pings_line(h.server_pings)),
         ("client pings", pings_line(h.client_pings)),
         ("violations", f"{h.client_violations} by the client, {h.server_violations} by the server"),
@@ -154,8 +157,8 @@ def html(h: TapHealth) -> str:
     """A table for a notebook: the state's light, a row a line, every value escaped."""
     value = f"{CELL};overflow:hidden;text-overflow:ellipsis;max-width:{VALUE_WIDTH_EM}em"
     cells = "".join(
-        f'<tr><th style="{CELL}">{esc(label)}</th><td style="{value}" title="{esc(one_line(shown))}">{esc(one_line(shown))}</td></tr>'
-        for label, shown in rows(h)
+        f'<tr><th style="{CELL}">{esc(label)}</th><td style="{value}" title="{shown}">{shown}</td></tr>'
+        for label, shown in ((label, esc(one_line(shown))) for label, shown in rows(h))
     )
     tail = "\n".join(esc(one_line(line)) for line in h.stderr_tail)
     stderr = f'<pre style="margin:0.3em 0 0 0">{tail}</pre>' if tail else ""

@@ -30,7 +30,7 @@ from ..session.trace import DEFAULT_CAPACITY, IN, OUT, Trace
 from ..session.violations import FrameChecker, frame_version
 from . import records as rec
 from .health import ENDED, LIVE, PingStats, TapHealth
-from .pings import CLIENT, SERVER, PING_RULES, PingCounts, PingJudge, id_key
+from .pings import CLIENT, PING_RULES, SERVER, PingCounts, PingJudge, id_key
 from .tracking import Asked, Settled
 
 # A pong needs no work: over a local pipe it takes well under a millisecond, over loopback HTTP a
@@ -127,15 +127,17 @@ class SessionObserver:
             self.settled.header_version(record.detail.get(rec.PROTOCOL_VERSION))
         if _clipped(record):  # not what crossed: shown, neither tracked nor checked
             self._clipped[sender] += 1
-            note = f"clipped by the watcher: {record.detail.get(rec.SIZE, '?')} bytes crossed"
-            self.trace.frame(direction, rpc.INVALID, record.text, None, note=note, via=via, at=at)
+            clipped = f"clipped by the watcher: {record.detail.get(rec.SIZE, '?')} bytes crossed"
+            self.trace.frame(direction, rpc.INVALID, record.text, None, note=clipped, via=via, at=at)
             return
+        problem: str | None = None
         try:
-            text, problem = record.data.decode("utf-8"), None
+            text = record.data.decode("utf-8")
         except UnicodeDecodeError as exc:
             text, problem = record.text, rpc.utf8_problem(exc)
         frame = rpc.decode(text, problem)
-        kind, message, note = frame.kind, frame.message, frame.problem
+        kind, message = frame.kind, frame.message
+        note: str | None = frame.problem
         if kind == rpc.BATCH and not accepts_batches(self.settled.version):
             kind, note = rpc.INVALID, f"batches are not allowed in protocol {self.settled.version or '(none yet)'}"
         other = SERVER if sender == CLIENT else CLIENT
@@ -172,11 +174,11 @@ class SessionObserver:
         """Note what the frame settles (requests in flight, era, pings); the version it is judged by.
         `asked` is the other side's request it answers (its id: `key`)."""
         settled = self.settled
-        judge_pings = not settled.modern
         if sender == CLIENT:
             version = settled.request_version(message) if kind in (rpc.REQUEST, rpc.NOTIFICATION) else settled.version
         else:
             version = frame_version(settled.version, asked.method if asked else None, message, settled.requested or LATEST_LEGACY)
+        judge_pings = not settled.modern  # the modern era has no ping
         if kind == rpc.REQUEST:
             settled.request(sender, message, seq)
             if message["method"] == "ping" and judge_pings:
@@ -185,21 +187,24 @@ class SessionObserver:
             cancelled = settled.notification(sender, message)
             if cancelled is not None:
                 self.pings.cancelled(sender, cancelled)
-        elif kind in (rpc.RESPONSE, rpc.ERROR):
-            settled.response(sender, asked, kind, message)
+        elif kind in (rpc.RESPONSE, rpc.ERROR, rpc.INVALID):
+            if kind != rpc.INVALID:
+                settled.response(sender, asked, kind, message)
             if asked is not None and asked.method == "ping" and key is not None and judge_pings:
+                # an invalid answer is judged late at most here: the rules say what else is wrong with it
                 self._report(self.pings.answered(sender, key, kind, message, seq, at, version))
         elif kind == rpc.BATCH:
-            for item in message:
-                inner = rpc.classify(item)
-                if inner.kind == rpc.REQUEST:
-                    settled.request(sender, item, seq)
-                elif inner.kind in (rpc.RESPONSE, rpc.ERROR):
-                    other = SERVER if sender == CLIENT else CLIENT
-                    settled.response(sender, settled.flights[other].take(id_key(inner.id)), inner.kind, item)
-        elif kind == rpc.INVALID and asked is not None and asked.method == "ping" and key is not None and judge_pings:
-            self._report(self.pings.answered(sender, key, kind, message, seq, at, version))  # late, at most: the rules say the rest
+            self._batch(sender, message, seq)
         return version
+
+    def _batch(self, sender: str, items: list[Any], seq: int) -> None:
+        other = SERVER if sender == CLIENT else CLIENT
+        for item in items:
+            inner = rpc.classify(item)
+            if inner.kind == rpc.REQUEST:
+                self.settled.request(sender, item, seq)
+            elif inner.kind in (rpc.RESPONSE, rpc.ERROR):
+                self.settled.response(sender, self.settled.flights[other].take(id_key(inner.id)), inner.kind, item)
 
     def _stderr_line(self, record: rec.Record) -> None:
         line = record.text
@@ -337,7 +342,9 @@ def _clipped(record: rec.Record) -> bool:
 
 def _ping_with_bad_id(message: Any) -> bool:
     """A ping request whose id is there but is neither a string nor an integer (null, an object, a float)."""
-    return isinstance(message, dict) and message.get("method") == "ping" and "id" in message and not rpc.is_valid_id(message["id"])
+    return (
+        isinstance(message, dict) and message.get("method") == "ping" and "id" in message and not rpc.is_valid_id(message["id"])
+    )
 
 
 def _http_error_text(record: rec.Record, kind: str, message: Any) -> bool:

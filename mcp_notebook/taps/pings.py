@@ -118,7 +118,9 @@ class PingJudge:
         """The sender cancelled its ping: no answer is owed."""
         self._pending[sender].pop(key, None)
 
-    def answered(self, answerer: str, key: tuple[str, Any], kind: str, message: Any, seq: int, at: float, version: str | None) -> list[Violation]:
+    def answered(
+        self, answerer: str, key: tuple[str, Any], kind: str, message: Any, seq: int, at: float, version: str | None
+    ) -> list[Violation]:
         """A reply from `answerer` to a ping of the other side's (`key`: its id)."""
         sender = _OTHER[answerer]
         ping = self._pending[sender].pop(key, None)
@@ -164,7 +166,9 @@ class PingJudge:
         """The session ended: every ping still waiting went unanswered."""
         found: list[Violation] = []
         for sender, pending in self._pending.items():
-            found += [self._unanswered(sender, ping, "by the session's end", version) for ping in pending.values() if not ping.judged]
+            found += [
+                self._unanswered(sender, ping, "by the session's end", version) for ping in pending.values() if not ping.judged
+            ]
             pending.clear()
         return found
 
