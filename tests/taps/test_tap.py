@@ -110,19 +110,33 @@ async def test_a_tap_opened_after_the_session_began_sees_it_from_its_start(tap_d
     assert len(tap.sessions) == 1
 
 
-async def test_the_http_tap_proxies_and_sees_both_ways(url: str):
+async def test_the_http_tap_proxies_and_sees_both_ways_and_shows_no_credential(url: str, tmp_path: Path):
     from mcp import Client
+    from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
     tap = mcp_notebook.tap("evh", upstream=url)
     assert tap.url is not None and tap.url.startswith("http://127.0.0.1:") and tap.url.endswith("/mcp")
-    async with Client(tap.url, mode="legacy") as client:
-        echoed = await client.call_tool("echo", {"message": "through"})
-    assert "through" in echoed.content[0].text  # type: ignore[union-attr]
-    tap.wait(lambda t: "tools/call" in requests(t) and any(e.kind == "response" for e in t.trace.frames("in")[2:]))
+    session_ids: set[str] = set()
+
+    async def note_session_id(response: Any) -> None:
+        session_ids.update(v for k, v in response.headers.items() if k.lower() == "mcp-session-id")
+
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {SECRET}"}) as http:
+        http.event_hooks["response"].append(note_session_id)
+        async with Client(streamable_http_client(tap.url, http_client=http), mode="legacy") as client:
+            echoed = await client.call_tool("echo", {"message": f"through, with {SECRET}"})
+    assert SECRET in echoed.content[0].text  # type: ignore[union-attr]  # the proxy changes nothing on the wire
+    tap.wait(lambda t: "tools/call" in requests(t) and len(t.trace.frames("in")) >= 2)
     assert requests(tap)[:2] == ["initialize", "tools/call"]
     assert tap.violations("client") == [] and tap.violations("server") == []
     assert tap.session is not None and tap.session.transport == "http"
     assert "/mcp" in repr(tap) and tap.entry("vscode")["servers"]["evh"] == {"type": "http", "url": tap.url}
+    cassette = tmp_path / "evh.jsonl"
+    tap.trace.to_jsonl(cassette)
+    details = [e.detail for e in tap.trace.entries()]
+    seen = [cassette.read_text(), repr(details), repr(tap), tap._repr_html_(), repr(tap.health), repr(tap.violations())]
+    assert len(session_ids) == 1  # server-everything gave the session an id: a credential
+    assert not [s for s in seen for secret in (SECRET, *session_ids) if secret in s]
 
 
 def test_entries_read_back_as_the_wrapped_command(config_home: tuple[Path, Path]):
