@@ -158,12 +158,12 @@ class Sessions:
         folder = _inside(self.name, detail.get("recording")) if first.name == HELLO else None
         return self.session(key, "stdio", folder or _folder_of(self.name, key))
 
-    def fill_gap(self, session: TappedSession, upto: int) -> None:
-        """Feed what the recording holds between the last record fed and seq `upto` (records the
-        relay could not hand on, or sent before this notebook listened)."""
-        if upto <= session.last_seq + 1 or session.folder is None:
+    def fill_gap(self, session: TappedSession, upto: int | None = None) -> None:
+        """Feed what the recording holds past the last record fed (before seq `upto`, if given):
+        what the relay recorded while this notebook did not listen, or could not take."""
+        if session.folder is None or (upto is not None and upto <= session.last_seq + 1):
             return
-        self.feed(session, (r for r in _read(session.folder) if r.seq < upto))
+        self.feed(session, (r for r in _read(session.folder) if r.seq > session.last_seq and (upto is None or r.seq < upto)))
 
     def catch_up(self) -> int:
         """Feed the recordings of this name's sessions that are still running; how many sessions."""

@@ -263,9 +263,12 @@ class Tap:
 
     def _deliver(self, stream: Stream, record: Record) -> None:
         session = self._streams.get(stream.number)
-        if session is None:  # a relay's first line is its session's HELLO
+        if session is None:  # a relay's first line is its session's HELLO: then what it recorded before
             session = self._streams[stream.number] = self._sessions.from_relay(record, stream.number)
-        if record.name != HELLO and stream.number not in self._filled:  # once: what came before it attached
+            self._sessions.feed(session, (record,))
+            self._sessions.fill_gap(session)
+            return
+        if stream.number not in self._filled:  # and once more (the recording may have been behind)
             self._filled.add(stream.number)
             self._sessions.fill_gap(session, record.seq)
         self._sessions.feed(session, (record,))

@@ -23,7 +23,7 @@ from mcp_notebook.taps import registry, rendezvous
 from mcp_notebook.taps.recording import read_recording
 from mcp_notebook.taps.records import CLIENT, EVENT, HELLO, SERVER, Record, encode
 
-pytestmark = [pytest.mark.node, pytest.mark.anyio]
+pytestmark = [pytest.mark.node, pytest.mark.anyio, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
 SECRET = "sk-tap-4242-do-not-show"
 
 

@@ -51,6 +51,7 @@ def sdk_session(argv: list[str]) -> None:
 
 
 @pytest.mark.node
+@pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")
 def test_tap_then_trace_health_and_violations_by_its_name(shell, capsys):
     tap = shell.run_line_magic("mcp", "tap ev -- " + " ".join(server_everything_cmd()))
     assert isinstance(tap, mcp_notebook.Tap) and capsys.readouterr().out == ""  # the value shows it, once
