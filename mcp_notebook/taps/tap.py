@@ -25,7 +25,7 @@ from ..transports.urls import is_secret_name
 from . import paste, registry, rendezvous
 from .listener import Listener, Stream
 from .observer import SessionObserver
-from .records import HELLO, Record
+from .records import Record
 from .sessions import Sessions, TappedSession
 from .tap_view import tap_html, tap_text
 
