@@ -77,6 +77,10 @@ class StandInNotebook:
             return self.changed.wait_for(condition, timeout)  # type: ignore[arg-type]
 
     def close(self) -> None:
+        try:
+            self._server.shutdown(socket.SHUT_RDWR)  # wakes the accept() of its thread (close alone does not)
+        except OSError:
+            pass
         self._server.close()
         self.path.unlink(missing_ok=True)
         for conn in self._accepted:
