@@ -261,9 +261,16 @@ class TapProxy:
             rewriter = EndpointRewriter(self._forward.origin, self.origin)
             headers = [(name, value) for name, value in headers if name != b"content-length"]  # the rewrite may change it
         exchange.answered(answer.status, headers, answer.is_event_stream)
+        # What goes to the client leaves in as few writes as it can: the head with the first bytes
+        # of a body (an event stream's head at once: the client is waiting for it to open), the
+        # end with the last bytes when Content-Length tells which they are.
+        pending: list[h11.Event] = [h11.Response(status_code=answer.status, headers=headers, reason=answer.reason)]
+        left = _content_length(headers) if rewriter is None else None
         complete = False
         try:
-            await conn.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason))
+            if answer.is_event_stream:
+                await conn.send(*pending)
+                pending.clear()
             async for chunk in answer.chunks():
                 out = chunk if rewriter is None else rewriter.feed(chunk)
                 if rewriter is not None and rewriter.endpoint is not None:
@@ -271,12 +278,22 @@ class TapProxy:
                     rewriter = None  # the first event is through: the rest passes as it comes
                 exchange.server_chunk(chunk)
                 if out:
-                    await conn.send(h11.Data(data=out))
+                    pending.append(h11.Data(data=out))
+                if left is not None and (left := left - len(chunk)) <= 0 and not complete:
+                    complete = True
+                    exchange.server_end(complete)
+                    pending.append(h11.EndOfMessage())
+                if pending:
+                    await conn.send(*pending)
+                    pending.clear()
             if rewriter is not None and (rest := rewriter.flush()):
-                await conn.send(h11.Data(data=rest))
-            complete = True
-            exchange.server_end(complete)
-            await conn.send(h11.EndOfMessage())
+                pending.append(h11.Data(data=rest))
+            if not complete:
+                complete = True
+                exchange.server_end(complete)
+                pending.append(h11.EndOfMessage())
+            if pending:
+                await conn.send(*pending)
         except UpstreamFailed:
             conn.gone = True  # the server broke off: so does the answer (the client sees it end early)
         except GONE:
@@ -284,3 +301,8 @@ class TapProxy:
         finally:
             if not complete:
                 exchange.server_end(complete)
+
+
+def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+    value = next((v for k, v in headers if k == b"content-length"), b"")
+    return int(value) if value.isdigit() else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,15 @@ def test_a_stderr_flood_cannot_push_frames_out_of_the_trace():
         assert len(lines) == 1000 and lines[-1].detail["line"] == "stderr line 4999"
         assert conn.trace.dropped == 4000
         assert [e.seq for e in conn.trace] == sorted(e.seq for e in conn.trace)  # one timeline, stderr merged in
+
+
+def test_frames_and_events_take_the_times_someone_else_saw_them_at():
+    trace = Trace()
+    frame = trace.frame("out", "request", '{"id":1}', {"id": 1}, id=1, at=(12.5, 1_700_000_012.5))
+    event = trace.event("stderr", line="hi", at=(13.0, 1_700_000_013.0))
+    before = time.monotonic()
+    now = trace.frame("in", "response", "{}")
+    assert (frame.monotonic, frame.wall) == (12.5, 1_700_000_012.5)
+    assert (event.monotonic, event.wall, event.detail) == (13.0, 1_700_000_013.0, {"line": "hi"})
+    assert now.monotonic >= before  # without `at`: the clock, now
+    assert [e.seq for e in trace.entries()] == [frame.seq, event.seq, now.seq]
