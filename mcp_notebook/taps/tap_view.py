@@ -8,6 +8,7 @@ upstream URL is shown redacted.
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 from ..base.text import esc, one_line
@@ -48,7 +49,7 @@ def _entries(tap: Any) -> list[tuple[str, PasteEntry | str]]:
 
 
 def _hint(tap: Any) -> str:
-    return f"configure a client to run: {' '.join(tap.command(['COMMAND', 'ARGS...'])[1:])} (with its python)"
+    return f"configure a client to run: {shlex.join(tap.command(['COMMAND', 'ARGS...']))}"
 
 
 def tap_text(tap: Any) -> str:
