@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..base.plural import counted
+from ..base.public import public
 from ..base.text import clip, esc, one_line
 from ..session.health_view import CELL, STATE_COLOURS, VALUE_WIDTH_EM
 
@@ -42,6 +43,7 @@ class PingStats:
         return dataclasses.asdict(self)
 
 
+@public
 @dataclass(frozen=True, slots=True, repr=False)
 class TapHealth:
     """A snapshot of one tapped session (plain data; `as_dict()` has every field).
