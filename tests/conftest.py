@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -104,6 +105,16 @@ def session_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MCP_NOTEBOOK_DATA_DIR", str(folder))
         yield folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_tap_dir() -> Iterator[Path]:
+    """Taps listen and record in a directory of the test session's, never the user's runtime
+    directory: two runs at once (or a user's own tap of the same name) never meet. Short, under
+    the temp dir: pytest's tmp paths are too long for a Unix socket's path."""
+    with tempfile.TemporaryDirectory(prefix="tap-") as parent, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MCP_NOTEBOOK_TAP_DIR", str(Path(parent) / "t"))
+        yield Path(parent) / "t"
 
 
 @pytest.fixture(autouse=True)
