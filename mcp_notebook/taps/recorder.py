@@ -30,7 +30,7 @@ CLIP_BYTES = 4 * 1024 * 1024  # a line longer than this is recorded clipped (sti
 BACKLOG_BYTES = 64 * 1024 * 1024  # bytes handed over and not yet recorded, at most
 INTERVAL = 0.01  # while bytes flow, the thread takes them this often
 QUIET_POLLS = 10  # polls with nothing handed over before the thread sleeps until the next hand-off
-LINGER = 1.0  # at the end, how long records still queued for the notebook may take to go
+LINGER = 0.5  # at the end, how long records still queued for the notebook may take to go
 _NOT_SECRETS = frozenset({"true", "false", "null", "none", "yes", "no"})
 
 
@@ -78,7 +78,7 @@ class Scrubber:
         return data
 
     def text(self, text: str) -> str:
-        return self(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
+        return self(text.encode("utf-8", "surrogateescape")).decode("utf-8", "replace")
 
 
 class Recorder:
