@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
 
-from ..transports.reaper import Reaper
-from ..transports.stdio import EXIT_GRACE, KILL_WAIT, TERM_GRACE
+from ..transports.reaper import EXIT_GRACE, KILL_WAIT, TERM_GRACE, Reaper
 from . import recording as recordings
 from . import rendezvous
 from .feed import NotebookFeed
