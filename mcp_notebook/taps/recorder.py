@@ -30,7 +30,7 @@ CLIP_BYTES = 4 * 1024 * 1024  # a line longer than this is recorded clipped (sti
 BACKLOG_BYTES = 64 * 1024 * 1024  # bytes handed over and not yet recorded, at most
 INTERVAL = 0.01  # while bytes flow, the thread takes them this often
 QUIET_POLLS = 10  # polls with nothing handed over before the thread sleeps until the next hand-off
-LINGER = 1.0  # at the end, how long records still queued for the notebook may take to go
+LINGER = 0.5  # at the end, how long records still queued for the notebook may take to go
 _NOT_SECRETS = frozenset({"true", "false", "null", "none", "yes", "no"})
 
 
@@ -78,7 +78,7 @@ class Scrubber:
         return data
 
     def text(self, text: str) -> str:
-        return self(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
+        return self(text.encode("utf-8", "surrogateescape")).decode("utf-8", "replace")
 
 
 class Recorder:
@@ -109,6 +109,7 @@ class Recorder:
         self._wake = threading.Event()
         self._asleep = False  # the thread waits for `_wake`: the next hand-off sets it
         self._lost = {CLIENT: 0, SERVER: 0, STDERR: 0}  # each side's bytes not handed over (its pump's alone)
+        self._lost_mid_line = {CLIENT: False, SERVER: False, STDERR: False}  # ...ending inside a line
         self._partial = {CLIENT: bytearray(), SERVER: bytearray(), STDERR: bytearray()}
         self._size = {CLIENT: 0, SERVER: 0, STDERR: 0}
         self._skip = {CLIENT: False, SERVER: False, STDERR: False}  # after lost bytes: up to the next line
@@ -134,10 +135,11 @@ class Recorder:
         with self._lock:
             if self._backlog + len(data) > self._backlog_max:
                 self._lost[side] += len(data)
+                self._lost_mid_line[side] = not data.endswith(b"\n")
                 return
             self._backlog += len(data)
         lost, self._lost[side] = self._lost[side], 0
-        self._items.append((side, wall, mono, data, lost))
+        self._items.append((side, wall, mono, data, lost, lost and self._lost_mid_line[side]))
         if self._asleep:
             self._wake.set()
 
@@ -209,7 +211,7 @@ class Recorder:
             self._emit(EVENT, wall, mono, b"", DROPPED, {"bytes": lost, "side": side, "where": "recorder"})
             self._partial[side].clear()
             self._size[side] = 0
-            self._skip[side] = True
+            self._skip[side] = item[5]  # the next bytes finish a line already cut: not a frame
         if not data:  # the pump's end: a last line without its newline is still a frame
             if self._size[side] and not self._skip[side]:
                 self._line(side, wall, mono, b"", partial=True)

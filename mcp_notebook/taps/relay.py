@@ -27,8 +27,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
 
-from ..transports.reaper import Reaper
-from ..transports.stdio import EXIT_GRACE, KILL_WAIT, TERM_GRACE
+from ..transports.reaper import EXIT_GRACE, KILL_WAIT, TERM_GRACE, Reaper
 from . import recording as recordings
 from . import rendezvous
 from .feed import NotebookFeed
@@ -38,7 +37,7 @@ from .records import CLIENT, CLOSED, EXIT, SERVER, STDERR
 READ_SIZE = 65536
 DRAIN_WAIT = 2.0  # after the server exits, how long its pipes may stay open (a grandchild holding them)
 SWITCH_INTERVAL = 0.00005
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGINT", "SIGHUP") if hasattr(signal, name))
 
 EXAMPLE = """\
 A client runs the relay instead of the server's command; e.g. in Claude Desktop's or Cursor's
@@ -191,7 +190,7 @@ class Relay:
         for pump in pumps[1:]:
             pump.join(max(0.0, deadline - time.monotonic()))
         reaper.forget(process.pid)
-        code = process.returncode if process.returncode is not None else -signal.SIGKILL
+        code = process.returncode if process.returncode is not None else -9  # alive after SIGKILL: told as killed
         detail = {"code": code} if code >= 0 else {"code": 128 - code, "signal": -code}
         recorder.event(EXIT, **detail)
         recorder.event(CLOSED, reason=self._reason or "the server exited")
@@ -289,12 +288,16 @@ class Relay:
     def _stop_server(self) -> None:
         """As a client ends a server: stdin closed, a grace, SIGTERM, SIGKILL (its whole group)."""
         self._close_server_stdin(wait=EXIT_GRACE)
-        for sig, wait in ((None, EXIT_GRACE), (signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, KILL_WAIT)):
+        kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+        for sig, wait in ((None, EXIT_GRACE), (signal.SIGTERM, TERM_GRACE), (kill, KILL_WAIT)):
             if sig is not None:
                 try:
-                    os.killpg(self.process.pid, sig)
-                except (ProcessLookupError, PermissionError):
-                    pass
+                    os.killpg(self.process.pid, sig)  # its whole group: wrappers like npx take their children along
+                except (ProcessLookupError, PermissionError, AttributeError):  # (no process groups on Windows)
+                    try:
+                        self.process.send_signal(sig)
+                    except OSError:
+                        pass
             if self._exited.wait(wait):
                 return
 

@@ -26,6 +26,13 @@ from pathlib import Path
 
 WATCHDOG = Path(__file__).with_name("watchdog.py")
 
+# How a stdio server is ended (the spec's shutdown): its stdin closed, EXIT_GRACE s to exit, then
+# SIGTERM and TERM_GRACE s, then SIGKILL and KILL_WAIT s. Here, not in stdio.py, so the tap's relay
+# shares them without importing the transport's event loop machinery (it must start fast).
+EXIT_GRACE = 2.0
+TERM_GRACE = 2.0
+KILL_WAIT = 5.0
+
 
 class Reaper:
     """Registers server process groups with this process's watchdog, starting it when needed."""

@@ -32,16 +32,13 @@ from ..base.errors import ConnectionClosed
 from ..protocol.jsonrpc import RequestId
 from .base import MAX_FRAME_BYTES, Sink
 from .pipe_reader import PipeReader
-from .reaper import Reaper
+from .reaper import EXIT_GRACE, KILL_WAIT, TERM_GRACE, Reaper
 from .stderr_lines import StderrLines
 
 EventSink = Callable[..., Any]
 
 READ_SIZE = 256 * 1024  # stderr; stdout: pipe_reader's
 MAX_UNWRITTEN_BYTES = 64 * 1024 * 1024
-EXIT_GRACE = 2.0
-TERM_GRACE = 2.0
-KILL_WAIT = 5.0
 
 # Kills the servers' process groups if this process dies without closing them.
 _REAPER = Reaper(EXIT_GRACE, TERM_GRACE, KILL_WAIT)
