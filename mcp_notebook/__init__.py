@@ -24,6 +24,9 @@ module imports itself back through others (`tests/test_architecture.py` holds it
   line's `doctor`), an application over the API: it connects step by step and says what failed
   and what to try, probing HTTP through the transports layer's functions. (Not named `doctor`:
   that is the package's public function, which a subpackage of the same name would shadow.)
+- `workloads`: many sessions at once: load tests of a server (`mcp_notebook.load()`, `%mcp load`),
+  in the kernel or split over a Dask cluster's workers; an application over the API. (Not named
+  `load`: that is the package's public function.)
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 
@@ -87,6 +90,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "session.health": ("Health",),
     "session.subscriptions": ("Subscription",),
     "session.trace": ("Trace", "TraceEntry", "load_trace"),
+    "workloads.run": ("load",),
+    "workloads.report": ("LoadReport",),
 }
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
@@ -147,6 +152,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .session.trace import Trace as Trace
     from .session.trace import TraceEntry as TraceEntry
     from .session.trace import load_trace as load_trace
+    from .workloads.report import LoadReport as LoadReport
+    from .workloads.run import load as load
 
 # `import mcp_notebook` imports none of it: a name's module is imported when the name is first
 # used (PEP 562), so a notebook's first cell stays light and the HTTP stack, widgets and the rest
