@@ -53,6 +53,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "api.cassettes.comparison": ("Comparison",),
     "api.connecting.connect": ("aconnect", "close_all", "connect", "connections", "get_connection"),
     "api.aio": ("AsyncConnection",),
+    "api.batch.result": ("BatchResult",),
     "api.connection": ("Connection",),
     "api.records": ("ServerLog", "Subscriptions"),
     "api.connecting.demo": ("demo",),
@@ -96,6 +97,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
     from .api.aio import AsyncConnection as AsyncConnection
+    from .api.batch.result import BatchResult as BatchResult
     from .api.calls.progress import LogRecord as LogRecord
     from .api.cassettes.compare import compare as compare
     from .api.cassettes.comparison import Comparison as Comparison

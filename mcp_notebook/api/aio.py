@@ -21,6 +21,7 @@ from ..base.public import public
 from ..runtime import get_runtime
 from ..session.session import CallOptions, Session
 from ..session.subscriptions import Subscription
+from .batch import methods as batch
 from .calls.twins import awaited
 from .client_side import methods as client_side
 from .connecting.options import check_timeout
@@ -122,6 +123,7 @@ class AsyncConnection:
     describe_tool = tools.DESCRIBE_TOOL.awaiting
     check_arguments = tools.CHECK_ARGUMENTS.awaiting
     call_tool = tools.CALL_TOOL.awaiting
+    map = awaited(batch.amap)
     list_tasks = tasks.LIST_TASKS.awaiting
     get_task = tasks.GET_TASK.awaiting
     cancel_task = tasks.CANCEL_TASK.awaiting

@@ -30,6 +30,7 @@ from ..session.trace import Trace
 from .aio import AsyncConnection, check_discovers, closed_within, discovered
 from .apps import host as app_host
 from .apps import methods as apps
+from .batch import methods as batch
 from .calls.core import Core
 from .client_side import methods as client_side
 from .display.diagram import DIAGRAM_ROWS, Diagram
@@ -52,7 +53,8 @@ class Connection:
     Composed of its session (on the runtime's loop), its calls' core (`api.calls.core`: the
     calls in progress, list caches, and each feature's own state) and its health monitor. The feature methods come from each
     feature's table (`api.tools.methods`, `api.tasks.methods`, `api.resources.methods`,
-    `api.prompts.methods`, `api.skills.methods`, `api.client_side.methods`): one steps
+    `api.prompts.methods`, `api.skills.methods`, `api.client_side.methods`; `map`, a tool
+    over rows, is `api.batch.methods`'): one steps
     function per name, given its blocking face here and its awaitable twin on `conn.aio`
     (`api.calls.twins`). Every request method has its twin there, but those `AsyncConnection`'s
     docstring lists as blocking-only.
@@ -255,6 +257,7 @@ class Connection:
     describe_tool = tools.DESCRIBE_TOOL.blocking
     check_arguments = tools.CHECK_ARGUMENTS.blocking
     call_tool = tools.CALL_TOOL.blocking
+    map = batch.map
     cancel = tools.cancel
     list_tasks = tasks.LIST_TASKS.blocking
     get_task = tasks.GET_TASK.blocking

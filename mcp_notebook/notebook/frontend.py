@@ -176,6 +176,20 @@ class NotebookFrontEnd(frontend.FrontEnd):
 
         return diagram_bundle(diagram)
 
+    def batch_progress(self, asked: bool | None) -> Any:
+        """A `conn.map`'s display: a widget updated in place in a kernel (one output), one line
+        rewritten on stderr in terminal IPython, none in a script unless asked."""
+        where = self._env()
+        if where == "kernel":
+            from .widgets.batch import BatchBar
+
+            return BatchBar().show()
+        if where == "ipython":
+            from ..api.display.batch_line import BatchLine
+
+            return BatchLine()
+        return super().batch_progress(asked)
+
     def checklist(self) -> Checklist | None:
         """A doctor's checklist: a widget updated per step in a kernel; elsewhere None, the doctor's line per step."""
         if self._env() == "kernel":

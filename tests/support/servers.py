@@ -7,6 +7,7 @@ Peers (servers we did not write the protocol for):
   tests/peers/loopback.cjs preload so its HTTP modes bind 127.0.0.1 only.
 * ``sdk_server_cmd(*extra)``: tests/servers/sdk_server.py (mcp==2.3.0).
 * ``fastmcp_server_cmd(*extra)``: tests/servers/fastmcp_server.py (FastMCP 4.1.6).
+* ``batch_server_cmd()``: tests/servers/batch_server.py (FastMCP 4.1.6), what a batch did to it.
 
 Every server is bound to 127.0.0.1, and every one a helper starts is stopped and reaped.
 """
@@ -74,6 +75,11 @@ def slowing_server_cmd(*extra: str) -> list[str]:
 def fastmcp_server_cmd(*extra: str) -> list[str]:
     """argv for the FastMCP test server; extra e.g. ``--ping-interval-ms 50``."""
     return [sys.executable, str(SERVERS_DIR / "fastmcp_server.py"), *extra]
+
+
+def batch_server_cmd() -> list[str]:
+    """argv for the FastMCP server `conn.map`'s tests call over rows (calls met in flight, failures by row)."""
+    return [sys.executable, str(SERVERS_DIR / "batch_server.py")]
 
 
 @contextlib.contextmanager

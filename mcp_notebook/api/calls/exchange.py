@@ -38,7 +38,7 @@ from ...base.errors import ConnectionClosed, Interrupted, McpError, RequestTimeo
 from ...base.timeouts import Deadline, check_timeout
 from ...runtime import get_runtime
 from ...session.session import CallOptions, PendingCall
-from .core import Core
+from .core import Core, Presenting
 from .progress import Caller, new_token
 
 T = TypeVar("T")
@@ -48,6 +48,9 @@ LOG_LEVEL_KEY = "io.modelcontextprotocol/logLevel"
 
 # A task-augmented request's follower: (its call, send a round, stopped?, method, params) -> its payload
 Follow = Callable[[Caller, Any, Callable[[], bool], str, dict[str, Any] | None], Any]
+# What shows one awaited request (label, progress option, connection name): the front end's
+# presenter unless the caller brings its own (a batch's calls show nothing one by one)
+Show = Callable[[str, Any, str], Presenting]
 
 
 @dataclass(slots=True)  # not frozen: frozen fields are set through object.__setattr__, ~3 µs a request
@@ -92,19 +95,20 @@ def drive(fx: Core, steps: Steps[T]) -> T:
         return done.value  # type: ignore[no-any-return]
 
 
-async def adrive(fx: Core, steps: Steps[T]) -> T:
-    """Run a feature method's steps, each request awaited in this coroutine."""
+async def adrive(fx: Core, steps: Steps[T], show: Show | None = None) -> T:
+    """Run a feature method's steps, each request awaited in this coroutine (shown by `show`,
+    else by the front end's presenter)."""
     try:
         exchange = next(steps)
         while True:
             try:
                 try:
-                    result = await arequest(fx, exchange)
+                    result = await arequest(fx, exchange, show)
                 except McpError as error:
                     retry = fx.retries.get(error.code)
                     if retry is None:
                         raise
-                    result = await retry.awaited(error, functools.partial(arequest, fx, exchange), _shower(fx))
+                    result = await retry.awaited(error, functools.partial(arequest, fx, exchange, show), _shower(fx))
             except BaseException as exc:  # noqa: BLE001 - raised where the step asked
                 exchange = steps.throw(exc)
             else:
@@ -183,7 +187,7 @@ def request(fx: Core, exchange: CallSpec) -> Any:
         presenter.close(failed)
 
 
-async def arequest(fx: Core, exchange: CallSpec) -> Any:
+async def arequest(fx: Core, exchange: CallSpec, show: Show | None = None) -> Any:
     """Send a request and await it without blocking the caller's event loop; what arrives for
     it is shown from this coroutine, so in the caller's cell. Cancelling the awaiting task
     cancels the request on the server."""
@@ -196,7 +200,7 @@ async def arequest(fx: Core, exchange: CallSpec) -> Any:
         ) from None
     session = fx.session
     params, call = _prepare(fx, exchange)
-    presenter = fx.front().presenter(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
+    presenter = (show or fx.front().presenter)(f"{fx.name} {exchange.method}", exchange.progress, fx.name)
     fx.begin(call)
     failed, seen = True, 0
     pending: PendingCall | None = None

@@ -6,7 +6,8 @@ through a `Presenter` the front end makes for it; `log_panel()` and
 configured command asks it for consent before it first runs, and a configured URL before it is
 first sent values from this machine (`ask_consent`), a configured entry's
 inputs are asked through it (`ask_inputs`), and warnings (tools changed since they were pinned) go
-to `warn`; a `doctor()` shows its steps as they complete through `checklist()`. The default
+to `warn`; a `doctor()` shows its steps as they complete through `checklist()`, a `conn.map` its
+progress through `batch_progress()`. The default
 here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines
 to the `logging` module, questions declined, no consent (`consent=True` is the script's way),
 inputs prompted for on a terminal only, warnings logged, panels and diagrams as text, a
@@ -169,6 +170,15 @@ class FrontEnd:
     def draw_diagram(self, diagram: Any) -> dict[str, str]:
         """A display bundle of a sequence diagram (`display.diagram.Diagram`); here, its text."""
         return {"text/plain": diagram.text()}
+
+    def batch_progress(self, asked: bool | None) -> Any:
+        """The one display of a `conn.map` under way (an `api.batch.progress.BatchDisplay`), or None:
+        here, none unless asked (`progress=True`), then one line on stderr."""
+        if not asked:
+            return None
+        from .batch_line import BatchLine
+
+        return BatchLine()
 
     def checklist(self) -> Any:
         """The live view of a `doctor()` under way (a `diagnosis.report.Checklist`, the layer
