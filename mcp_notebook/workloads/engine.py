@@ -160,7 +160,7 @@ class Engine:
             await self._close(old)
             self.tally.health.reconnects += 1
         for attempt in range(REOPENS + 1):
-            if self.stopping or self._done():
+            if self.stopping or self._over():
                 return None
             if lost or attempt:
                 await asyncio.sleep(REOPEN_FLOOR * 2 ** max(lost + attempt - 1, 0))
@@ -173,13 +173,13 @@ class Engine:
 
     def _take(self) -> bool:
         """Claim one call of the budget; False once the load is over."""
-        if self._done():
+        if self._over():
             return False
         if self._left is not None:
             self._left -= 1
         return True
 
-    def _done(self) -> bool:
+    def _over(self) -> bool:
         if self.stopping or (self._left is not None and self._left <= 0):
             return True
         return self.plan.duration is not None and time.monotonic() - self._began >= self.plan.duration

@@ -8,13 +8,13 @@ from __future__ import annotations
 import _thread
 import sys
 import threading
-from multiprocessing import resource_tracker
 from collections.abc import Iterator
+from multiprocessing import resource_tracker
 from typing import Any
 
 import pytest
 from support.processes import descendants
-from support.servers import server_everything_cmd, slowing_server_cmd
+from support.servers import slowing_server_cmd
 from support.waiting import wait_until
 
 import mcp_notebook
@@ -24,6 +24,7 @@ from mcp_notebook.workloads.cluster import split
 from mcp_notebook.workloads.engine import Plan
 
 distributed = pytest.importorskip("distributed")
+pytestmark = [pytest.mark.node]  # server-everything over HTTP, beside the demo server
 
 DEMO = [sys.executable, "-m", "mcp_notebook.demo_server"]
 ECHO = {"tool": "echo", "arguments": {"text": "hi"}}

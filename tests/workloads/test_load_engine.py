@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from support.processes import descendants
-from support.servers import server_everything_cmd, slowing_server_cmd
+from support.servers import slowing_server_cmd
 from support.waiting import wait_until
 
 import mcp_notebook
@@ -46,14 +46,6 @@ def test_calls_n_gives_n_records_one_per_call(no_servers_left):
     summary = report.summary()
     assert summary.loc[0, "calls"] == 60 and summary.loc[0, "errors"] == 0
     assert "60 calls" in repr(report) and "<table" in report._repr_html_()
-
-
-def test_server_everything_over_stdio_and_http(url, no_servers_left):
-    stdio = mcp_notebook.load(server_everything_cmd(), {"tool": "echo", "arguments": {"message": "m"}}, sessions=2, calls=20)
-    http = mcp_notebook.load(url, {"tool": "echo", "arguments": {"message": "m"}}, sessions=4, calls=40)
-    assert [len(stdio.calls), len(http.calls)] == [20, 40]
-    assert all(c.ok for c in stdio.calls + http.calls)
-    assert http.health.sessions == 4
 
 
 def test_demo_server_over_http_in_both_eras():
@@ -145,8 +137,10 @@ def test_a_cassette_replays_and_one_of_another_server_is_refused(tmp_path, no_se
     report = mcp_notebook.load(DEMO, tmp_path / "demo.jsonl", sessions=2, calls=20)
     assert len(report.calls) == 20 and all(c.ok for c in report.calls)
     assert {c.tool for c in report.calls} >= {"echo", "add"}
-    with pytest.raises(mcp_notebook.UsageError, match="was recorded against the server 'mcp-notebook-demo'.*: replay a cassette"):
-        mcp_notebook.load(server_everything_cmd(), tmp_path / "demo.jsonl", sessions=1, calls=2)
+    with pytest.raises(
+        mcp_notebook.UsageError, match="was recorded against the server 'mcp-notebook-demo'.*'slowing': replay a cassette"
+    ):
+        mcp_notebook.load(slowing_server_cmd(), tmp_path / "demo.jsonl", sessions=1, calls=2)
 
 
 def _errors(report: Any) -> list[tuple[str, int, str]]:
