@@ -24,6 +24,13 @@ module imports itself back through others (`tests/test_architecture.py` holds it
   line's `doctor`), an application over the API: it connects step by step and says what failed
   and what to try, probing HTTP through the transports layer's functions. (Not named `doctor`:
   that is the package's public function, which a subpackage of the same name would shadow.)
+- `taps`: the tap (`mcp_notebook.tap()`, `%mcp tap`): any client's session with any server,
+  watched through a stdio relay (`python -m mcp_notebook.tap -- COMMAND`, its own small program
+  standing on `taps.records` and the base) or an HTTP reverse proxy, both sides checked; an
+  application over the API. (`mcp_notebook/tap.py` is only the relay's `-m` entry.)
+- `workloads`: many sessions at once: load tests of a server (`mcp_notebook.load()`, `%mcp load`),
+  in the kernel or split over a Dask cluster's workers; an application over the API. (Not named
+  `load`: that is the package's public function.)
 - `notebook`: the `%mcp` magics, widgets and the display of waiting calls; thin front
   ends over the API.
 
@@ -90,6 +97,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "session.trace": ("Trace", "TraceEntry", "load_trace"),
     "taps.health": ("TapHealth",),
     "taps.tap": ("Tap", "tap"),
+    "workloads.report": ("LoadReport",),
+    "workloads.run": ("load",),
 }
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
@@ -154,6 +163,8 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .taps.health import TapHealth as TapHealth
     from .taps.tap import Tap as Tap
     from .taps.tap import tap as tap
+    from .workloads.report import LoadReport as LoadReport
+    from .workloads.run import load as load
 
 # `import mcp_notebook` imports none of it: a name's module is imported when the name is first
 # used (PEP 562), so a notebook's first cell stays light and the HTTP stack, widgets and the rest

@@ -28,7 +28,7 @@ ALIASES = {"StreamBroken": "TransportError", "TransportClosed": "ConnectionClose
 # (the question forms' subshell routing), or only inside a Jupyter server, which loads the
 # server extension (jupyter_server on tornado) and shares jupyter_core's runtime directory
 # with its kernels (the OAuth hand-off; without jupyter_core there is none).
-OPTIONAL = {"pandas", "yaml", "ipykernel", "jupyter_client", "zmq", "jupyter_server", "tornado", "jupyter_core"}
+OPTIONAL = {"pandas", "distributed", "yaml", "ipykernel", "jupyter_client", "zmq", "jupyter_server", "tornado", "jupyter_core"}
 
 
 def test_the_public_names_are_the_tables_each_once_and_sorted():

@@ -198,6 +198,14 @@ class NotebookFrontEnd(frontend.FrontEnd):
             return ChecklistWidget()
         return None
 
+    def load_view(self, live: Any) -> Any:
+        """A load test's live tables: a widget the render pump redraws, in a kernel; elsewhere none."""
+        if self._env() != "kernel":
+            return None
+        from .widgets.load import load_widget
+
+        return load_widget(live)
+
     def apps_default(self) -> bool:
         return (self.where or environment()) == "kernel"
 

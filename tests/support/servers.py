@@ -67,6 +67,11 @@ def sdk_server_cmd(*extra: str) -> list[str]:
     return [sys.executable, str(SERVERS_DIR / "sdk_server.py"), *extra]
 
 
+def slowing_server_cmd(*extra: str) -> list[str]:
+    """argv for the FastMCP server that slows down (or exits) after N calls; extra e.g. ``--slow-after 20``."""
+    return [sys.executable, str(SERVERS_DIR / "slowing_server.py"), *extra]
+
+
 def fastmcp_server_cmd(*extra: str) -> list[str]:
     """argv for the FastMCP test server; extra e.g. ``--ping-interval-ms 50``."""
     return [sys.executable, str(SERVERS_DIR / "fastmcp_server.py"), *extra]

@@ -185,6 +185,12 @@ class FrontEnd:
         above this one), or None: here, the doctor's own, a line per step on stdout."""
         return None
 
+    def load_view(self, live: Any) -> Any:
+        """The live view of a load test under way (`workloads.run.Live`, the layer above: its
+        `key()`, `text()` and `html()`), or None: here none, the report says it all at the end.
+        What it returns has `done()`, called once the load has ended."""
+        return None
+
     def apps_default(self) -> bool:
         """Whether connections declare MCP Apps unless told (only where views can be drawn)."""
         return False

@@ -18,6 +18,7 @@ from . import compare as _compare  # noqa: F401
 from . import configs as _configs  # noqa: F401
 from . import doctor as _doctor  # noqa: F401
 from . import health as _health  # noqa: F401
+from . import load as _load  # noqa: F401
 from . import logs as _logs  # noqa: F401
 from . import prompts as _prompts  # noqa: F401
 from . import resources as _resources  # noqa: F401

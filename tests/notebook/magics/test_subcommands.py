@@ -105,7 +105,16 @@ def test_every_subcommand_on_a_connection_takes_conn(ev_shell, capsys):
     """With two connections open the connection must be named, and -c/--conn names it, in every one."""
     takes_conn = {name for name, sub in _commands.SUBCOMMANDS.items() if sub.parser.connection}
     assert takes_conn == set(ON_A_CONNECTION)
-    assert set(_commands.SUBCOMMANDS) - takes_conn == {"compare", "connect", "dashboard", "doctor", "help", "servers", "tap"}
+    assert set(_commands.SUBCOMMANDS) - takes_conn == {
+        "compare",
+        "connect",
+        "dashboard",
+        "doctor",
+        "help",
+        "load",
+        "servers",
+        "tap",
+    }
     mcp_notebook.demo("other", load_magics=False, keepalive=None)  # a second connection: every command must name ev
     try:
         for n, (name, rest) in enumerate(ON_A_CONNECTION.items()):
