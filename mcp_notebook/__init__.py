@@ -87,6 +87,8 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "session.health": ("Health",),
     "session.subscriptions": ("Subscription",),
     "session.trace": ("Trace", "TraceEntry", "load_trace"),
+    "taps.health": ("TapHealth",),
+    "taps.tap": ("Tap", "tap"),
 }
 
 if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`, re-exported (`as`)
@@ -147,6 +149,9 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .session.trace import Trace as Trace
     from .session.trace import TraceEntry as TraceEntry
     from .session.trace import load_trace as load_trace
+    from .taps.health import TapHealth as TapHealth
+    from .taps.tap import Tap as Tap
+    from .taps.tap import tap as tap
 
 # `import mcp_notebook` imports none of it: a name's module is imported when the name is first
 # used (PEP 562), so a notebook's first cell stays light and the HTTP stack, widgets and the rest

@@ -82,8 +82,9 @@ _PAGES = {
 @public
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """One rule a server frame broke: `index` is its trace entry's seq, `where` a JSON pointer
-    into the frame, `rule` one of the rule names, `url` the spec section (where one applies)."""
+    """One rule a frame broke: `index` is its trace entry's seq, `where` a JSON pointer into the
+    frame, `rule` one of the rule names, `url` the spec section (where one applies), `side` the
+    party that broke it ("server", or "client" where a tap watches both)."""
 
     index: int
     direction: str
@@ -92,12 +93,13 @@ class Violation:
     rule: str
     message: str
     url: str | None = None
+    side: str = "server"
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     def __str__(self) -> str:
-        return f"#{self.index} {self.method or '-'} {self.where or '/'}: {self.rule}: {self.message}"
+        return f"#{self.index} {self.side} {self.method or '-'} {self.where or '/'}: {self.rule}: {self.message}"
 
 
 class Seen(NamedTuple):
@@ -114,6 +116,7 @@ class Seen(NamedTuple):
     server_capabilities: Any = None
     client_capabilities: Any = None
     stdio: bool = True  # the transport: stdio, or HTTP
+    side: str = "server"  # who sent it: the server (a tap also checks the client's frames)
 
 
 def url(version: str | None, section: str) -> str | None:
@@ -139,7 +142,13 @@ def _has(capabilities: Any, path: tuple[str, ...]) -> bool:
 
 
 class FrameRules:
-    """The rules, and what they remember between frames of one connection."""
+    """The rules, and what they remember between frames of one connection. The class attributes
+    name the sender's side; `client_rules.ClientFrameRules` judges the other one."""
+
+    SIDE, DIRECTION = "server", "in"
+    REQUESTS, NOTIFICATIONS = "ServerRequest", "ServerNotification"  # the schema's unions of what the sender sends
+    ANSWERED = "ClientRequest"  # the union of the requests the sender answers
+    UNMATCHED_TEXT = "a response whose id matches no request of ours"
 
     def __init__(self) -> None:
         self.output_schemas: dict[str, Any] = {}  # tool name -> its outputSchema, from the listings
@@ -168,7 +177,8 @@ class FrameRules:
         return self._response(seen)
 
     def _found(self, seen: Seen, where: str, rule: str, message: str, section: str | None = None) -> Violation:
-        return Violation(seen.seq, "in", seen.method, where, rule, message, url(seen.version, section or _page(seen.method)))
+        link = url(seen.version, section or _page(seen.method))
+        return Violation(seen.seq, self.DIRECTION, seen.method, where, rule, message, link, self.SIDE)
 
     def _schema(self, seen: Seen, instance: Any, name: str, rule: str, at: str = "") -> list[Violation]:
         version = seen.version
@@ -180,7 +190,7 @@ class FrameRules:
         version, method = seen.version, seen.method
         assert version is not None
         found = self._schema(seen, seen.message, "JSONRPCRequest" if request else "JSONRPCNotification", SCHEMA)
-        name = spec.union_members(version, "ServerRequest" if request else "ServerNotification").get(method or "")
+        name = spec.union_members(version, self.REQUESTS if request else self.NOTIFICATIONS).get(method or "")
         if name is not None:
             found += self._schema(seen, seen.message, name, SCHEMA)
         if version in LEGACY_VERSIONS:
@@ -209,7 +219,7 @@ class FrameRules:
         result_env, error_env = spec.response_definitions(version)
         found = []
         if not seen.matched:
-            found.append(self._found(seen, "/id", UNMATCHED, "a response whose id matches no request of ours", "basic"))
+            found.append(self._found(seen, "/id", UNMATCHED, self.UNMATCHED_TEXT, "basic"))
         result = seen.message.get("result") if isinstance(seen.message, dict) else None
         typed = seen.kind == rpc.RESPONSE and seen.matched and seen.method is not None
         name = self._result_type(version, seen.method or "", seen.params, result) if typed else None
@@ -225,15 +235,14 @@ class FrameRules:
                 found += self._structured(seen, result)
         return found
 
-    @staticmethod
-    def _result_type(version: str, method: str, params: Any, result: Any) -> str | None:
+    def _result_type(self, version: str, method: str, params: Any, result: Any) -> str | None:
         defs = spec.definitions(version)
         if isinstance(result, dict):
             if result.get("resultType") == "input_required" and "InputRequiredResult" in defs:
                 return "InputRequiredResult"
             if "task" in result and isinstance(params, dict) and "task" in params and "CreateTaskResult" in defs:
                 return "CreateTaskResult"
-        return spec.result_definition(version, method)
+        return spec.result_definition(version, method, self.ANSWERED)
 
     def _listing(self, seen: Seen, result: dict[str, Any]) -> list[Violation]:
         method = seen.method or ""

@@ -119,9 +119,10 @@ def union_members(version: str, union: str) -> dict[str, str]:
     return members
 
 
-def result_definition(version: str, method: str) -> str | None:
-    """The result type of client request `method` in `version` (None: not a request we know)."""
-    request = union_members(version, "ClientRequest").get(method)
+def result_definition(version: str, method: str, union: str = "ClientRequest") -> str | None:
+    """The result type of request `method` of `union` (the client's requests, or the server's:
+    "ServerRequest") in `version` (None: not a request we know)."""
+    request = union_members(version, union).get(method)
     if request is None:
         return None
     defs = definitions(version)

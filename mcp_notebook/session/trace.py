@@ -151,11 +151,13 @@ class Trace:
         id: Any = None,
         note: str | None = None,
         via: str | None = None,
+        at: tuple[float, float] | None = None,
     ) -> TraceEntry:
         """Record a frame as it crossed the wire (`via`: the stream it came on, where there are
-        several); the entry returned carries its timestamp."""
+        several); the entry returned carries its timestamp: now, or `at` (monotonic, wall) when
+        someone else saw it cross (a tap's watcher)."""
         if not self.enabled:
-            return TraceEntry(0, time.monotonic(), 0.0, direction, kind)
+            return TraceEntry(0, time.monotonic() if at is None else at[0], 0.0, direction, kind)
         size = utf8_size(raw)
         secrets = self.redactor.secrets
         if secrets and (self.redactor.found_in(raw) or (note is not None and self.redactor.found_in(note))):
@@ -166,22 +168,21 @@ class Trace:
             raw, message = clipped_text(raw, FRAME_CLIP), bounded(message, FRAME_CLIP)[0]
         detail = _NO_DETAIL if via is None else _via_detail(via)
         with self._lock:
-            entry = TraceEntry(
-                next(self._seq), time.monotonic(), time.time(), direction, kind, method, id, size, raw, message, note, detail
-            )
+            monotonic, wall = (time.monotonic(), time.time()) if at is None else at
+            entry = TraceEntry(next(self._seq), monotonic, wall, direction, kind, method, id, size, raw, message, note, detail)
             self._ring.add(entry, ENTRY_COST + 2 * len(raw))  # the text, and about as much again for the parsed message
         return entry
 
-    def event(self, name: str, note: str | None = None, **detail: Any) -> TraceEntry:
-        """Record a transport or session event (spawn, exit, stderr line, state change, ...)."""
+    def event(self, name: str, note: str | None = None, *, at: tuple[float, float] | None = None, **detail: Any) -> TraceEntry:
+        """Record a transport or session event (spawn, exit, stderr line, state change, ...), now
+        or at `at` (monotonic, wall)."""
         if self.redactor:
             note, detail = (note and self.redactor.text(note)), self.redactor.value(detail)
         if note is not None and len(note) > FRAME_CLIP:
             note = clipped_text(note, FRAME_CLIP)
         cost = ENTRY_COST + len(note or "") + sum(len(v) if isinstance(v, str) else 16 for v in detail.values())
-        return self._append(
-            TraceEntry(next(self._seq), time.monotonic(), time.time(), EVENT, name, note=note, detail=detail), cost
-        )
+        monotonic, wall = (time.monotonic(), time.time()) if at is None else at
+        return self._append(TraceEntry(next(self._seq), monotonic, wall, EVENT, name, note=note, detail=detail), cost)
 
     def mark(self, seq: int, rule: str) -> None:
         """Note that entry `seq` broke `rule` (the entries themselves are immutable)."""

@@ -29,6 +29,11 @@ EXIT = "exit"  # the server process ended: detail {code}
 DROPPED = "dropped"  # records the watcher could not hand on: detail {count} (the relayed session was never slowed)
 CLOSED = "closed"  # the session ended (the client hung up, or the HTTP session was deleted)
 
+# Keys of a frame record's `detail` the notebook reads, besides the HTTP ones (session, http, status, via, event_id):
+PROTOCOL_VERSION = "protocol_version"  # HTTP: the MCP-Protocol-Version header of the client's request
+CLIPPED = "clipped"  # true: `data` is the frame's start only (too long to record whole); "size" then says its length
+SIZE = "size"  # the frame's length in bytes as it crossed, where `data` is not all of it
+
 MAX_RECORD_BYTES = 64 * 1024 * 1024  # a line longer than this is not a record (a reader's bound)
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from ...api.connecting import connect as api
 from ...api.connection import Connection
 from ...api.tools.view import CALL_PARAMETERS
+from ...taps import registry as taps
 from ..magics import commands, words
 from ..magics.configs import completions as config_completions
 from .sources import (
@@ -137,7 +138,7 @@ def candidates(done: list[str], fragment: str) -> list[str]:
         return paths(fragment)  # a server command's files
     if line.pending is not None:
         if line.pending.dest == "conn":
-            found: list[str] = sorted(api.connections())
+            found: list[str] = _names(sub)
         elif line.pending.metavar == "PATH":
             return paths(fragment)
         else:
@@ -151,9 +152,18 @@ def candidates(done: list[str], fragment: str) -> list[str]:
             return []  # `%mcp tools NAME` takes one name, a connection's or a tool's
         line.conn, positionals = positionals[0], positionals[1:]
     elif sub.parser.connection == "positional" and not positionals and sub.name not in ("tools", "tool"):
-        return [name for name in sorted(api.connections()) if name.startswith(fragment)]
+        return [name for name in _names(sub) if name.startswith(fragment)]
     found = _positional(sub, line.conn, positionals, fragment)
     return [value for value in found if value.startswith(fragment)]
+
+
+TAP_AWARE = ("trace", "health", "violations")  # subcommands that take a tap's name as a connection's
+
+
+def _names(sub: commands.Subcommand) -> list[str]:
+    """The names a subcommand's connection may be: the connections', and the open taps' where it reads taps."""
+    names = sorted(api.connections())
+    return names + [n for n in taps.names() if n not in names] if sub.name in TAP_AWARE else names
 
 
 def _positional(sub: commands.Subcommand, named: str | None, given: list[str], fragment: str) -> list[str]:

@@ -201,6 +201,18 @@ def connections_of(ns: argparse.Namespace, *, one: bool = False) -> list[Connect
     return list(api.connections().values())
 
 
+def tap_of(ns: argparse.Namespace) -> Any | None:
+    """The open tap a parsed line names where no connection has that name, or, with nothing
+    named and no connection listed, the only open tap; None otherwise (a connection's line)."""
+    from ...taps import registry as taps
+
+    listed = api.connections()
+    if ns.conn is not None:
+        return taps.find(ns.conn) if ns.conn not in listed else None
+    open_taps = taps.taps()
+    return next(iter(open_taps.values())) if not listed and len(open_taps) == 1 else None
+
+
 def after_dashes(dest: str, metavar: str, help: str) -> Option:
     """The words after `--`, as they are (none of them is an option of ours)."""
 

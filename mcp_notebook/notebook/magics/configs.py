@@ -38,13 +38,17 @@ def _servers(ns: Namespace) -> ServerListing:
 
 
 def completions(done: list[str], symbol: str) -> list[str] | None:
-    """Candidates for `--from` and for `%mcp connect NAME`; None where these have nothing to say."""
+    """Candidates for `--from`, `%mcp connect NAME` and `%mcp tap NAME`; None where these have nothing to say."""
     if done and done[-1] == "--from":
         files = sorted({str(e.source) for e in configured.servers().entries})
         clients = sorted({c for c in LABELS if c != "vscode-settings"})
         return [c for c in [*clients, *files] if c.startswith(symbol)]
-    if done == ["connect"]:
+    if done in (["connect"], ["tap"]):
         names = sorted({e.name for e in configured.servers().entries})
+        if done == ["tap"]:  # the open taps first, then the configured servers a tap can wrap
+            from ...taps import registry
+
+            names = registry.names() + [n for n in names if n not in registry.names()]
         return [n for n in names if n.startswith(symbol)]
     return None
 

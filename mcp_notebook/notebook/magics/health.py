@@ -1,5 +1,6 @@
 """The health subcommands: `%mcp health`, `dashboard`, `keepalive`. Each but `dashboard` works on
-one connection, named as `commands.connection` says.
+one connection, named as `commands.connection` says; `health` takes a tap's name too
+(`commands.tap_of`), and shows its newest session's `TapHealth` (both sides' pings).
 
 In a Jupyter kernel `health` and `dashboard` display live widgets; in terminal IPython or a script
 they print text. `health --snapshot` and the text are the health snapshot's own displays
@@ -15,9 +16,10 @@ from ...api.connecting import connect as api
 from ...base.text import one_line
 from ...session import health_view
 from ...session.health import Health
+from ...taps import health as tap_health
 from ..render import dashboard as render
 from . import show
-from .commands import CommandError, arg, connection, connection_of, count, exclusive, flag, seconds, subcommand, timeout
+from .commands import CommandError, arg, connection, connection_of, count, exclusive, flag, seconds, subcommand, tap_of, timeout
 
 
 @subcommand(
@@ -28,6 +30,10 @@ from .commands import CommandError, arg, connection, connection_of, count, exclu
     flag("--snapshot", help="the health now, as a static table that stays as it is (no live widget)"),
 )
 def _health(ns: Namespace) -> None:
+    tapped = tap_of(ns)
+    if tapped is not None:
+        _tap_health(tapped)
+        return
     conn = connection_of(ns)
     health = conn.health
     if ns.snapshot and show.frontend():  # as `conn.health` shows as a cell's value
@@ -39,6 +45,17 @@ def _health(ns: Namespace) -> None:
         show.display(health_widget(conn, show_stderr=ns.stderr))
     else:
         print(stderr_text(health) if ns.stderr else health_view.text(health))
+
+
+def _tap_health(tapped: Any) -> None:
+    """A tap's newest session's health: its own display in Jupyter, its text elsewhere."""
+    health = tapped.health
+    if health is None:
+        print(f"tap {tapped.name!r}: no session yet")
+    elif show.frontend():
+        show.display(health)
+    else:
+        print(tap_health.text(health))
 
 
 def stderr_text(health: Health) -> str:

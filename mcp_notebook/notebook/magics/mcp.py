@@ -23,6 +23,7 @@ from . import prompts as _prompts  # noqa: F401
 from . import resources as _resources  # noqa: F401
 from . import roots as _roots  # noqa: F401
 from . import session as _session  # noqa: F401
+from . import tap as _tap  # noqa: F401
 from . import tasks as _tasks  # noqa: F401
 from . import tools as _tools
 from . import trace as _trace  # noqa: F401

@@ -1,7 +1,8 @@
 """The subcommands of what crossed the wire: `%mcp trace` (the frame table; `--live` a widget that
 follows new frames, `--diagram` a sequence diagram, `--save` JSON lines) and `violations` (the
 rules the server's frames broke, over `conn.violations`). An HTML table in Jupyter (it survives in
-the saved notebook), text elsewhere; each works on one connection named as `commands.connection` says.
+the saved notebook), text elsewhere; each works on one connection named as `commands.connection` says,
+or on a tap (`commands.tap_of`): its newest session, with violations of both sides (`--side`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ from argparse import Namespace
 
 from ...protocol.frame_rules import RULES
 from ...session.trace import select
+from ...taps.pings import PING_RULES
 from ..render import trace as render
 from ..render import violations as violations_view
 from . import show
-from .commands import LIVE, CommandError, arg, connection, connection_of, flag, last, save, subcommand
+from .commands import LIVE, CommandError, arg, connection, connection_of, flag, last, save, subcommand, tap_of
 
+SIDES = ["client", "server"]
+CHOICES = [*RULES, *PING_RULES]  # a tap judges the pings of both sides too
 KINDS = ["request", "notification", "response", "error", "invalid", "batch", "event"]
 
 
@@ -32,7 +36,7 @@ KINDS = ["request", "notification", "response", "error", "invalid", "batch", "ev
     save("matching entries"),
 )
 def _trace(ns: Namespace) -> None:
-    conn = connection_of(ns)
+    conn = tap_of(ns) or connection_of(ns)
     kind = None if ns.kind in (None, "event") else ns.kind
     direction = "event" if ns.kind == "event" else ns.direction
     filters = {"method": ns.method, "kind": kind, "direction": direction}
@@ -69,17 +73,24 @@ def _trace(ns: Namespace) -> None:
 
 @subcommand(
     "violations",
-    "the rules the server's frames broke: which frame, where, the rule, the spec section (connect --strict: fail on one)",
+    "the rules the server's frames broke (a tap's name: both sides'): which frame, where, the rule, the spec section "
+    "(connect --strict: fail on one)",
     connection(positional=True),
-    arg("--rule", choices=RULES, help=f"only this rule: {', '.join(RULES)}"),
+    arg("--side", choices=SIDES, help="only the rules this side broke (a tap checks both the client and the server)"),
+    arg("--rule", choices=CHOICES, help=f"only this rule: {', '.join(CHOICES)}"),
     last("how many of the newest (default: 50)", default=50),
 )
 def _violations(ns: Namespace) -> None:
-    conn = connection_of(ns)
-    found = [v for v in conn.violations if ns.rule is None or v.rule == ns.rule]
+    tapped = tap_of(ns)
+    if tapped is not None:
+        name, every, who = tapped.name, tapped.violations(), "both sides"
+    else:
+        conn = connection_of(ns)
+        name, every, who = conn.name, conn.violations, "the server"
+    found = [v for v in every if (ns.rule is None or v.rule == ns.rule) and (ns.side is None or violations_view.side(v) == ns.side)]
     shown = found[-ns.last :] if ns.last else found
-    text = violations_view.text(conn.name, shown, len(found))
+    text = violations_view.text(name, shown, len(found), who=who)
     if show.frontend():
-        show.display(show.Html(violations_view.html(conn.name, shown, len(found)), text))
+        show.display(show.Html(violations_view.html(name, shown, len(found), who=who), text))
     else:
         print(text)

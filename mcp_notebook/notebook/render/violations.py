@@ -16,17 +16,27 @@ from ...protocol.frame_rules import Violation
 SPEC = "https://modelcontextprotocol.io/specification/"
 
 
-def summary(name: str, shown: int, total: int) -> str:
+def side(v: Violation) -> str:
+    """The side that broke the rule: "server", or "client" (a tap checks both)."""
+    return str(getattr(v, "side", "server") or "server")
+
+
+def summary(name: str, shown: int, total: int, who: str = "the server") -> str:
     if not total:
-        return f"{name}: no violations: every frame the server sent follows the spec"
+        sent = "every frame the server sent" if who == "the server" else f"every frame of {who}"
+        return f"{name}: no violations: {sent} follows the spec"
     more = f" (the last {shown} of {total})" if shown < total else ""
     return f"{name}: {counted(total, 'violation')}{more}"
 
 
-def text(name: str, violations: Sequence[Violation], total: int) -> str:
-    lines = [summary(name, len(violations), total)]
+def _rule(v: Violation) -> str:
+    return v.rule if side(v) == "server" else f"{v.rule} ({side(v)})"
+
+
+def text(name: str, violations: Sequence[Violation], total: int, who: str = "the server") -> str:
+    lines = [summary(name, len(violations), total, who)]
     for v in violations:
-        lines.append(f"  #{v.index:<5} {one_line(v.method or '-'):<34} {v.rule:<19} {one_line(v.where or '/')}")
+        lines.append(f"  #{v.index:<5} {one_line(v.method or '-'):<34} {_rule(v):<19} {one_line(v.where or '/')}")
         lines.append(f"         {clip(one_line(v.message), 160)}")
         if v.url:
             lines.append(f"         {v.url}")
@@ -43,13 +53,13 @@ def _link(url: str | None) -> str:
     return f'<a href="{esc(url)}" target="_blank" rel="noopener">{esc(section)}</a>'
 
 
-def html(name: str, violations: Sequence[Violation], total: int) -> str:
+def html(name: str, violations: Sequence[Violation], total: int, who: str = "the server") -> str:
     head = "".join(f'<th style="text-align:left">{label}</th>' for label in ("#", "method", "rule", "where", "message", "spec"))
     rows = "".join(
-        f"<tr><td{LEFT}>{v.index}</td><td{LEFT}>{esc(v.method or '-')}</td><td{LEFT}><b>{esc(v.rule)}</b></td>"
+        f"<tr><td{LEFT}>{v.index}</td><td{LEFT}>{esc(v.method or '-')}</td><td{LEFT}><b>{esc(_rule(v))}</b></td>"
         f"<td{LEFT}><code>{esc(v.where or '/')}</code></td>"
         f"<td{LEFT}>{esc(clip(v.message, 400))}</td><td{LEFT}>{_link(v.url)}</td></tr>"
         for v in violations
     )
     table = f'<table style="font-size:0.9em"><tr>{head}</tr>{rows}</table>' if violations else ""
-    return f'<div class="mcp-violations"><b>{esc(summary(name, len(violations), total))}</b>{table}</div>'
+    return f'<div class="mcp-violations"><b>{esc(summary(name, len(violations), total, who))}</b>{table}</div>'
