@@ -25,6 +25,7 @@ SIDES = (CLIENT, SERVER, STDERR, EVENT)
 
 # Event names (a record of side EVENT):
 HELLO = "hello"  # the first record of every session: detail {session, name, transport, argv, pid, started}
+# (HTTP: {session, transport, url (redacted), http (the method that opened it), started, via if "legacy-sse"})
 EXIT = "exit"  # the server process ended: detail {code}
 DROPPED = "dropped"  # records the watcher could not hand on: detail {count} (the relayed session was never slowed)
 CLOSED = "closed"  # the session ended (the client hung up, or the HTTP session was deleted)
@@ -40,7 +41,10 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024  # a line longer than this is not a record (
 @dataclass(frozen=True, slots=True)
 class Record:
     """One thing a tap saw. `wall` and `monotonic` are the watcher's clocks when it read the
-    bytes (on one machine, `time.monotonic()` is the same clock in every process)."""
+    bytes (on one machine, `time.monotonic()` is the same clock in every process).
+
+    A frame larger than its watcher's bound is recorded clipped: `data` holds its first bytes and
+    `detail["size"]` its full size in bytes (absent when the frame is whole)."""
 
     seq: int
     side: str

@@ -1,0 +1,286 @@
+"""The tap's HTTP reverse proxy: a client talks to `tap.url`, the proxy forwards to the upstream MCP
+server's origin, and every JSON-RPC message that crosses is recorded (`http_sessions`).
+
+`TapProxy(upstream, sink)` listens on 127.0.0.1 only, on the runtime's event loop (HTTP/1.1 with
+h11, one task per connection, keep-alive kept). Each request goes to the same path and query on
+the upstream origin (`transports.forward`: only `Host` and the hop-by-hop headers change; the
+rest, Authorization, cookies, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID included,
+passes as it came), its body streamed as it arrives; the answer comes back the same way, chunk
+by chunk as the server sends it (an SSE stream's pings reach the client at once), byte for byte,
+except the `endpoint` event of an HTTP+SSE stream when it names the upstream origin
+(`http_sse.EndpointRewriter`). A redirect is passed back, never followed. An upstream that does
+not answer gets the client a 502 (504 when it was too slow) with a one-line plain-text body;
+one that breaks off mid-answer gets the connection closed, as the server's own failure would.
+A client that hangs up cancels its exchange upstream. The sink and `secret` are called on the
+event loop and must be quick; a failing one is ignored (the session never notices the tap).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
+from types import TracebackType
+
+import anyio
+import h11
+from anyio.abc import SocketAttribute, SocketStream
+
+from ..runtime import get_runtime
+from ..transports.forward import Answer, Upstream, UpstreamFailed
+from ..transports.http_client import HttpSettings
+from .http_sessions import Exchange, Recorder, Secret, Sink
+from .http_sse import EndpointRewriter
+
+HOST = "127.0.0.1"
+RECORD_BOUND = 4 * 1024 * 1024  # a frame larger than this is forwarded whole, recorded clipped
+START_TIMEOUT = 10.0
+GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError, h11.LocalProtocolError)
+
+
+def _ignore(value: str) -> None:
+    return None
+
+
+class ClientGone(Exception):
+    """The client closed its connection before its request was whole."""
+
+
+class _Downstream:
+    """One client connection, HTTP/1.1 by h11."""
+
+    def __init__(self, stream: SocketStream) -> None:
+        self.stream = stream
+        self.h11 = h11.Connection(h11.SERVER)
+        self.gone = False
+
+    async def _read(self) -> bytes:
+        try:
+            return await self.stream.receive(65536)
+        except GONE:
+            return b""
+
+    async def next_request(self) -> h11.Request | None:
+        while True:
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                await self.reply(exc.error_status_hint, f"tap: a malformed request: {exc}")
+                return None
+            if event is h11.NEED_DATA:
+                self.h11.receive_data(await self._read())
+            elif isinstance(event, h11.Request):
+                return event
+            else:
+                return None  # ConnectionClosed
+
+    async def body(self, exchange: Exchange, done: anyio.Event) -> AsyncIterator[bytes]:
+        """The request's body as it arrives (each piece handed to `exchange` too)."""
+        while True:
+            event = self.h11.next_event()
+            if event is h11.NEED_DATA:
+                data = await self._read()
+                if not data:
+                    raise ClientGone
+                self.h11.receive_data(data)
+            elif isinstance(event, h11.Data):
+                exchange.client_chunk(event.data)
+                yield bytes(event.data)
+            elif isinstance(event, h11.EndOfMessage):
+                exchange.client_end()
+                done.set()
+                return
+            else:
+                raise ClientGone
+
+    async def watch_for_close(self) -> None:
+        """Return once the client hangs up (what it sends meanwhile is kept for h11)."""
+        while data := await self._read():
+            self.h11.receive_data(data)
+        self.gone = True
+
+    async def send(self, *events: h11.Event) -> None:
+        await self.stream.send(b"".join(self.h11.send(event) or b"" for event in events))
+
+    async def reply(self, status: int, text: str) -> None:
+        """A whole plain-text answer of the proxy's own, if no answer has begun."""
+        if self.h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        body = (text.replace("\n", " ").strip() + "\n").encode("utf-8")
+        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+        try:
+            await self.send(h11.Response(status_code=status, headers=headers), h11.Data(data=body), h11.EndOfMessage())
+        except GONE:
+            self.gone = True
+
+    @property
+    def reusable(self) -> bool:
+        return not self.gone and self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+
+
+class TapProxy:
+    """A reverse proxy of `upstream`'s origin on 127.0.0.1 (`url`), calling `sink` with a record
+    of every message that crosses and `secret` with every credential before a record holds it."""
+
+    def __init__(
+        self,
+        upstream: str,
+        sink: Sink,
+        *,
+        secret: Secret = _ignore,
+        port: int = 0,
+        http: HttpSettings | None = None,
+        max_record_bytes: int = RECORD_BOUND,
+    ) -> None:
+        self.upstream = upstream
+        self._forward = Upstream(upstream, http)
+        self._recorder = Recorder(sink, secret, upstream, max_record_bytes)
+        self.port = port
+        self._lock = threading.Lock()
+        self._task: Future[None] | None = None
+        self._scope: anyio.CancelScope | None = None
+        self._closed = False
+
+    @property
+    def url(self) -> str:
+        """Where a client should connect: the proxy's origin with the upstream URL's path and query."""
+        return f"http://{HOST}:{self.port}{self._forward.target}"
+
+    @property
+    def origin(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "listening" if self._task is not None else "not started"
+        return f"<TapProxy {self.origin} -> {self._forward.origin} ({state})>"
+
+    # ----- lifecycle
+
+    def start(self) -> TapProxy:
+        """Listen (once; a closed proxy does not start again); OSError if the port cannot be had."""
+        with self._lock:
+            if self._task is not None or self._closed:
+                return self
+            bound: Future[int] = Future()
+            self._task = get_runtime().spawn(self._serve, bound)
+            self.port = bound.result(START_TIMEOUT)
+        return self
+
+    def close(self) -> None:
+        """Stop listening, end every exchange, CLOSED for the sessions still open (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            task = self._task
+        if task is None:
+            return
+        if not task.done():
+            get_runtime().call(self._cancel)
+        task.result(START_TIMEOUT)
+
+    def __enter__(self) -> TapProxy:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    async def _cancel(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def _serve(self, bound: Future[int]) -> None:
+        try:
+            listener = await anyio.create_tcp_listener(local_host=HOST, local_port=self.port)
+        except BaseException as exc:
+            bound.set_exception(exc)
+            raise
+        try:
+            with anyio.CancelScope() as self._scope:
+                bound.set_result(listener.extra(SocketAttribute.local_port))
+                await listener.serve(self._connection)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await listener.aclose()
+                await self._forward.aclose()
+            self._recorder.close_all("the tap closed")
+
+    # ----- exchanges
+
+    async def _connection(self, stream: SocketStream) -> None:
+        conn = _Downstream(stream)
+        async with stream:
+            while (request := await conn.next_request()) is not None:
+                await self._exchange(conn, request)
+                if not conn.reusable:
+                    return
+                conn.h11.start_next_cycle()
+
+    async def _exchange(self, conn: _Downstream, request: h11.Request) -> None:
+        method = request.method.decode("ascii", "replace")
+        target = request.target.decode("latin-1")
+        if not target.startswith("/"):
+            await conn.reply(400, "tap: this is a reverse proxy: ask for a path, not a URL")
+            conn.gone = True
+            return
+        headers = list(request.headers)
+        exchange = Exchange(self._recorder, method, target, headers, self.origin)
+        done = anyio.Event()
+        has_body = any(name in (b"content-length", b"transfer-encoding") for name, _ in headers)
+        body = conn.body(exchange, done) if has_body else None
+        if body is None:
+            conn.h11.next_event()  # the EndOfMessage of a request without a body
+            exchange.client_end()
+            done.set()
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                await done.wait()
+                await conn.watch_for_close()
+                group.cancel_scope.cancel()  # the client hung up: the exchange ends upstream too
+
+            group.start_soon(watch)
+            try:
+                answer = await self._forward.send(method, target, headers, body, may_wait=method == "POST")
+            except ClientGone:
+                conn.gone = True
+            except UpstreamFailed as exc:
+                await conn.reply(504 if exc.timed_out else 502, f"tap: {exc}")
+            else:
+                try:
+                    await self._relay(conn, exchange, answer)
+                finally:
+                    await answer.aclose()
+            group.cancel_scope.cancel()
+
+    async def _relay(self, conn: _Downstream, exchange: Exchange, answer: Answer) -> None:
+        """The answer to the client as it comes, its messages recorded before they go on."""
+        headers = answer.headers
+        rewriter = None
+        if exchange.recorded and exchange.method == "GET" and answer.is_event_stream and answer.status == 200:
+            rewriter = EndpointRewriter(self._forward.origin, self.origin)
+            headers = [(name, value) for name, value in headers if name != b"content-length"]  # the rewrite may change it
+        exchange.answered(answer.status, headers, answer.is_event_stream)
+        complete = False
+        try:
+            await conn.send(h11.Response(status_code=answer.status, headers=headers, reason=answer.reason))
+            async for chunk in answer.chunks():
+                out = chunk if rewriter is None else rewriter.feed(chunk)
+                if rewriter is not None and rewriter.endpoint is not None:
+                    exchange.endpoint(rewriter.endpoint)
+                    rewriter = None  # the first event is through: the rest passes as it comes
+                exchange.server_chunk(chunk)
+                if out:
+                    await conn.send(h11.Data(data=out))
+            if rewriter is not None and (rest := rewriter.flush()):
+                await conn.send(h11.Data(data=rest))
+            complete = True
+            exchange.server_end(complete)
+            await conn.send(h11.EndOfMessage())
+        except UpstreamFailed:
+            conn.gone = True  # the server broke off: so does the answer (the client sees it end early)
+        except GONE:
+            conn.gone = True
+        finally:
+            if not complete:
+                exchange.server_end(complete)
