@@ -38,6 +38,7 @@ then acts out a scenario for each `tools/call` whose tool name names one:
 
 With `--tools SHAPE` it answers `tools/list` with a listing that breaks a rule: `bad-schema`
 (an inputSchema that is not JSON Schema), `duplicate` (one name twice, across two pages),
+`nameless` (a tool without the `name` the schema requires),
 `cursor-loop` (the second page's nextCursor is the first's again), or none: `ok` (one tool,
 `structured`, with an outputSchema), `large` (the `large` scenario, for a client that lists
 tools before it calls one).
@@ -239,6 +240,7 @@ TOOLS = {
             "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}],
     "bad-schema": [{"name": "broken", "inputSchema": {"type": "object", "properties": {"a": {"type": "strng"}}}}],
     "duplicate": [{"name": "twice", "inputSchema": {"type": "object"}}],
+    "nameless": [{"description": "a tool with no name", "inputSchema": {"type": "object"}}],
     "large": [LARGE_TOOL],
 }  # fmt: skip
 

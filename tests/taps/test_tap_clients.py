@@ -1,0 +1,262 @@
+"""Third-party clients (tests/support/tap_clients.py), each in its own process, against
+server-everything and the demo server over stdio and Streamable HTTP (127.0.0.1): what each one
+lists, calls and gets back, and that each answers the demo server's pings while it holds its
+session open. The scripted bad clients (tests/servers/bad_ping_client.py) mishandle those pings
+as told, and the scripted server's `nameless` listing breaks the schema.
+
+Every test takes `through`: how the client reaches the server. "direct" is the server itself;
+the tap's cases run the same tests with the tap in between, so a client's outcome through the
+tap is held to the very values it has without it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.http_servers import everything
+from support.servers import SERVERS_DIR, free_port, server_everything_cmd
+from support.tap_clients import CLIENTS, Call, Target, outcome_of, run_client
+
+from mcp_notebook import demo_server
+
+pytestmark = pytest.mark.node  # server-everything and the inspector run on Node
+
+BAD_CLIENT = [sys.executable, str(SERVERS_DIR / "bad_ping_client.py")]
+RAW_SERVER = [sys.executable, str(SERVERS_DIR / "raw_server.py")]
+WAIT = 60.0
+
+DEMO_CALLS: list[Call] = [("echo", {"text": "hello"}), ("add", {"a": 2, "b": 3})]
+EVERYTHING_CALLS: list[Call] = [("echo", {"message": "hello"}), ("get-sum", {"a": 2, "b": 3})]
+DEMO_RESULTS = [
+    ["echo", {"content": [{"text": "hello", "type": "text"}]}],
+    ["add", {"content": [{"text": "5", "type": "text"}], "structuredContent": {"sum": 5}}],
+]
+EVERYTHING_RESULTS = [
+    ["echo", {"content": [{"text": "Echo: hello", "type": "text"}]}],
+    ["get-sum", {"content": [{"text": "The sum of 2 and 3 is 5.", "type": "text"}]}],
+]
+# pydantic-ai's TestModel makes its own arguments up (from each tool's schema) and gets the
+# results as text; the agent's answer lists them.
+AGENT_RESULTS = {
+    "demo": [["add", '{"sum":0.0}'], ["echo", "a"]],
+    "everything": [["echo", "Echo: a"], ["get-sum", "The sum of 0 and 0 is 0."]],
+}
+
+
+class Direct:
+    """The client talks to the server itself."""
+
+    name = "direct"
+    tap: Any = None
+
+    def wrap(self, target: Target) -> Target:
+        return target
+
+    def sessions(self) -> list[Any]:
+        return []
+
+    def wait_pongs(self, log: Any, count: int) -> None:
+        """Wait for the server's `count`th pong, as its stderr tells."""
+        log.wait_for(rf"pong {count} \(demo-ping-\d+\)", WAIT)
+
+
+class Tapped(Direct):
+    """The client talks to the server through a tap: the stdio relay for a command, the HTTP
+    reverse proxy for a URL; this process watches, as a notebook would."""
+
+    name = "tap"
+
+    def wrap(self, target: Target) -> Target:
+        import mcp_notebook
+
+        if target.url:
+            self.tap = mcp_notebook.tap("clients", upstream=target.url)
+            return Target(url=str(self.tap.url), headers=target.headers)
+        if importlib.util.find_spec("mcp_notebook.taps.relay") is None:
+            pytest.skip("the stdio relay (branch t1) is not merged yet")
+        self.tap = mcp_notebook.tap("clients")
+        return Target(argv=tuple(self.tap.command(list(target.argv))), env=target.env)
+
+    def sessions(self) -> list[Any]:
+        return self.tap.sessions if self.tap is not None else []
+
+    def wait_pongs(self, log: Any, count: int) -> None:
+        self.tap.wait(lambda tap: sum(s.health.server_pings.answered for s in tap.sessions) >= count, timeout=WAIT)
+
+
+@pytest.fixture(params=["direct", "tap"])
+def through(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Direct]:
+    if request.param == "direct":
+        yield Direct()
+        return
+    tapped = Tapped()
+    with tempfile.TemporaryDirectory(prefix="tap-") as short:  # a socket path must stay short
+        monkeypatch.setenv("MCP_NOTEBOOK_TAP_DIR", str(Path(short) / "t"))
+        try:
+            yield tapped
+        finally:
+            if tapped.tap is not None:
+                tapped.tap.close()
+
+
+def every_frame_paired_and_no_violation(through: Direct, sessions: int) -> None:
+    """Through the tap: `sessions` sessions seen (the client has exited: all its frames have
+    crossed), every request each way answered in the trace, nothing broken on either side."""
+    if through.tap is None:
+        return
+    through.tap.wait(lambda tap: len(tap.sessions) >= sessions and all(not unpaired(s) for s in tap.sessions), timeout=WAIT)
+    for session in through.sessions():
+        assert session.violations() == [], session
+
+
+def unpaired(session: Any) -> set[tuple[str, Any]]:
+    """The client's requests in a session's trace with no answer, but for those an error with a
+    null id answers (a request the server could not read: a legacy server's answer to a modern
+    probe). A server ping in flight when the client hangs up is the observer's to judge."""
+    frames = session.trace.frames()
+    requests = {(e.direction, e.id) for e in frames if e.kind == "request" and e.direction == "out"}
+    answers = {("out" if e.direction == "in" else "in", e.id) for e in frames if e.kind in ("response", "error")}
+    unreadable = sum(1 for e in frames if e.kind == "error" and e.id is None)
+    left = requests - answers
+    return set() if len(left) <= unreadable else left
+
+
+@pytest.fixture(scope="module")
+def demo_url() -> Iterator[str]:
+    """The demo server (legacy era) over HTTP on 127.0.0.1, shared by the module."""
+    process, url = demo_server.start_http("legacy")
+    with process:
+        yield url
+
+
+@pytest.fixture
+def pinging() -> Iterator[demo_server.DemoServerProcess]:
+    """The demo server over HTTP pinging its clients every 50 ms, for one test."""
+    process, _url = demo_server.start_http("legacy", ping_interval=0.05)
+    with process:
+        yield process
+
+
+@pytest.fixture(scope="module")
+def everything_url() -> Iterator[str]:
+    with everything(free_port(), "streamableHttp") as base:
+        yield base + "/mcp"
+
+
+def target_for(server: str, transport: str, request: pytest.FixtureRequest) -> Target:
+    if transport == "http":
+        if server == "demo":
+            return Target.http(request.getfixturevalue("demo_url"))
+        return Target.http(request.getfixturevalue("everything_url"))
+    return Target.stdio(demo_server.command() if server == "demo" else server_everything_cmd())
+
+
+def expected_outcome(client: str, server: str) -> dict[str, Any]:
+    if client == "pydantic-ai":
+        return {"calls": AGENT_RESULTS[server]}
+    return {"calls": DEMO_RESULTS if server == "demo" else EVERYTHING_RESULTS}
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("server", ["demo", "everything"])
+@pytest.mark.parametrize("client", CLIENTS)
+def test_each_client_lists_and_calls(client: str, server: str, transport: str, through: Direct, request: pytest.FixtureRequest):
+    calls = DEMO_CALLS if server == "demo" else EVERYTHING_CALLS
+    outcome = outcome_of(client, through.wrap(target_for(server, transport, request)), calls)
+    every_frame_paired_and_no_violation(through, sessions=1 + len(calls) if client == "inspector" else 1)
+    assert outcome["calls"] == expected_outcome(client, server)["calls"]  # the values it gets direct
+    assert {name for name, _ in calls} <= set(outcome["tools"])
+    if client == "inspector":  # it prints results only
+        assert (outcome["server"], outcome["protocol_version"]) == (None, None)
+        return
+    assert outcome["server"]["name"] == ("mcp-notebook-demo" if server == "demo" else "mcp-servers/everything")
+    assert outcome["protocol_version"] == "2025-11-25"  # both servers are of the handshake era
+
+
+@pytest.mark.parametrize("client", [c for c in CLIENTS if c != "inspector"])
+def test_a_held_client_answers_the_servers_pings_over_stdio(client: str, through: Direct):
+    """The demo server's stderr reaches the client's (the Python clients pass it on)."""
+    target = through.wrap(Target.stdio(demo_server.command(ping_interval=0.05)))
+    with run_client(client, target, DEMO_CALLS[:1], hold=True) as run:
+        assert run.outcome()["calls"] == DEMO_RESULTS[:1]
+        through.wait_pongs(run.stderr, 3)
+    assert not [line for line in run.stderr.lines if "answered with an error" in line]
+    every_frame_paired_and_no_violation(through, sessions=1)
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_a_held_client_answers_the_servers_pings_over_http(client: str, through: Direct, pinging: Any):
+    """The inspector cannot idle: it holds with a slow call instead, 40 ping intervals long."""
+    hold_call = ("slow", {"seconds": 2})
+    with run_client(client, through.wrap(Target.http(pinging.url)), DEMO_CALLS[:1], hold=True, hold_call=hold_call) as run:
+        assert run.outcome()["calls"][:1] == (AGENT_RESULTS["demo"][1:] if client == "pydantic-ai" else DEMO_RESULTS[:1])
+        through.wait_pongs(pinging.stderr_log, 1 if client == "inspector" else 3)
+    assert not [line for line in pinging.stderr_log.lines if "answered with an error" in line]
+    every_frame_paired_and_no_violation(through, sessions=3 if client == "inspector" else 1)
+
+
+# ------------------------------------------------------------------ the scripted bad peers
+
+
+def bad_client(answer: str, *where: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [*BAD_CLIENT, "--answer", answer, "--pings", "3", *where], capture_output=True, text=True, timeout=WAIT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    return {"report": json.loads(done.stdout), "stderr": done.stderr}
+
+
+@pytest.mark.parametrize("answer", ["error", "ignore"])
+def test_the_bad_client_mishandles_the_pings_over_stdio(answer: str, through: Direct):
+    target = through.wrap(Target.stdio(demo_server.command(ping_interval=0.05)))
+    seen = bad_client(answer, "--", *target.argv)
+    assert seen["report"]["pings"] == ["demo-ping-1", "demo-ping-2", "demo-ping-3"]
+    assert "echo" in seen["report"]["tools"]
+    answered_with_errors = "ping demo-ping-1 answered with an error" in seen["stderr"]
+    assert answered_with_errors == (answer == "error")
+    assert "pong" not in seen["stderr"]
+    caught_client_side(through, answer, 3)
+
+
+def caught_client_side(through: Direct, answer: str, pings: int) -> None:
+    """Through the tap: each ping mishandled is the client's violation of the ping MUST, and
+    nothing is the server's."""
+    if through.tap is None:
+        return
+    through.tap.wait(lambda tap: bool(tap.sessions) and tap.session.ended, timeout=WAIT)
+    rule = "ping-error" if answer == "error" else "ping-unanswered"
+    found = through.tap.violations(side="client")
+    assert [v.rule for v in found] == [rule] * pings, found
+    assert all("MUST respond promptly" in v.message for v in found)
+    assert through.tap.violations(side="server") == []
+
+
+@pytest.mark.parametrize("answer", ["error", "ignore"])
+def test_the_bad_client_mishandles_the_pings_over_http(answer: str, through: Direct):
+    process, url = demo_server.start_http("legacy", ping_interval=0.05)
+    with process:
+        seen = bad_client(answer, "--url", through.wrap(Target.http(url)).url)
+        assert len(seen["report"]["pings"]) == 3
+        errors = [line for line in process.stderr_log.lines if "answered with an error" in line]
+        assert len(errors) == (3 if answer == "error" else 0)
+        assert not [line for line in process.stderr_log.lines if ": pong " in line]
+        caught_client_side(through, answer, 3)
+
+
+def test_the_scripted_server_lists_a_tool_without_a_name(through: Direct, tmp_path: Path):
+    """What the tap must catch server-side: the listing breaks the schema (the SDK refuses it)."""
+    target = through.wrap(Target.stdio([*RAW_SERVER, "--tools", "nameless"]))
+    with pytest.raises(RuntimeError, match="name"), run_client("sdk-legacy", target, []) as run:
+        run.outcome()
+    if through.tap is not None:
+        through.tap.wait(lambda tap: bool(tap.violations(side="server")), timeout=WAIT)
+        assert [v.method for v in through.tap.violations(side="server")] == ["tools/list"]
+        assert through.tap.violations(side="client") == []
