@@ -26,7 +26,7 @@ module imports itself back through others (`tests/test_architecture.py` holds it
   that is the package's public function, which a subpackage of the same name would shadow.)
 - `taps`: the tap (`mcp_notebook.tap()`, `%mcp tap`): any client's session with any server,
   watched through a stdio relay (`python -m mcp_notebook.tap -- COMMAND`, its own small program
-  standing on `taps.records` and the base) or an HTTP reverse proxy, both sides checked; an
+  standing on `taps.wire` and the base) or an HTTP reverse proxy, both sides checked; an
   application over the API. (`mcp_notebook/tap.py` is only the relay's `-m` entry.)
 - `workloads`: many sessions at once: load tests of a server (`mcp_notebook.load()`, `%mcp load`),
   in the kernel or split over a Dask cluster's workers; an application over the API. (Not named
@@ -95,7 +95,7 @@ _PUBLIC: dict[str, tuple[str, ...]] = {
     "session.health": ("Health",),
     "session.subscriptions": ("Subscription",),
     "session.trace": ("Trace", "TraceEntry", "load_trace"),
-    "taps.health": ("TapHealth",),
+    "taps.observing.health": ("TapHealth",),
     "taps.tap": ("Tap", "tap"),
     "workloads.report": ("LoadReport",),
     "workloads.run": ("load",),
@@ -160,7 +160,7 @@ if TYPE_CHECKING:  # what type checkers and editors see: the names of `_PUBLIC`,
     from .session.trace import Trace as Trace
     from .session.trace import TraceEntry as TraceEntry
     from .session.trace import load_trace as load_trace
-    from .taps.health import TapHealth as TapHealth
+    from .taps.observing.health import TapHealth as TapHealth
     from .taps.tap import Tap as Tap
     from .taps.tap import tap as tap
     from .workloads.report import LoadReport as LoadReport

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..base.errors import UsageError
 from ..runtime import get_runtime
-from .records import MAX_RECORD_BYTES, Record, decode
+from .wire.records import MAX_RECORD_BYTES, Record, decode
 
 READ_CHUNK = 256 * 1024
 MAX_LINE = MAX_RECORD_BYTES  # the records' own bound: a longer line is skipped, and counted

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import rendezvous
-from .observer import SessionObserver
-from .recording import read_recording
-from .records import CLIENT, CLOSED, EVENT, EXIT, HELLO, SERVER, Record
+from .observing.observer import SessionObserver
+from .wire import rendezvous
+from .wire.recording import read_recording
+from .wire.records import CLIENT, CLOSED, EVENT, EXIT, HELLO, SERVER, Record
 
 ENDING = (EXIT, CLOSED)
 

@@ -22,12 +22,13 @@ from ..base.public import public
 from ..runtime import get_runtime
 from ..session.trace import Trace
 from ..transports.urls import is_secret_name
-from . import paste, registry, rendezvous
+from . import paste, registry
 from .listener import Listener, Stream
-from .observer import SessionObserver
-from .records import Record
+from .observing.observer import SessionObserver
 from .sessions import Sessions, TappedSession
 from .tap_view import tap_html, tap_text
+from .wire import rendezvous
+from .wire.records import Record
 
 DEFAULT_WAIT = 30.0
 
@@ -110,7 +111,7 @@ class Tap:
         _close_at_stop()
 
     def _open_proxy(self) -> None:
-        from .http_proxy import TapProxy  # the HTTP stack, only for HTTP taps
+        from .proxy.server import TapProxy  # the HTTP stack, only for HTTP taps
 
         assert self.upstream is not None
         self._proxy = TapProxy(self.upstream, self._sink, secret=self.add_secret, port=self._port)

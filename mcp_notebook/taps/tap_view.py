@@ -14,7 +14,7 @@ from typing import Any
 from ..base.text import esc, one_line
 from ..transports.urls import redact_url
 from .paste import LABELS, WHERE, PasteEntry
-from .records import CLIENT, SERVER
+from .wire.records import CLIENT, SERVER
 
 BLOCK = "margin:0.2em 0;padding:0.3em 0.5em;background:rgba(127,127,127,0.08);font-size:0.85em;white-space:pre-wrap"
 

@@ -9,8 +9,8 @@ import json
 from typing import Any
 
 from mcp_notebook.session.trace import Trace
-from mcp_notebook.taps import records as rec
-from mcp_notebook.taps.observer import SessionObserver
+from mcp_notebook.taps.observing.observer import SessionObserver
+from mcp_notebook.taps.wire import records as rec
 
 
 def records_of(trace: Trace, *, transport: str = "stdio") -> list[rec.Record]:

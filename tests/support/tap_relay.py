@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from mcp_notebook.taps.records import Record, decode
+from mcp_notebook.taps.wire.records import Record, decode
 
 ENV_DIR = "MCP_NOTEBOOK_TAP_DIR"
 

@@ -19,9 +19,10 @@ import pytest
 from support.servers import server_everything_cmd
 
 import mcp_notebook
-from mcp_notebook.taps import registry, rendezvous
-from mcp_notebook.taps.recording import read_recording
-from mcp_notebook.taps.records import CLIENT, EVENT, HELLO, SERVER, Record, encode
+from mcp_notebook.taps import registry
+from mcp_notebook.taps.wire import rendezvous
+from mcp_notebook.taps.wire.recording import read_recording
+from mcp_notebook.taps.wire.records import CLIENT, EVENT, HELLO, SERVER, Record, encode
 
 pytestmark = [pytest.mark.node, pytest.mark.anyio, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
 SECRET = "sk-tap-4242-do-not-show"

@@ -16,7 +16,7 @@ from ...api.connecting import connect as api
 from ...base.text import one_line
 from ...session import health_view
 from ...session.health import Health
-from ...taps import health as tap_health
+from ...taps.observing import health as tap_health
 from ..render import dashboard as render
 from . import show
 from .commands import CommandError, arg, connection, connection_of, count, exclusive, flag, seconds, subcommand, tap_of, timeout

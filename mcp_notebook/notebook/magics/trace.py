@@ -11,7 +11,7 @@ from argparse import Namespace
 
 from ...protocol.frame_rules import RULES
 from ...session.trace import select
-from ...taps.pings import PING_RULES
+from ...taps.observing.pings import PING_RULES
 from ..render import trace as render
 from ..render import violations as violations_view
 from . import show

@@ -19,8 +19,9 @@ import mcp_notebook
 from mcp_notebook.notebook.completion import candidates
 from mcp_notebook.notebook.magics import show as _show
 from mcp_notebook.notebook.widgets import pump as _widgets
-from mcp_notebook.taps import registry, rendezvous
-from mcp_notebook.taps.records import CLIENT, EVENT, HELLO, SERVER, Record, encode
+from mcp_notebook.taps import registry
+from mcp_notebook.taps.wire import rendezvous
+from mcp_notebook.taps.wire.records import CLIENT, EVENT, HELLO, SERVER, Record, encode
 
 
 @pytest.fixture(autouse=True)

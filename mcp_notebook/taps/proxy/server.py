@@ -26,11 +26,11 @@ import anyio
 import h11
 from anyio.abc import SocketAttribute, SocketStream
 
-from ..runtime import get_runtime
-from ..transports.forward import Answer, Upstream, UpstreamFailed
-from ..transports.http_client import HttpSettings
-from .http_sessions import Exchange, Recorder, Secret, Sink
-from .http_sse import EndpointRewriter
+from ...runtime import get_runtime
+from ...transports.forward import Answer, Upstream, UpstreamFailed
+from ...transports.http_client import HttpSettings
+from .sessions import Exchange, Recorder, Secret, Sink
+from .sse import EndpointRewriter
 
 HOST = "127.0.0.1"
 RECORD_BOUND = 4 * 1024 * 1024  # a frame larger than this is forwarded whole, recorded clipped

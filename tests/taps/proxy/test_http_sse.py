@@ -1,4 +1,4 @@
-"""Event streams as the tap's HTTP proxy reads them (mcp_notebook.taps.http_sse): events out of
+"""Event streams as the tap's HTTP proxy reads them (mcp_notebook.taps.proxy.sse): events out of
 bytes however they are cut, within a bound, and the one event it rewrites, the HTTP+SSE `endpoint`
 naming the upstream origin, with every other byte passed on as it came."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcp_notebook.taps.http_sse import HOLD_LIMIT, EndpointRewriter, EventScanner
+from mcp_notebook.taps.proxy.sse import HOLD_LIMIT, EndpointRewriter, EventScanner
 
 UPSTREAM, PROXY = "http://127.0.0.1:9000", "http://127.0.0.1:1234"
 STREAM = b': hi\r\nevent: message\r\nid: s1/7\r\ndata: {"a":1}\r\n\r\ndata: 0123456789abcdef\rdata: x\r\r'

@@ -34,9 +34,9 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, unquote_plus, urljoin, urlsplit
 
-from ..transports.urls import is_secret_name, redact_url
-from .http_sse import Event, EventScanner
-from .records import CLIENT, CLOSED, EVENT, HELLO, SERVER, Record
+from ...transports.urls import is_secret_name, redact_url
+from ..wire.records import CLIENT, CLOSED, EVENT, HELLO, SERVER, Record
+from .sse import Event, EventScanner
 
 Sink = Callable[[Record], None]
 Secret = Callable[[str], None]

@@ -16,10 +16,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.plural import counted
-from ..base.public import public
-from ..base.text import clip, esc, one_line
-from ..session.health_view import CELL, STATE_COLOURS, VALUE_WIDTH_EM
+from ...base.plural import counted
+from ...base.public import public
+from ...base.text import clip, esc, one_line
+from ...session.health_view import CELL, STATE_COLOURS, VALUE_WIDTH_EM
 
 LIVE, ENDED = "live", "ended"
 _COLOURS = {LIVE: STATE_COLOURS["ready"], ENDED: STATE_COLOURS["closed"]}  # the health view's: green live, grey ended

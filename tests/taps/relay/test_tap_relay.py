@@ -18,9 +18,9 @@ import pytest
 from support.tap_relay import ENV_DIR, StandInNotebook, short_tap_dir, tap_cmd
 from support.waiting import wait_until
 
-from mcp_notebook.taps import rendezvous
-from mcp_notebook.taps.recording import read_recording
-from mcp_notebook.taps.records import CLIENT, CLOSED, DROPPED, EVENT, EXIT, HELLO, SERVER, STDERR, Record
+from mcp_notebook.taps.wire import rendezvous
+from mcp_notebook.taps.wire.recording import read_recording
+from mcp_notebook.taps.wire.records import CLIENT, CLOSED, DROPPED, EVENT, EXIT, HELLO, SERVER, STDERR, Record
 
 CAT = shutil.which("cat") or pytest.skip("no cat", allow_module_level=True)
 WAIT = 30.0
@@ -88,7 +88,7 @@ def test_the_servers_stderr_passes_through_and_is_recorded_by_line() -> None:
 
 
 def test_a_line_over_the_bound_is_relayed_whole_and_recorded_clipped() -> None:
-    from mcp_notebook.taps.recorder import CLIP_BYTES
+    from mcp_notebook.taps.relay.recorder import CLIP_BYTES
 
     line = b"z" * (CLIP_BYTES + 1000)
     code, out, _ = run(CAT, data=line + b"\nafter\n")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from support.tap_relay import short_tap_dir
 
-from mcp_notebook.taps.feed import NotebookFeed
+from mcp_notebook.taps.relay.feed import NotebookFeed
 
 LINE = b"x" * 999 + b"\n"
 

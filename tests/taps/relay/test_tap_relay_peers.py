@@ -18,9 +18,9 @@ import pytest
 from support.servers import server_everything_cmd
 from support.tap_relay import ENV_DIR, short_tap_dir, tap_cmd
 
-from mcp_notebook.taps import rendezvous
-from mcp_notebook.taps.recording import read_recording
-from mcp_notebook.taps.records import CLIENT, CLOSED, EVENT, HELLO, SERVER, Record
+from mcp_notebook.taps.wire import rendezvous
+from mcp_notebook.taps.wire.recording import read_recording
+from mcp_notebook.taps.wire.records import CLIENT, CLOSED, EVENT, HELLO, SERVER, Record
 
 pytestmark = [pytest.mark.node, pytest.mark.anyio, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
 

@@ -12,8 +12,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from support.http_wire import Wire
 
-from mcp_notebook.taps.http_proxy import TapProxy
-from mcp_notebook.taps.records import CLIENT, EVENT, HELLO, SERVER, Record
+from mcp_notebook.taps.proxy.server import TapProxy
+from mcp_notebook.taps.wire.records import CLIENT, EVENT, HELLO, SERVER, Record
 
 pytestmark = [pytest.mark.node, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
 

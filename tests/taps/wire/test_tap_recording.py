@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mcp_notebook.taps import recording
-from mcp_notebook.taps.records import CLIENT, DROPPED, EVENT, Record, encode
+from mcp_notebook.taps.wire import recording
+from mcp_notebook.taps.wire.records import CLIENT, DROPPED, EVENT, Record, encode
 
 
 def _line(seq: int, size: int = 100) -> bytes:

@@ -1,4 +1,4 @@
-"""The tap's HTTP reverse proxy (mcp_notebook.taps.http_proxy) between clients and servers we did not write.
+"""The tap's HTTP reverse proxy (mcp_notebook.taps.proxy.server) between clients and servers we did not write.
 
 The official SDK client (mcp 2.3.0) talks to the SDK's own server (both eras, SSE and JSON
 answers, the HTTP+SSE transport) directly and through the proxy: the results are the same, the
@@ -31,8 +31,8 @@ from support.servers import fastmcp_oauth_server, free_port, sdk_server_cmd
 
 import mcp_notebook
 from mcp_notebook import demo_server
-from mcp_notebook.taps.http_proxy import TapProxy
-from mcp_notebook.taps.records import CLIENT, CLOSED, EVENT, HELLO, SERVER, Record, encode
+from mcp_notebook.taps.proxy.server import TapProxy
+from mcp_notebook.taps.wire.records import CLIENT, CLOSED, EVENT, HELLO, SERVER, Record, encode
 
 pytestmark = pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")
 

@@ -20,10 +20,10 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..transports.urls import REDACTED, is_secret_name
+from ...transports.urls import REDACTED, is_secret_name
+from ..wire.recording import Recording
+from ..wire.records import CLIENT, DROPPED, EVENT, HELLO, SERVER, STDERR, Record, encode
 from .feed import NotebookFeed
-from .recording import Recording
-from .records import CLIENT, DROPPED, EVENT, HELLO, SERVER, STDERR, Record, encode
 
 MIN_SECRET = 4  # shorter values are not worth redacting (the session's Redactor's floor)
 CLIP_BYTES = 4 * 1024 * 1024  # a line longer than this is recorded clipped (still relayed whole)

@@ -18,8 +18,8 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import demo_server
-from mcp_notebook.taps import records as rec
-from mcp_notebook.taps.observer import LATE_AFTER, SessionObserver
+from mcp_notebook.taps.observing.observer import LATE_AFTER, SessionObserver
+from mcp_notebook.taps.wire import records as rec
 
 PING_URL = "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping"
 MUST = "The receiver MUST respond promptly with an empty response"

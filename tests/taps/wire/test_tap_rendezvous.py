@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from support.tap_relay import short_tap_dir
 
-from mcp_notebook.taps import rendezvous
-from mcp_notebook.taps.rendezvous import TapDirError
+from mcp_notebook.taps.wire import rendezvous
+from mcp_notebook.taps.wire.rendezvous import TapDirError
 
 
 @pytest.fixture

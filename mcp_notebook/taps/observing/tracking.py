@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, NamedTuple
 
-from ..protocol import jsonrpc as rpc
-from ..protocol import modern
-from ..protocol.spec_schema import VERSIONS
-from ..protocol.versions import LEGACY_ERA, MODERN_ERA, MODERN_VERSIONS
+from ...protocol import jsonrpc as rpc
+from ...protocol import modern
+from ...protocol.spec_schema import VERSIONS
+from ...protocol.versions import LEGACY_ERA, MODERN_ERA, MODERN_VERSIONS
 from .pings import CLIENT, SERVER, id_key
 
 FLIGHT_BOUND = 10_000  # requests in flight kept a side; beyond it the oldest are forgotten (still matchable a while)

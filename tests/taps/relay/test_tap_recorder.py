@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mcp_notebook.taps.recorder import Recorder, Scrubber, argv_secrets, env_secrets
-from mcp_notebook.taps.recording import Recording, read_recording
-from mcp_notebook.taps.records import CLIENT, DROPPED, EVENT, HELLO
+from mcp_notebook.taps.relay.recorder import Recorder, Scrubber, argv_secrets, env_secrets
+from mcp_notebook.taps.wire.recording import Recording, read_recording
+from mcp_notebook.taps.wire.records import CLIENT, DROPPED, EVENT, HELLO
 
 
 def test_credential_looking_variables_are_secrets() -> None:

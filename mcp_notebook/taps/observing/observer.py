@@ -22,13 +22,13 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..protocol import jsonrpc as rpc
-from ..protocol.client_rules import ClientFrameRules
-from ..protocol.frame_rules import FrameRules, Seen, Violation
-from ..protocol.versions import LATEST_LEGACY, accepts_batches
-from ..session.trace import DEFAULT_CAPACITY, IN, OUT, Trace
-from ..session.violations import FrameChecker, frame_version
-from . import records as rec
+from ...protocol import jsonrpc as rpc
+from ...protocol.client_rules import ClientFrameRules
+from ...protocol.frame_rules import FrameRules, Seen, Violation
+from ...protocol.versions import LATEST_LEGACY, accepts_batches
+from ...session.trace import DEFAULT_CAPACITY, IN, OUT, Trace
+from ...session.violations import FrameChecker, frame_version
+from ..wire import records as rec
 from .health import ENDED, LIVE, PingStats, TapHealth
 from .pings import CLIENT, PING_RULES, SERVER, PingCounts, PingJudge, id_key
 from .tracking import Asked, Settled

@@ -9,8 +9,8 @@ from support.servers import server_everything_cmd
 from support.tap_records import records_of
 
 import mcp_notebook
-from mcp_notebook.taps import records as rec
-from mcp_notebook.taps.observer import SessionObserver
+from mcp_notebook.taps.observing.observer import SessionObserver
+from mcp_notebook.taps.wire import records as rec
 
 pytestmark = [pytest.mark.node]
 

@@ -27,12 +27,12 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import NoReturn
 
-from ..transports.reaper import EXIT_GRACE, KILL_WAIT, TERM_GRACE, Reaper
-from . import recording as recordings
-from . import rendezvous
+from ...transports.reaper import EXIT_GRACE, KILL_WAIT, TERM_GRACE, Reaper
+from ..wire import recording as recordings
+from ..wire import rendezvous
+from ..wire.records import CLIENT, CLOSED, EXIT, SERVER, STDERR
 from .feed import NotebookFeed
 from .recorder import Recorder, Scrubber, argv_secrets, env_secrets
-from .records import CLIENT, CLOSED, EXIT, SERVER, STDERR
 
 READ_SIZE = 65536
 DRAIN_WAIT = 2.0  # after the server exits, how long its pipes may stay open (a grandchild holding them)

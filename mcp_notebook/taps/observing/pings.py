@@ -19,10 +19,10 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..base.text import clip
-from ..protocol import jsonrpc as rpc
-from ..protocol.frame_rules import Violation, url
-from ..protocol.versions import LATEST_LEGACY
+from ...base.text import clip
+from ...protocol import jsonrpc as rpc
+from ...protocol.frame_rules import Violation, url
+from ...protocol.versions import LATEST_LEGACY
 
 PING_ERROR = "ping-error"
 PING_RESULT = "ping-result"
