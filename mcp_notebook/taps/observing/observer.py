@@ -40,7 +40,7 @@ from .tracking import Asked, Settled
 LATE_AFTER = 1.0
 UNANSWERED_AFTER = 30.0  # seconds without an answer after which a ping is unanswered (the SDKs time out at 10-60 s)
 STDERR_TAIL = 5  # stderr lines a health snapshot shows
-_RESERVED = frozenset(("name", "note", "at"))  # Trace.event's own parameters: detail keys of these names get a "_"
+_RESERVED = frozenset(("note", "at"))  # Trace.event's own parameters (and `name`: see `_detail_key`)
 
 Listener = Callable[[], None]
 
@@ -213,7 +213,7 @@ class SessionObserver:
         self.trace.event("stderr", line=line, at=(record.monotonic, record.wall))
 
     def _event(self, record: rec.Record) -> None:
-        detail = {f"{key}_" if key in _RESERVED else key: value for key, value in record.detail.items()}
+        detail = {_detail_key(key): value for key, value in record.detail.items()}
         at = (record.monotonic, record.wall)
         if record.name == rec.HELLO:
             self.started = record.wall
@@ -359,3 +359,11 @@ def _ping_with_bad_id(message: Any) -> bool:
 def _http_error_text(record: rec.Record, kind: str, message: Any) -> bool:
     status = record.detail.get("status")
     return kind == rpc.INVALID and message is None and isinstance(status, int) and status >= 400
+
+
+def _detail_key(key: str) -> str:
+    """A record's detail key as a trace event's: its `name` (the tap's) is `tap`; a key the event
+    itself takes (`note`, `at`) gets a trailing underscore."""
+    if key == "name":
+        return "tap"
+    return f"{key}_" if key in _RESERVED else key
