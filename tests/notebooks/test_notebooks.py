@@ -7,7 +7,7 @@ runs on this interpreter held to that set instead:
 * `lab_only/sitecustomize.py` (on the kernel's PYTHONPATH, inherited by the servers it starts)
   refuses to import any installed distribution outside the requirement closure of
   `mcp-notebook[lab]` (as this checkout's pyproject.toml states it): the test extra's
-  `mcp`, `fastmcp`, `pytest`, `playwright`, ... are gone;
+  `fastmcp`, `pytest`, `playwright`, ... are gone (its `mcp` is in the lab extra too: lesson 10);
 * PATH has no folder with `node`, `npm` or `npx` in it;
 * the notebooks run from a copy in tmp_path, so `../tests` (the test servers, the npm peers
   in tests/peers) is not beside them.
@@ -89,14 +89,14 @@ FENCES = """\
 import importlib, os, shutil, subprocess, sys
 assert [shutil.which(tool) for tool in ("node", "npm", "npx")] == [None, None, None]
 assert not os.path.exists(os.path.join("..", "tests"))
-for name in ("mcp", "fastmcp", "pytest", "playwright", "mypy"):
+for name in ("fastmcp", "pytest", "playwright", "mypy"):
     try:
         importlib.import_module(name)
     except ModuleNotFoundError:
         continue
     raise AssertionError(f"{name} is importable in the kernel")
-import ipywidgets, jupyterlab, mcp_notebook  # what make lab installs
-child = subprocess.run([sys.executable, "-c", "import mcp"], capture_output=True, text=True)
+import ipywidgets, jupyterlab, mcp, mcp_notebook  # what make lab installs (mcp: lesson 10's client)
+child = subprocess.run([sys.executable, "-c", "import fastmcp"], capture_output=True, text=True)
 assert "not installed by `make lab`" in child.stderr, child.stderr
 """
 

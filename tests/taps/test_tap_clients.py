@@ -203,6 +203,48 @@ def test_a_held_client_answers_the_servers_pings_over_http(client: str, through:
     every_frame_paired_and_no_violation(through, sessions=3 if client == "inspector" else 1)
 
 
+# The SDK client's first call of a tool with an outputSchema, in a fresh interpreter: where jsonschema
+# is imported, and whether an event loop was running on that thread (it then waits for the import).
+SDK_FIRST_CALL = """
+import asyncio, json, sys
+
+
+class Spy:
+    def find_spec(self, name, path=None, target=None):
+        if name == "jsonschema" and "on_a_running_loop" not in seen:
+            seen["on_a_running_loop"] = asyncio._get_running_loop() is not None
+        return None
+
+
+seen = {}
+sys.meta_path.insert(0, Spy())
+from mcp import Client
+
+
+async def main(url):
+    async with Client(url, mode="legacy") as client:
+        await client.list_tools()
+        seen["before_the_call"] = "jsonschema" in sys.modules
+        await client.call_tool("add", {"a": 2, "b": 3})
+    print(json.dumps(seen))
+
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_the_sdk_client_imports_jsonschema_on_its_event_loop_at_its_first_tool_call(demo_url: str):
+    """Why lesson 10 imports jsonschema before its SDK client's session: the SDK (mcp 2.3.0)
+    imports it to check the first structured result, on the client's event loop, and in a
+    Jupyter install (jupyter_events brings jsonschema[format-nongpl], whose rfc3987-syntax builds
+    a grammar as it loads) that takes a second or more, during which the client answers no
+    ping: through the tap, the server's pings then show up late. If this fails, the SDK no
+    longer does it: take the import out of the lesson, and this test with it."""
+    done = subprocess.run([sys.executable, "-c", SDK_FIRST_CALL, demo_url], capture_output=True, text=True, timeout=WAIT)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"before_the_call": False, "on_a_running_loop": True}
+
+
 # ------------------------------------------------------------------ the scripted bad peers
 
 
