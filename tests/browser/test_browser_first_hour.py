@@ -9,7 +9,8 @@ shut down when its test ends.
   must be the venv's, which only the Makefile's PATH makes it.
 * After Run All, the lessons that once ended with `%mcp disconnect --all` (02, 04, 05, 06), and
   01 and 07, show every widget live: none reads "closed" or "no longer updated". Their last screen
-  and the whole notebook are photographed into $MCP_SCREENS_DIR (else the test's tmp_path).
+  and the whole notebook are photographed into $MCP_SCREENS_DIR (else the test's tmp_path); so
+  are lessons 10 and 11 (the tap, many sessions), which must Run All without an error.
 * `%mcp ping demo -n 3` and `%mcp connect x -- ...` each show one output, not a print and a value.
 * With two connections open, Tab after `%mcp ping ` offers no blank entry.
 """
@@ -104,14 +105,29 @@ def test_each_lesson_ends_with_its_widgets_live(page: Page, lessons: Lab, stem: 
     assert last, "no widget on the last screen"
     page.screenshot(path=str(screens / f"{stem}-end.png"))
 
-    # The whole notebook: a window as tall as it, so that every cell is drawn.
+    _photograph_whole(page, screens / f"{stem}.png")
+    dead = [text for text in page.evaluate(_WIDGET_TEXTS) if any(word in text for word in DEAD)]
+    assert not dead, f"widgets no longer live after Run All: {[text[:200] for text in dead]}"
+
+
+@pytest.mark.parametrize("stem", ["10-tapping-a-client", "11-many-sessions"])
+def test_the_tap_and_load_lessons_run_all(page: Page, lessons: Lab, stem: str, tmp_path: Path) -> None:
+    """Lesson 10 (a client in the kernel watched through a tap) and 11 (a tool over a DataFrame, a
+    load test with its live view) after Run All in Lab: no error, no widget left loading, and the
+    whole notebook photographed."""
+    run_all(page, lessons.url(f"notebooks/{stem}.ipynb", workspace=stem))
+    no_errors(page)
+    assert page.get_by_text("Loading widget...").count() == 0
+    _photograph_whole(page, _screens(tmp_path) / f"{stem}.png")
+
+
+def _photograph_whole(page: Page, path: Path) -> None:
+    """The whole notebook: a window as tall as it, so that every cell is drawn."""
     extra = page.evaluate(f"() => {{ const s = document.querySelector('{SCROLLER}'); return s.scrollHeight - s.clientHeight; }}")
     page.set_viewport_size({"width": 1280, "height": min(1200 + int(extra) + 40, 30_000)})
     page.evaluate(f"() => {{ document.querySelector('{SCROLLER}').scrollTop = 0; }}")
-    page.wait_for_timeout(500)  # as above: drawing, not synchronisation
-    page.screenshot(path=str(screens / f"{stem}.png"))
-    dead = [text for text in page.evaluate(_WIDGET_TEXTS) if any(word in text for word in DEAD)]
-    assert not dead, f"widgets no longer live after Run All: {[text[:200] for text in dead]}"
+    page.wait_for_timeout(500)  # let the windowed notebook draw the cells now in view (a picture, not a check)
+    page.screenshot(path=str(path))
 
 
 def _magics_notebook(lab: Lab, workspace: str) -> str:
