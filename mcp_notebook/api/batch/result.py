@@ -95,12 +95,14 @@ class BatchResult(Sequence[Outcome]):
         return times[min(len(times) - 1, int(quantile * len(times)))]
 
     def to_pandas(self) -> Any:
-        """One row per input row, under its label: `ok`, `result` (the ToolResult), `error`,
+        """One row per input row, under its label: `ok`, `result` (the value: the tool's
+        structuredContent, else its text; the `ToolResult` itself is `self[i].result`), `error`,
         `latency` (seconds), `attempts` and `status`."""
         import pandas as pd
 
         columns = ("ok", "result", "error", "latency", "attempts", "status")
         data = {name: [getattr(o, name) for o in self.outcomes] for name in columns}
+        data["result"] = [_value(o.result) for o in self.outcomes]
         index = pd.Index([o.index for o in self.outcomes], name=self.index_name)
         return pd.DataFrame(data, index=index, columns=list(columns))
 
@@ -144,3 +146,10 @@ class BatchResult(Sequence[Outcome]):
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
+
+
+def _value(result: ToolResult | None) -> Any:
+    """What a table cell holds of a tool's result: its structuredContent, else its text."""
+    if result is None:
+        return None
+    return result.structured if result.structured is not None else result.text

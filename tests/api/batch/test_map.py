@@ -58,6 +58,7 @@ def test_one_failing_row_never_stops_the_others(batch):
     assert len(sent(batch, "tools/call")) == 9
     frame = result.to_pandas()
     assert list(frame.columns[:4]) == ["ok", "result", "error", "latency"]
+    assert frame["result"].tolist()[:3] == [{"result": 0}, "odd one out: 1", None]  # values: structured, else text
     assert frame["ok"].tolist() == [True, False, False] * 3 and frame.loc[4, "error"] == "odd one out: 4"
 
 

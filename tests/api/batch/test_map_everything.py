@@ -30,5 +30,6 @@ def test_a_dataframes_rows_are_the_arguments_and_its_index_labels_the_outcomes(c
     table = result.to_pandas()
     assert table.index.name == "key" and list(table.index) == ["w", "x", "y", "z"]
     assert table["ok"].tolist() == [True, True, False, False] and table.loc["z", "error"].endswith("missing required 'b'")
+    assert table.loc["w", "result"] == result[0].result.text  # the value, not the ToolResult object
     joined = frame.join(table[["ok", "latency"]])
     assert joined["ok"].tolist() == [True, True, False, False]
