@@ -104,6 +104,36 @@ def test_ctrl_c_stops_every_workers_share(client, monkeypatch, no_servers_left):
     assert report.health.sessions == 2  # both shares came back with their health: they ended, not abandoned
 
 
+def test_server_pings_answered_stream_back_live_from_the_shares(client, monkeypatch, no_servers_left):
+    """The shares send their sessions' health with their records: the kernel's live view counts
+    the pongs on the workers while the shares still run (the calls= bound is far off)."""
+    seen: list[Any] = []
+    shown: list[tuple[bool, int]] = []
+
+    class Watching(frontend.FrontEnd):
+        def load_view(self, live: Any) -> Any:
+            seen.append(live)
+            return None
+
+    monkeypatch.setattr(frontend, "current", Watching)
+
+    def look_then_interrupt() -> None:
+        try:
+            wait_until(lambda: seen and (seen[0].tally.health.server_pings or seen[0].done), "a ping answered, or the end")
+            shown.append((seen[0].done, seen[0].tally.health.server_pings))
+        finally:
+            _thread.interrupt_main()
+
+    helper = threading.Thread(target=look_then_interrupt)
+    helper.start()
+    report = mcp_notebook.load([*DEMO, "--ping-interval", "0.05"], ECHO, sessions=2, calls=1_000_000, cluster=client)
+    helper.join()
+    ((done, pings),) = shown
+    assert not done and pings > 0 and report.stopped == "Ctrl-C"
+    assert report.health.server_pings >= pings and len(report.health.pong_latencies) == report.health.server_pings
+    assert report.health.sessions == 2  # each share's health sent once: the merge counts no session twice
+
+
 def test_a_dead_server_stops_the_load_with_one_line(client, no_servers_left):
     with pytest.raises(mcp_notebook.UsageError) as raised:
         mcp_notebook.load(["/nonexistent/server"], ECHO, sessions=2, calls=4, cluster=client)

@@ -6,6 +6,7 @@ is left behind."""
 from __future__ import annotations
 
 import _thread
+import re
 import sys
 import threading
 from typing import Any
@@ -111,6 +112,35 @@ def test_ctrl_c_stops_the_load_and_returns_what_was_recorded(monkeypatch, no_ser
     assert mcp_notebook.connections() == {} or not any(n.startswith("load-") for n in mcp_notebook.connections())
 
 
+def test_server_pings_answered_show_live_before_the_load_ends(monkeypatch, no_servers_left):
+    """The pinging demo server: the live view counts the pongs while the sessions are still open
+    (the calls= bound is far off; the load is stopped once the view shows them)."""
+    seen = _watching(monkeypatch)
+    shown: list[tuple[bool, str, str]] = []
+
+    def pinged() -> bool:
+        return bool(seen) and seen[0].tally.health.server_pings > 0
+
+    def look_then_interrupt() -> None:
+        try:
+            wait_until(lambda: pinged() or (seen and seen[0].done), "a server ping answered, or the load's end")
+            live = seen[0]
+            shown.append((live.done, live.text(), live.html()))
+        finally:
+            _thread.interrupt_main()
+
+    helper = threading.Thread(target=look_then_interrupt)
+    helper.start()
+    report = mcp_notebook.load([*DEMO, "--ping-interval", "0.05"], ECHO, sessions=2, calls=1_000_000)
+    helper.join()
+    ((done, text, html),) = shown
+    assert not done and report.stopped == "Ctrl-C"
+    assert re.search(r"running, .*\nhealth: [1-9][\d,]* server pings? answered \(median [\d.]+ ms, max", text)
+    assert "server ping" in html
+    assert report.health.server_pings >= int(text.split("health: ")[1].split()[0].replace(",", ""))
+    assert len(report.health.pong_latencies) == report.health.server_pings  # each pong counted once, with its latency
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
@@ -141,6 +171,19 @@ def test_a_cassette_replays_and_one_of_another_server_is_refused(tmp_path, no_se
         mcp_notebook.UsageError, match="was recorded against the server 'mcp-notebook-demo'.*'slowing': replay a cassette"
     ):
         mcp_notebook.load(slowing_server_cmd(), tmp_path / "demo.jsonl", sessions=1, calls=2)
+
+
+def _watching(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The loads' live views (`workloads.run.Live`), as the front end is handed them."""
+    seen: list[Any] = []
+
+    class Watching(frontend.FrontEnd):
+        def load_view(self, live: Any) -> Any:
+            seen.append(live)
+            return None
+
+    monkeypatch.setattr(frontend, "current", Watching)
+    return seen
 
 
 def _errors(report: Any) -> list[tuple[str, int, str]]:
