@@ -91,9 +91,12 @@ def test_ctrl_c_stops_every_workers_share(client, monkeypatch, no_servers_left):
             return None
 
     monkeypatch.setattr(frontend, "current", Watching)
+    before, running = servers(), set[int]()
 
     def interrupt() -> None:
         wait_until(lambda: seen and len(seen[0].tally) >= 20, "20 calls streamed back")
+        wait_until(lambda: len(servers() - before) == 2, "each worker's share to run its server")  # one may lag
+        running.update(servers() - before)
         _thread.interrupt_main()
 
     helper = threading.Thread(target=interrupt)
@@ -102,6 +105,8 @@ def test_ctrl_c_stops_every_workers_share(client, monkeypatch, no_servers_left):
     helper.join()
     assert report.stopped == "Ctrl-C" and len(report.calls) >= 20
     assert report.health.sessions == 2  # both shares came back with their health: they ended, not abandoned
+    assert len(running) == 2  # Ctrl-C came while each worker's share ran its server ...
+    wait_until(lambda: not running & servers(), "the workers' server processes to exit")  # ... and both are gone
 
 
 def test_server_pings_answered_stream_back_live_from_the_shares(client, monkeypatch, no_servers_left):
