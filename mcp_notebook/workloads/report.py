@@ -130,6 +130,11 @@ def _ms(seconds: float) -> str:
     return "-" if math.isnan(seconds) else f"{seconds * 1000:.1f}"
 
 
+def _pong_ms(seconds: float) -> str:
+    """A pong's latency in ms: pongs are fast, so two decimals below 1 ms (not "0.0")."""
+    return f"{seconds * 1000:.2f}" if seconds < 0.001 else f"{seconds * 1000:.1f}"
+
+
 def _headline(
     target: str, calls: Sequence[Call], sessions: int, health: Health, where: str, stopped: str | None, done: bool
 ) -> list[str]:
@@ -144,7 +149,7 @@ def _headline(
     pongs = health.pong_latencies
     answered = f"{counted(health.server_pings, 'server ping')} answered"
     if pongs:
-        answered += f" (median {statistics.median(pongs) * 1000:.1f} ms, max {max(pongs) * 1000:.1f} ms)"
+        answered += f" (median {_pong_ms(statistics.median(pongs))} ms, max {_pong_ms(max(pongs))} ms)"
     lines.append(
         f"health: {answered}; {counted(health.violations, 'violation')}; "
         f"{counted(health.reconnects, 'reconnect')}; {counted(health.failed_sessions, 'session')} failed"

@@ -18,7 +18,7 @@ def hostile_report() -> LoadReport:
         Call(0, "tools/call", HOSTILE, 0.1, 0.02, False, f"tool error: {HOSTILE}"),
         Call(1, "tools/call", "echo", 0.2, 0.03, False, HOSTILE, -32000),
     ]
-    return LoadReport("demo", "echo()", calls, 1.0, 2, Health(sessions=2, server_pings=3, pong_latencies=[0.001] * 3))
+    return LoadReport("demo", "echo()", calls, 1.0, 2, Health(sessions=2, server_pings=3, pong_latencies=[0.00003, 0.00004, 0.002]))
 
 
 def test_server_text_is_inert_in_html():
@@ -34,4 +34,4 @@ def test_server_text_is_plain_one_line_text():
         assert "\x1b" not in text and "\x07" not in text
         assert "click <script>alert(1)</script>" in text
         assert "\nsecond line" not in text  # each call's text on its own line, never broken by the server's
-        assert "3 server pings answered" in text
+        assert "3 server pings answered (median 0.04 ms, max 2.0 ms)" in text  # fast pongs: not "0.0 ms"
