@@ -2,12 +2,13 @@
 (`engine.drive`) on its share, near the server, and streams its records back to the kernel.
 
 The records travel in one `distributed.Queue` per load, in batches (a share sends what it
-recorded every quarter second, with what its sessions' health said since, then a "done" marker): a queue keeps the order each share sent
-in, so once a share's marker has arrived every record it made has too, and each record
-travels once, so the merged report counts each call (and each pong, each violation) once,
-and the live view shows the sessions' health as the load runs, not as each share ends. (Futures' results alone would show
-nothing until a share ends, and a stopped share's records would be lost with it; pub-sub drops
-what nobody was subscribed to yet.) A `distributed.Event` tells every share to stop: Ctrl-C in
+recorded every quarter second, with what its sessions' health said since, then a "done"
+marker): a queue keeps the order each share sent in, so once a share's marker has arrived
+every record it made has too, and each record travels once, so the merged report counts each
+call (and each pong, each violation) once, and the live view shows the sessions' health as the
+load runs, not as each share ends. (Futures' results alone would show nothing until a share
+ends, and a stopped share's records would be lost with it; pub-sub drops what nobody was
+subscribed to yet.) A `distributed.Event` tells every share to stop: Ctrl-C in
 the kernel, or another share's error. Each share runs its sessions in the engine's
 try/finally, so a stopped or failing share closes every session, and its server processes,
 before it returns.

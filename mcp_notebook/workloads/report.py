@@ -198,6 +198,7 @@ def status_html(
     header = "".join(f"<th>{name}</th>" for name in ("call", "calls", "errors", "calls/s", "p50 ms", "p95 ms", "p99 ms"))
     table = f"<table class='mcp-load'><tr>{header}</tr>{cells}</table>" if cells else ""
     errors = "".join(
-        f"<li>error {esc(code)}: {count:,}, e.g. {esc(one_line(example))}</li>" for code, count, example in errors_by_code(calls)[:5]
+        f"<li>error {esc(code)}: {count:,}, e.g. {esc(one_line(example))}</li>"
+        for code, count, example in errors_by_code(calls)[:5]
     )
     return f"<div class='mcp-load'>{head}{table}{f'<ul>{errors}</ul>' if errors else ''}</div>"

@@ -18,7 +18,9 @@ def hostile_report() -> LoadReport:
         Call(0, "tools/call", HOSTILE, 0.1, 0.02, False, f"tool error: {HOSTILE}"),
         Call(1, "tools/call", "echo", 0.2, 0.03, False, HOSTILE, -32000),
     ]
-    return LoadReport("demo", "echo()", calls, 1.0, 2, Health(sessions=2, server_pings=3, pong_latencies=[0.00003, 0.00004, 0.002]))
+    return LoadReport(
+        "demo", "echo()", calls, 1.0, 2, Health(sessions=2, server_pings=3, pong_latencies=[0.00003, 0.00004, 0.002])
+    )
 
 
 def test_server_text_is_inert_in_html():
