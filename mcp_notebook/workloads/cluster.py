@@ -2,11 +2,13 @@
 (`engine.drive`) on its share, near the server, and streams its records back to the kernel.
 
 The records travel in one `distributed.Queue` per load, in batches (a share sends what it
-recorded every quarter second, then a "done" marker): a queue keeps the order each share sent
-in, so once a share's marker has arrived every record it made has too, and each record
-travels once, so the merged report counts each call once. (Futures' results alone would show
-nothing until a share ends, and a stopped share's records would be lost with it; pub-sub drops
-what nobody was subscribed to yet.) A `distributed.Event` tells every share to stop: Ctrl-C in
+recorded every quarter second, with what its sessions' health said since, then a "done"
+marker): a queue keeps the order each share sent in, so once a share's marker has arrived
+every record it made has too, and each record travels once, so the merged report counts each
+call (and each pong, each violation) once, and the live view shows the sessions' health as the
+load runs, not as each share ends. (Futures' results alone would show nothing until a share
+ends, and a stopped share's records would be lost with it; pub-sub drops what nobody was
+subscribed to yet.) A `distributed.Event` tells every share to stop: Ctrl-C in
 the kernel, or another share's error. Each share runs its sessions in the engine's
 try/finally, so a stopped or failing share closes every session, and its server processes,
 before it returns.
@@ -61,16 +63,21 @@ def run_share(target: Any, workload: Workload, plan: Plan, options: Mapping[str,
     records, stopping = Queue(stream), Event(stop)
     tally = Tally()
     engine = Engine(target, workload, plan, options, tally)
-    sent, open_now = 0, -1
+    sent, open_now, told = 0, -1, Health()
 
     def forward() -> None:
-        nonlocal sent, open_now
+        nonlocal sent, open_now, told
         if stopping.is_set():
             engine.stop("stopped by the kernel")
         batch = tally.since(sent)
         if batch:
             records.put(("calls", plan.first, batch))
             sent += len(batch)
+        health = tally.health
+        news = health.since(told)
+        if news != Health():
+            records.put(("health", plan.first, news))
+            told = health
         if tally.sessions_open != open_now:
             open_now = tally.sessions_open
             records.put(("open", plan.first, open_now))
@@ -144,9 +151,6 @@ def _run(
         else:  # every share sent its marker: its task is ending (its result, or its error, is on the way)
             with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
                 wait(list(futures.values()), timeout=STOP_GRACE)
-        for future in futures.values():
-            if future.status == "finished":
-                tally.health.merge(future.result())
         tally.sessions_open = 0
         with contextlib.suppress(Exception):
             stream.close()
@@ -166,6 +170,8 @@ def _take(stream: Any, running: list[Any], tally: Tally, pending: set[int], open
     for kind, first, payload in stream.get(batch=True):
         if kind == "calls":
             tally.add(payload)
+        elif kind == "health":
+            tally.note(payload)
         elif kind == "open":
             opened[first] = payload
             tally.sessions_open = sum(opened.values())

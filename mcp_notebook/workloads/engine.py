@@ -7,6 +7,9 @@ It opens the first session and checks the workload against it (a dead server or 
 workload raises before any load), then the others over the `ramp`, and each session repeats
 the workload until the `duration` ends or the `calls` are spent, at the overall `rate`.
 
+While it runs, it reads every open session's health every `watch.EVERY` seconds (and as each
+closes): the server's pings answered and the violations show live, each counted once.
+
 The rules kept here: every call is recorded once, by the session that made it (a call the
 stop cut short included); a session whose server went away is opened again (after a pause
 that doubles, `REOPEN_FLOOR` at least) up to `REOPENS` times running, then counted failed;
@@ -21,8 +24,7 @@ import concurrent.futures
 import contextlib
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +37,7 @@ from ..base.errors import ConnectionClosed, McpError, McpNotebookError, Transpor
 from ..base.text import one_line, plain
 from ..session.session import CallOptions
 from .records import Call, Health, Tally
+from .watch import EVERY, Seen, read
 from .workload import Step, Workload
 
 REOPENS = 3  # a lost session is opened again this many times running before it counts as failed
@@ -56,10 +59,22 @@ class Plan:
 
 
 class Engine:
-    """Drives `plan.sessions` sessions of `target` through `workload`, recording into `tally`."""
+    """Drives `plan.sessions` sessions of `target` through `workload`, recording into `tally`.
+    (`clock` and `sleep` pace the calls and the ramp: a test's own show what the engine planned.)"""
 
-    def __init__(self, target: Any, workload: Workload, plan: Plan, connect_options: Mapping[str, Any], tally: Tally) -> None:
+    def __init__(
+        self,
+        target: Any,
+        workload: Workload,
+        plan: Plan,
+        connect_options: Mapping[str, Any],
+        tally: Tally,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
         self.target, self.workload, self.plan, self.tally = target, workload, plan, tally
+        self.clock, self.sleep = clock, sleep
         self.options = {**workload.connect_options, **connect_options}
         self.stopping = False
         self.stop_reason: str | None = None
@@ -68,7 +83,7 @@ class Engine:
         self._began = 0.0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._main: asyncio.Task[Any] | None = None
-        self._open: set[Connection] = set()
+        self._open: dict[Connection, Seen] = {}
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     # ----- from other threads -----
@@ -85,16 +100,17 @@ class Engine:
 
     async def run(self) -> None:
         self._loop, self._main = asyncio.get_running_loop(), asyncio.current_task()
-        self._began = time.monotonic()
+        self._began = self.clock()
         if self.workload.function is not None and not self.workload.is_async:
             self._pool = concurrent.futures.ThreadPoolExecutor(self.plan.sessions, thread_name_prefix="mcp-notebook-load")
+        watching = asyncio.create_task(self._watch())
         try:
             ready: list[Connection | None] = [await self._first()] + [None] * (self.plan.sessions - 1)
             if not self.plan.ramp:  # every session open before the first call: they start together
                 async with anyio.create_task_group() as group:
                     for k in range(1, self.plan.sessions):
                         group.start_soon(self._ready, ready, k)
-            self._began = time.monotonic()
+            self._began = self.clock()
             async with anyio.create_task_group() as group:
                 for k in range(self.plan.sessions):
                     group.start_soon(self._session, k, ready[k])
@@ -102,6 +118,7 @@ class Engine:
             if not self.stopping:
                 raise
         finally:
+            watching.cancel()
             await asyncio.shield(self._close_all())
             if self._pool is not None:
                 self._pool.shutdown(wait=False, cancel_futures=True)
@@ -123,10 +140,23 @@ class Engine:
     async def _connect(self, k: int) -> Connection:
         name = default_name(f"load-{self.plan.first + k + 1}")
         conn = await aconnect(self.target, **{**self.options, "name": name})
-        self._open.add(conn)
-        self.tally.health.sessions += 1
+        self._open[conn] = Seen()
+        self.tally.note(Health(sessions=1))
         self.tally.sessions_open += 1
         return conn
+
+    async def _watch(self) -> None:
+        """Read every open session's health, every EVERY seconds, until cancelled."""
+        while True:
+            await asyncio.sleep(EVERY)
+            self._read(list(self._open.items()))
+
+    def _read(self, sessions: list[tuple[Connection, Seen]]) -> None:
+        more = Health()
+        for conn, seen in sessions:
+            more.merge(read(session_of(conn), seen))
+        if more != Health():
+            self.tally.note(more)
 
     async def _ready(self, ready: list[Connection | None], k: int) -> None:
         ready[k] = await self._reopen(k, None, 0)
@@ -136,7 +166,7 @@ class Engine:
         if conn is None:
             if not self.plan.ramp:
                 return  # it could not be opened (counted failed)
-            await asyncio.sleep(self.plan.ramp * k / self.plan.sessions)
+            await self.sleep(self.plan.ramp * k / self.plan.sessions)
             conn = await self._reopen(k, None, lost)
         try:
             steps = self.workload.steps or (Step("function", None),)
@@ -158,17 +188,17 @@ class Engine:
         """Open session k (again, after `old` was lost); None once it failed `REOPENS` times running."""
         if old is not None:
             await self._close(old)
-            self.tally.health.reconnects += 1
+            self.tally.note(Health(reconnects=1))
         for attempt in range(REOPENS + 1):
             if self.stopping or self._over():
                 return None
             if lost or attempt:
-                await asyncio.sleep(REOPEN_FLOOR * 2 ** max(lost + attempt - 1, 0))
+                await self.sleep(REOPEN_FLOOR * 2 ** max(lost + attempt - 1, 0))
             try:
                 return await self._connect(k)
             except McpNotebookError:
                 continue
-        self.tally.health.failed_sessions += 1
+        self.tally.note(Health(failed_sessions=1))
         return None
 
     def _take(self) -> bool:
@@ -182,20 +212,20 @@ class Engine:
     def _over(self) -> bool:
         if self.stopping or (self._left is not None and self._left <= 0):
             return True
-        return self.plan.duration is not None and time.monotonic() - self._began >= self.plan.duration
+        return self.plan.duration is not None and self.clock() - self._began >= self.plan.duration
 
     async def _pace(self) -> None:
         if self.plan.rate:
             due = self._began + self._slot / self.plan.rate
             self._slot += 1
-            wait = due - time.monotonic()
+            wait = due - self.clock()
             if wait > 0:
-                await asyncio.sleep(wait)
+                await self.sleep(wait)
 
     async def _one(self, k: int, conn: Connection, step: Step) -> str:
         """Make one call and record it; OK, FAILED, or LOST (the session is gone: its transport failed)."""
         index = self.plan.first + k
-        start = time.monotonic()
+        start = self.clock()
         ok, error, code, outcome = False, None, None, FAILED
         try:
             ok, error = await self._call(conn, step)
@@ -211,7 +241,7 @@ class Engine:
             error = one_line(f"{type(exc).__name__}: {exc}") if not isinstance(exc, McpNotebookError) else one_line(exc)
             outcome = LOST if conn.closed else FAILED
         finally:
-            latency = time.monotonic() - start
+            latency = self.clock() - start
             tool = step.tool if self.workload.function is None else self.workload.label.removesuffix("()")
             self.tally.add([Call(index, step.method, tool, start - self._began, latency, ok, error, code)])
         return outcome
@@ -230,26 +260,16 @@ class Engine:
         return True, None
 
     async def _close(self, conn: Connection) -> None:
-        if conn in self._open:
-            self._open.discard(conn)
+        seen = self._open.pop(conn, None)
+        if seen is not None:
             self.tally.sessions_open -= 1
-            _harvest(conn, self.tally.health)
             with contextlib.suppress(Exception):
                 await conn.aio.close()
+            self._read([(conn, seen)])  # closed: its frames all checked, its last pongs written
 
     async def _close_all(self) -> None:
         for conn in list(self._open):
             await self._close(conn)
-
-
-def _harvest(conn: Connection, health: Health) -> None:
-    """What a session's health says about the load, added in as it closes."""
-    seen = conn.health
-    health.server_pings += seen.pongs_sent
-    health.pong_latencies.extend(seen.pong_latencies)
-    found = conn.violations
-    health.violations += len(found)
-    health.violation_rules.update(Counter(v.rule for v in found))
 
 
 def _first_text(result: dict[str, Any]) -> str:

@@ -53,6 +53,23 @@ class Health:
         self.violations += other.violations
         self.violation_rules.update(other.violation_rules)
 
+    def copy(self) -> Health:
+        made = Health()
+        made.merge(self)
+        return made
+
+    def since(self, earlier: Health) -> Health:
+        """What was added to this health after `earlier`, a copy of it taken before (every field only grows)."""
+        return Health(
+            self.sessions - earlier.sessions,
+            self.failed_sessions - earlier.failed_sessions,
+            self.reconnects - earlier.reconnects,
+            self.server_pings - earlier.server_pings,
+            self.pong_latencies[len(earlier.pong_latencies) :],
+            self.violations - earlier.violations,
+            self.violation_rules - earlier.violation_rules,
+        )
+
 
 def percentile(ordered: Sequence[float], p: float) -> float:
     """The nearest-rank percentile of sorted values (NaN for none)."""
@@ -131,17 +148,31 @@ def error_key(call: Call) -> str:
 
 
 class Tally:
-    """The records as they arrive, from any thread (a session's, a cluster's stream), read by the live view."""
+    """The records and the sessions' health as they arrive, from any thread (the engine's, a
+    cluster's stream), read by the live view from another: the health only grows, by `note`."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._calls: list[Call] = []
-        self.health = Health()
+        self._health = Health()
         self.sessions_open = 0
+        self.notes = 0  # how many times the health grew: the live view redraws when it changes
 
     def add(self, calls: Iterable[Call]) -> None:
         with self._lock:
             self._calls.extend(calls)
+
+    def note(self, more: Health) -> None:
+        """Add what the sessions' health said since the last note."""
+        with self._lock:
+            self._health.merge(more)
+            self.notes += 1
+
+    @property
+    def health(self) -> Health:
+        """The sessions' health so far (a copy)."""
+        with self._lock:
+            return self._health.copy()
 
     def calls(self) -> list[Call]:
         with self._lock:

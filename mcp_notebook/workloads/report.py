@@ -3,7 +3,8 @@ live text and HTML of a load under way (the same tables, on the records so far).
 
 The rule kept here: every number is read from the records (`records.rows`, `errors_by_code`)
 and the health counters, never kept beside them; server text (error messages, tool names) is
-escaped in HTML and shown as plain one-line text.
+escaped in HTML and shown as plain one-line text, whatever the records say (a `Call` made
+elsewhere, a worker's, may carry a server's raw text).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any
 
 from ..base.plural import counted
 from ..base.public import public
-from ..base.text import esc, table_text
+from ..base.text import esc, one_line, table_text
 from .records import Call, Health, Row, errors_by_code, rows, span
 
 COLUMNS = ("session", "method", "tool", "start", "latency", "ok", "error")
@@ -129,6 +130,11 @@ def _ms(seconds: float) -> str:
     return "-" if math.isnan(seconds) else f"{seconds * 1000:.1f}"
 
 
+def _pong_ms(seconds: float) -> str:
+    """A pong's latency in ms: pongs are fast, so two decimals below 1 ms (not "0.0")."""
+    return f"{seconds * 1000:.2f}" if seconds < 0.001 else f"{seconds * 1000:.1f}"
+
+
 def _headline(
     target: str, calls: Sequence[Call], sessions: int, health: Health, where: str, stopped: str | None, done: bool
 ) -> list[str]:
@@ -137,13 +143,13 @@ def _headline(
     failed = sum(not c.ok for c in calls)
     state = f"stopped ({stopped})" if stopped else ("done" if done else "running")
     lines = [
-        f"load {target}: {state}, {counted(len(calls), 'call')} in {seconds:.1f} s ({rate:,.1f} calls/s), "
+        f"load {one_line(target)}: {state}, {counted(len(calls), 'call')} in {seconds:.1f} s ({rate:,.1f} calls/s), "
         f"{counted(failed, 'error')}, {counted(sessions, 'session')} ({where})"
     ]
     pongs = health.pong_latencies
     answered = f"{counted(health.server_pings, 'server ping')} answered"
     if pongs:
-        answered += f" (median {statistics.median(pongs) * 1000:.1f} ms, max {max(pongs) * 1000:.1f} ms)"
+        answered += f" (median {_pong_ms(statistics.median(pongs))} ms, max {_pong_ms(max(pongs))} ms)"
     lines.append(
         f"health: {answered}; {counted(health.violations, 'violation')}; "
         f"{counted(health.reconnects, 'reconnect')}; {counted(health.failed_sessions, 'session')} failed"
@@ -169,7 +175,7 @@ def status_text(
     if table:
         lines.append(table_text(["call", "calls", "errors", "calls/s", "p50 ms", "p95 ms", "p99 ms"], table))
     for code, count, example in errors_by_code(calls)[:5]:
-        lines.append(f"  error {code}: {count:,}, e.g. {example}")
+        lines.append(f"  error {code}: {count:,}, e.g. {one_line(example)}")
     return "\n".join(lines)
 
 
@@ -185,13 +191,14 @@ def status_html(
     """The same as `status_text`, as HTML (server text escaped)."""
     head = "".join(f"<div>{esc(line)}</div>" for line in _headline(target, calls, sessions, health, where, stopped, done))
     cells = "".join(
-        f"<tr><td>{esc(row.label)}</td><td>{row.calls:,}</td><td>{row.errors:,}</td><td>{row.rate:,.1f}</td>"
+        f"<tr><td>{esc(one_line(row.label))}</td><td>{row.calls:,}</td><td>{row.errors:,}</td><td>{row.rate:,.1f}</td>"
         f"<td>{_ms(row.p50)}</td><td>{_ms(row.p95)}</td><td>{_ms(row.p99)}</td></tr>"
         for row in rows(calls)
     )
     header = "".join(f"<th>{name}</th>" for name in ("call", "calls", "errors", "calls/s", "p50 ms", "p95 ms", "p99 ms"))
     table = f"<table class='mcp-load'><tr>{header}</tr>{cells}</table>" if cells else ""
     errors = "".join(
-        f"<li>error {esc(code)}: {count:,}, e.g. {esc(example)}</li>" for code, count, example in errors_by_code(calls)[:5]
+        f"<li>error {esc(code)}: {count:,}, e.g. {esc(one_line(example))}</li>"
+        for code, count, example in errors_by_code(calls)[:5]
     )
     return f"<div class='mcp-load'>{head}{table}{f'<ul>{errors}</ul>' if errors else ''}</div>"

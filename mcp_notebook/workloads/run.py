@@ -46,7 +46,7 @@ class Live:
         return (self.ended or time.monotonic()) - self.began
 
     def key(self) -> Any:
-        return len(self.tally), self.tally.sessions_open, self.done
+        return len(self.tally), self.tally.sessions_open, self.tally.notes, self.done
 
     def text(self) -> str:
         return status_text(self.target, self.tally.calls(), self._open(), self.tally.health, self.where, self.stopped, self.done)

@@ -91,9 +91,12 @@ def test_ctrl_c_stops_every_workers_share(client, monkeypatch, no_servers_left):
             return None
 
     monkeypatch.setattr(frontend, "current", Watching)
+    before, running = servers(), set[int]()
 
     def interrupt() -> None:
         wait_until(lambda: seen and len(seen[0].tally) >= 20, "20 calls streamed back")
+        wait_until(lambda: len(servers() - before) == 2, "each worker's share to run its server")  # one may lag
+        running.update(servers() - before)
         _thread.interrupt_main()
 
     helper = threading.Thread(target=interrupt)
@@ -102,6 +105,38 @@ def test_ctrl_c_stops_every_workers_share(client, monkeypatch, no_servers_left):
     helper.join()
     assert report.stopped == "Ctrl-C" and len(report.calls) >= 20
     assert report.health.sessions == 2  # both shares came back with their health: they ended, not abandoned
+    assert len(running) == 2  # Ctrl-C came while each worker's share ran its server ...
+    wait_until(lambda: not running & servers(), "the workers' server processes to exit")  # ... and both are gone
+
+
+def test_server_pings_answered_stream_back_live_from_the_shares(client, monkeypatch, no_servers_left):
+    """The shares send their sessions' health with their records: the kernel's live view counts
+    the pongs on the workers while the shares still run (the calls= bound is far off)."""
+    seen: list[Any] = []
+    shown: list[tuple[bool, int]] = []
+
+    class Watching(frontend.FrontEnd):
+        def load_view(self, live: Any) -> Any:
+            seen.append(live)
+            return None
+
+    monkeypatch.setattr(frontend, "current", Watching)
+
+    def look_then_interrupt() -> None:
+        try:
+            wait_until(lambda: seen and (seen[0].tally.health.server_pings or seen[0].done), "a ping answered, or the end")
+            shown.append((seen[0].done, seen[0].tally.health.server_pings))
+        finally:
+            _thread.interrupt_main()
+
+    helper = threading.Thread(target=look_then_interrupt)
+    helper.start()
+    report = mcp_notebook.load([*DEMO, "--ping-interval", "0.05"], ECHO, sessions=2, calls=1_000_000, cluster=client)
+    helper.join()
+    ((done, pings),) = shown
+    assert not done and pings > 0 and report.stopped == "Ctrl-C"
+    assert report.health.server_pings >= pings and len(report.health.pong_latencies) == report.health.server_pings
+    assert report.health.sessions == 2  # each share's health sent once: the merge counts no session twice
 
 
 def test_a_dead_server_stops_the_load_with_one_line(client, no_servers_left):

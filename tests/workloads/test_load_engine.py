@@ -6,6 +6,8 @@ is left behind."""
 from __future__ import annotations
 
 import _thread
+import asyncio
+import re
 import sys
 import threading
 from typing import Any
@@ -13,11 +15,14 @@ from typing import Any
 import pytest
 from support.processes import descendants
 from support.servers import slowing_server_cmd
-from support.waiting import wait_until
+from support.waiting import until, wait_until
 
 import mcp_notebook
 from mcp_notebook.api.display import frontend
 from mcp_notebook.demo_server import start_http
+from mcp_notebook.workloads.engine import Engine, Plan, drive
+from mcp_notebook.workloads.records import Tally
+from mcp_notebook.workloads.workload import as_workload
 
 DEMO = [sys.executable, "-m", "mcp_notebook.demo_server"]
 ECHO = {"tool": "echo", "arguments": {"text": "hi"}}
@@ -90,14 +95,7 @@ def test_a_crashing_http_server_counts_failed_sessions():
 
 
 def test_ctrl_c_stops_the_load_and_returns_what_was_recorded(monkeypatch, no_servers_left):
-    seen: list[Any] = []
-
-    class Watching(frontend.FrontEnd):
-        def load_view(self, live: Any) -> Any:
-            seen.append(live)
-            return None
-
-    monkeypatch.setattr(frontend, "current", Watching)
+    seen = _watching(monkeypatch)
 
     def interrupt() -> None:
         wait_until(lambda: seen and len(seen[0].tally) >= 20, "20 calls")
@@ -109,6 +107,86 @@ def test_ctrl_c_stops_the_load_and_returns_what_was_recorded(monkeypatch, no_ser
     helper.join()
     assert report.stopped == "Ctrl-C" and len(report.calls) >= 20
     assert mcp_notebook.connections() == {} or not any(n.startswith("load-") for n in mcp_notebook.connections())
+
+
+def test_server_pings_answered_show_live_before_the_load_ends(monkeypatch, no_servers_left):
+    """The pinging demo server: the live view counts the pongs while the sessions are still open
+    (the calls= bound is far off; the load is stopped once the view shows them)."""
+    seen = _watching(monkeypatch)
+    shown: list[tuple[bool, str, str]] = []
+
+    def pinged() -> bool:
+        return bool(seen) and seen[0].tally.health.server_pings > 0
+
+    def look_then_interrupt() -> None:
+        try:
+            wait_until(lambda: pinged() or (seen and seen[0].done), "a server ping answered, or the load's end")
+            live = seen[0]
+            shown.append((live.done, live.text(), live.html()))
+        finally:
+            _thread.interrupt_main()
+
+    helper = threading.Thread(target=look_then_interrupt)
+    helper.start()
+    report = mcp_notebook.load([*DEMO, "--ping-interval", "0.05"], ECHO, sessions=2, calls=1_000_000)
+    helper.join()
+    ((done, text, html),) = shown
+    assert not done and report.stopped == "Ctrl-C"
+    assert re.search(r"running, .*\nhealth: [1-9][\d,]* server pings? answered \(median [\d.]+ ms, max", text)
+    assert "server ping" in html
+    assert report.health.server_pings >= int(text.split("health: ")[1].split()[0].replace(",", ""))
+    assert len(report.health.pong_latencies) == report.health.server_pings  # each pong counted once, with its latency
+
+
+class Planned:
+    """A clock that stands still and a sleep that returns at once, noting what it was asked:
+    the engine's pacing shows as the waits it planned, with no timing in the test."""
+
+    def __init__(self, tally: Tally) -> None:
+        self.tally = tally
+        self.waits: list[float] = []
+        self.open_then: list[int] = []  # sessions opened when each wait was asked
+
+    def clock(self) -> float:
+        return 100.0
+
+    async def sleep(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        self.open_then.append(self.tally.health.sessions)
+        await asyncio.sleep(0)
+
+
+def planned_run(plan: Plan, workload: Any = ECHO, tally: Tally | None = None) -> tuple[Planned, Tally]:
+    tally = Tally() if tally is None else tally
+    planned = Planned(tally)
+    engine = Engine(DEMO, as_workload(workload), plan, {"apps": False}, tally, clock=planned.clock, sleep=planned.sleep)
+    assert drive(engine) is None
+    return planned, tally
+
+
+def test_rate_spaces_the_calls_over_all_sessions(no_servers_left):
+    """rate=4 calls/s over 2 sessions: call k (in the order they claim their turn) starts k/4 s
+    after the load began, whichever session makes it: one schedule shared, not one per session."""
+    planned, tally = planned_run(Plan(sessions=2, calls=12, rate=4.0))
+    assert sorted(planned.waits) == [k / 4 for k in range(1, 12)]  # call 0 goes at once
+    assert len(tally) == 12 and {c.session for c in tally.calls()} == {0, 1}
+
+
+def test_ramp_opens_the_sessions_one_by_one_over_its_seconds(no_servers_left):
+    """ramp=3 s over 4 sessions: the first opens (and calls) at once, session k at k*3/4 s;
+    each wait is planned while only the first is open (without a ramp all open before any call)."""
+    tally = Tally()
+
+    async def once_all_are_open(conn: Any) -> None:  # so no session spends the calls before the last opens
+        await until(lambda: tally.health.sessions == 4, "the ramp's sessions to open")
+        await conn.aio.call_tool("echo", {"text": "hi"})
+
+    planned, _ = planned_run(Plan(sessions=4, calls=8, ramp=3.0), once_all_are_open, tally)
+    assert sorted(planned.waits) == [0.75, 1.5, 2.25]
+    assert planned.open_then == [1, 1, 1]
+    assert {c.session for c in tally.calls()} == {0, 1, 2, 3} and all(c.ok for c in tally.calls())
+    unramped, _ = planned_run(Plan(sessions=4, calls=8))
+    assert unramped.waits == []
 
 
 @pytest.mark.parametrize(
@@ -141,6 +219,19 @@ def test_a_cassette_replays_and_one_of_another_server_is_refused(tmp_path, no_se
         mcp_notebook.UsageError, match="was recorded against the server 'mcp-notebook-demo'.*'slowing': replay a cassette"
     ):
         mcp_notebook.load(slowing_server_cmd(), tmp_path / "demo.jsonl", sessions=1, calls=2)
+
+
+def _watching(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The loads' live views (`workloads.run.Live`), as the front end is handed them."""
+    seen: list[Any] = []
+
+    class Watching(frontend.FrontEnd):
+        def load_view(self, live: Any) -> Any:
+            seen.append(live)
+            return None
+
+    monkeypatch.setattr(frontend, "current", Watching)
+    return seen
 
 
 def _errors(report: Any) -> list[tuple[str, int, str]]:
