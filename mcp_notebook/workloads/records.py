@@ -32,6 +32,9 @@ class Call:
     code: int | None = None
 
 
+PONGS_KEPT = 100_000  # pong latencies a load keeps for its median (the counts and the max stay exact)
+
+
 @dataclass
 class Health:
     """What the sessions' health said about the load, summed over the sessions (and shares)."""
@@ -40,16 +43,19 @@ class Health:
     failed_sessions: int = 0  # lost, and not opened again
     reconnects: int = 0
     server_pings: int = 0  # the server's pings we answered during the load
-    pong_latencies: list[float] = field(default_factory=list)  # how fast we answered them (s)
+    pong_latencies: list[float] = field(default_factory=list)  # how fast we answered them (s): the first PONGS_KEPT
     violations: int = 0  # rules the server's frames broke during the load
     violation_rules: Counter[str] = field(default_factory=Counter)
+    pong_max: float = 0.0  # the slowest answer of all, kept or not
 
     def merge(self, other: Health) -> None:
         self.sessions += other.sessions
         self.failed_sessions += other.failed_sessions
         self.reconnects += other.reconnects
         self.server_pings += other.server_pings
-        self.pong_latencies.extend(other.pong_latencies)
+        room = PONGS_KEPT - len(self.pong_latencies)  # a server's pings must not grow the load's memory without end
+        self.pong_latencies.extend(other.pong_latencies[:room] if room > 0 else ())
+        self.pong_max = max(self.pong_max, other.pong_max, max(other.pong_latencies, default=0.0))
         self.violations += other.violations
         self.violation_rules.update(other.violation_rules)
 
@@ -68,6 +74,7 @@ class Health:
             self.pong_latencies[len(earlier.pong_latencies) :],
             self.violations - earlier.violations,
             self.violation_rules - earlier.violation_rules,
+            self.pong_max,
         )
 
 

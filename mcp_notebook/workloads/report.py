@@ -149,7 +149,8 @@ def _headline(
     pongs = health.pong_latencies
     answered = f"{counted(health.server_pings, 'server ping')} answered"
     if pongs:
-        answered += f" (median {_pong_ms(statistics.median(pongs))} ms, max {_pong_ms(max(pongs))} ms)"
+        slowest = max(health.pong_max, max(pongs))
+        answered += f" (median {_pong_ms(statistics.median(pongs))} ms, max {_pong_ms(slowest)} ms)"
     lines.append(
         f"health: {answered}; {counted(health.violations, 'violation')}; "
         f"{counted(health.reconnects, 'reconnect')}; {counted(health.failed_sessions, 'session')} failed"

@@ -54,3 +54,15 @@ def test_equal_values_are_told_apart_by_identity():
     assert read(session, seen).pong_latencies == [first]
     pong(session, again)
     assert read(session, seen).pong_latencies == [again]
+
+
+def test_a_loads_pong_latencies_are_bounded_and_its_counts_and_max_exact(monkeypatch):
+    """A server that pings without end must not grow the load's memory: past the bound the
+    latencies are only counted, and the slowest is still known."""
+    from mcp_notebook.workloads import records
+
+    monkeypatch.setattr(records, "PONGS_KEPT", 3)
+    total = Health()
+    for latency in (0.001, 0.002, 0.003, 0.004, 0.009):
+        total.merge(Health(server_pings=1, pong_latencies=[latency]))
+    assert total.pong_latencies == [0.001, 0.002, 0.003] and total.server_pings == 5 and total.pong_max == 0.009
