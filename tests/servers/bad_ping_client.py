@@ -5,11 +5,13 @@ tools/list.
 
 Over stdio it starts the server (`-- COMMAND ARGS...`, the server's stderr passed through);
 over Streamable HTTP (`--url URL`) it opens the GET stream, where a legacy server's pings
-come. It stops after `--pings N` server pings (then closes stdin, or DELETEs the session)
-and prints one JSON line: {"pings": [the ids it got], "tools": [the names listed]}.
+come. It stops after `--pings N` server pings (then closes stdin, or DELETEs the session),
+or with `--hold SECONDS` at the first message more than SECONDS after the Nth ping (so pings
+it ignores have waited that long when it hangs up: a watcher can tell them from pings the end
+cut off), and prints one JSON line: {"pings": [the ids it got], "tools": [the names listed]}.
 Every read has a timeout (`--timeout`, default 60 s).
 
-Usage: bad_ping_client.py --answer error|ignore [--pings N] (--url URL | -- COMMAND ARGS...)
+Usage: bad_ping_client.py --answer error|ignore [--pings N] [--hold SECONDS] (--url URL | -- COMMAND ARGS...)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import argparse
 import http.client
 import json
 import subprocess
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -130,6 +133,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--answer", choices=("error", "ignore"), required=True)
     parser.add_argument("--pings", type=int, default=3)
+    parser.add_argument("--hold", type=float, default=0.0, help="after the Nth ping, keep going this long (seconds)")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--url")
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -137,18 +141,23 @@ def main() -> None:
     argv = args.command[1:] if args.command[:1] == ["--"] else args.command
     peer: Stdio | Http = Http(args.url, args.timeout) if args.url else Stdio(argv, args.timeout)
     pings: list[Any] = []
+    held_from: float | None = None  # when the Nth ping came (monotonic)
     try:
         peer.request(INITIALIZE)
         peer.send(INITIALIZED)
         tools = [tool["name"] for tool in peer.request(LIST)["result"]["tools"]]
         for message in peer.messages():
+            if held_from is not None and time.monotonic() - held_from > args.hold:
+                break
             if not is_ping(message):
                 continue
             pings.append(message["id"])
             if args.answer == "error":
                 peer.send(answer(message))
-            if len(pings) >= args.pings:
-                break
+            if len(pings) >= args.pings and held_from is None:
+                held_from = time.monotonic()
+                if args.hold <= 0:
+                    break
     finally:
         peer.close()
     print(json.dumps({"pings": pings, "tools": tools}), flush=True)
