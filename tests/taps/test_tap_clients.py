@@ -6,12 +6,13 @@ as told, and the scripted server's `nameless` listing breaks the schema.
 
 Every test takes `through`: how the client reaches the server. "direct" is the server itself;
 the tap's cases run the same tests with the tap in between, so a client's outcome through the
-tap is held to the very values it has without it.
+tap is held to the very values it has without it. Over stdio the relay runs between two `tee`
+shims, so the bytes each side sent and got are logged by a program that is not the tap, and
+compared with each other and with the tap's trace (`crossed_byte_identical`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -24,6 +25,7 @@ import pytest
 from support.http_servers import everything
 from support.servers import SERVERS_DIR, free_port, server_everything_cmd
 from support.tap_clients import CLIENTS, Call, Target, outcome_of, run_client
+from support.waiting import wait_until
 
 from mcp_notebook import demo_server
 from mcp_notebook.taps.observing.observer import LATE_AFTER
@@ -69,11 +71,27 @@ class Direct:
         log.wait_for(rf"pong {count} \(demo-ping-\d+\)", WAIT)
 
 
+# Byte logs on both sides of the stdio relay, by `tee` (coreutils, not ours): the outer shim
+# between the client and the relay logs what the client sent and got, the inner one between the
+# relay and the server what the server got and sent, both named by the outer shell's pid (the
+# relay passes its environment on to the server's command). Each writes `.done` once its pipeline
+# has ended, so a test reads whole logs.
+OUTER_TEE = (
+    'export TAP_TEE_ID=$$; tee "$0/$$.client-sent" | "$@" | tee "$0/$$.client-got"; : > "$0/$$.outer.done"'
+)
+INNER_TEE = 'tee "$0/$TAP_TEE_ID.server-got" | "$@" | tee "$0/$TAP_TEE_ID.server-sent"; : > "$0/$TAP_TEE_ID.inner.done"'
+
+
 class Tapped(Direct):
     """The client talks to the server through a tap: the stdio relay for a command, the HTTP
-    reverse proxy for a URL; this process watches, as a notebook would."""
+    reverse proxy for a URL; this process watches, as a notebook would. A stdio relay is run
+    between the two `tee` shims of `tees` (see `crossed_byte_identical`)."""
 
     name = "tap"
+
+    def __init__(self, tees: Path) -> None:
+        self.tees = tees
+        self.over_stdio = False
 
     def wrap(self, target: Target) -> Target:
         import mcp_notebook
@@ -81,10 +99,10 @@ class Tapped(Direct):
         if target.url:
             self.tap = mcp_notebook.tap("clients", upstream=target.url)
             return Target(url=str(self.tap.url), headers=target.headers)
-        if importlib.util.find_spec("mcp_notebook.taps.relay.main") is None:
-            pytest.skip("the stdio relay (branch t1) is not merged yet")
         self.tap = mcp_notebook.tap("clients")
-        return Target(argv=tuple(self.tap.command(list(target.argv))), env=target.env)
+        self.over_stdio = True
+        inner = ["sh", "-c", INNER_TEE, str(self.tees), *target.argv]
+        return Target(argv=("sh", "-c", OUTER_TEE, str(self.tees), *self.tap.command(inner)), env=target.env)
 
     def sessions(self) -> list[Any]:
         return self.tap.sessions if self.tap is not None else []
@@ -98,8 +116,9 @@ def through(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if request.param == "direct":
         yield Direct()
         return
-    tapped = Tapped()
     with tempfile.TemporaryDirectory(prefix="tap-") as short:  # a socket path must stay short
+        tapped = Tapped(Path(short) / "tees")
+        tapped.tees.mkdir()
         monkeypatch.setenv("MCP_NOTEBOOK_TAP_DIR", str(Path(short) / "t"))
         try:
             yield tapped
@@ -116,6 +135,38 @@ def every_frame_paired_and_no_violation(through: Direct, sessions: int) -> None:
     through.tap.wait(lambda tap: len(tap.sessions) >= sessions and all(not unpaired(s) for s in tap.sessions), timeout=WAIT)
     for session in through.sessions():
         assert session.violations() == [], session
+    crossed_byte_identical(through)
+
+
+def crossed_byte_identical(through: Direct) -> None:
+    """Over stdio, by the `tee` logs on both sides of the relay, each session: what the server
+    got is byte for byte what the client sent, what the client got is what the server sent (up
+    to where the client stopped reading: a ping written as it hung up is the server's only),
+    and the tap's trace holds every one of those frames both ways, in their exact text. The
+    relay is between the two shims; what it saw is compared with what they saw."""
+    if not isinstance(through, Tapped) or not through.over_stdio:
+        return
+    folder = through.tees
+    wait_until(lambda: len(list(folder.glob("*.outer.done"))) == len(through.sessions()), "the shims to end", WAIT)
+    logged = {path.name.split(".")[0] for path in folder.glob("*.outer.done")}
+    wait_until(lambda: all((folder / f"{i}.inner.done").exists() for i in logged), "the inner shims to end", WAIT)
+    crossed = []
+    for i in sorted(logged):
+        log = {part: (folder / f"{i}.{part}").read_bytes() for part in ("client-sent", "server-got", "server-sent", "client-got")}
+        assert log["server-got"] == log["client-sent"]
+        assert log["server-sent"].startswith(log["client-got"]) and log["client-got"][-1:] in (b"", b"\n")
+        unread = [json.loads(line) for line in log["server-sent"][len(log["client-got"]) :].splitlines()]
+        assert all("method" in message for message in unread), unread  # never an answer to the client's request
+        crossed.append((log["client-sent"].splitlines(), log["server-sent"].splitlines()))
+    traced = [
+        (
+            [e.raw.encode() for e in session.trace.frames("out")],
+            [e.raw.encode() for e in session.trace.frames("in")],
+        )
+        for session in through.sessions()
+    ]
+    assert all(sent and got for sent, got in crossed), crossed
+    assert sorted(traced) == sorted(crossed)
 
 
 def unpaired(session: Any) -> set[tuple[str, Any]]:
@@ -241,6 +292,7 @@ def caught_client_side(through: Direct, answer: str, pings: list[str]) -> None:
     found = through.tap.violations(side="client")
     assert all("MUST respond promptly" in v.message for v in found), found
     assert through.tap.violations(side="server") == []
+    crossed_byte_identical(through)
     stats = through.tap.health.server_pings
     if answer == "error":
         assert [v.rule for v in found] == ["ping-error"] * len(pings), found
@@ -272,3 +324,4 @@ def test_the_scripted_server_lists_a_tool_without_a_name(through: Direct, tmp_pa
         through.tap.wait(lambda tap: bool(tap.violations(side="server")), timeout=WAIT)
         assert [v.method for v in through.tap.violations(side="server")] == ["tools/list"]
         assert through.tap.violations(side="client") == []
+        crossed_byte_identical(through)
