@@ -76,9 +76,7 @@ class Direct:
 # relay and the server what the server got and sent, both named by the outer shell's pid (the
 # relay passes its environment on to the server's command). Each writes `.done` once its pipeline
 # has ended, so a test reads whole logs.
-OUTER_TEE = (
-    'export TAP_TEE_ID=$$; tee "$0/$$.client-sent" | "$@" | tee "$0/$$.client-got"; : > "$0/$$.outer.done"'
-)
+OUTER_TEE = 'export TAP_TEE_ID=$$; tee "$0/$$.client-sent" | "$@" | tee "$0/$$.client-got"; : > "$0/$$.outer.done"'
 INNER_TEE = 'tee "$0/$TAP_TEE_ID.server-got" | "$@" | tee "$0/$TAP_TEE_ID.server-sent"; : > "$0/$TAP_TEE_ID.inner.done"'
 
 
@@ -263,7 +261,11 @@ def bad_client(answer: str, *where: str) -> dict[str, Any]:
     the tap's lateness bound first, so those pings are unanswered, not cut off by its end."""
     hold = ["--hold", repr(LATE_AFTER)] if answer == "ignore" else []
     done = subprocess.run(
-        [*BAD_CLIENT, "--answer", answer, "--pings", "3", *hold, *where], capture_output=True, text=True, timeout=WAIT, check=False
+        [*BAD_CLIENT, "--answer", answer, "--pings", "3", *hold, *where],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return {"report": json.loads(done.stdout), "stderr": done.stderr}
@@ -299,7 +301,10 @@ def caught_client_side(through: Direct, answer: str, pings: list[str]) -> None:
         assert (stats.errors, stats.unanswered) == (len(pings), 0)
         return
     assert [v.rule for v in found] == ["ping-unanswered"] * len(found), found
-    assert [f'ping "{ping}" by the session\'s end' in v.message for v, ping in zip(found, pings)] == [True] * len(pings)
+    named = [v.message for v in found[: len(pings)]]
+    assert [f'ping "{ping}" by the session\'s end' in text for text, ping in zip(named, pings, strict=True)] == [True] * len(
+        pings
+    )
     assert (stats.answered, stats.unanswered, stats.unanswered + stats.cut_off) == (0, len(found), stats.sent)
 
 

@@ -113,7 +113,8 @@ def pings_line(p: PingStats) -> str:
     if not p.sent:
         return "none sent"
     line = f"{p.sent} sent, {p.answered} answered ({p.errors} with an error, {p.not_empty} not empty, {p.late} late), "
-    line += f"{p.unanswered} unanswered{f', {p.cut_off} cut off by the end' if p.cut_off else ''}; latency median {_ms(p.latency_median_ms)}, max {_ms(p.latency_max_ms)}"
+    line += f"{p.unanswered} unanswered" + (f", {p.cut_off} cut off by the end" if p.cut_off else "")
+    line += f"; latency median {_ms(p.latency_median_ms)}, max {_ms(p.latency_max_ms)}"
     return line + (f"; {counted(p.bad_ids, 'id')} neither string nor integer" if p.bad_ids else "")
 
 

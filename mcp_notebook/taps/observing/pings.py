@@ -6,8 +6,9 @@ member but `_meta`), after `late_after` seconds (`ping-late`), or not at all
 (`ping-unanswered`: not by `unanswered_after` seconds of the clock, nor by the session's end
 when it had waited longer than `late_after` by then) is the RECEIVER's violation; a ping still
 within `late_after` when the session ends was cut off by the end (`cut_off`, counted, no one's
-violation: a client hanging up a moment after the server pinged cannot have answered in time); a ping whose id is neither a string nor an integer (`ping-id`) is
-the SENDER's, and leaving it unanswered is then correct (no receiver can name it in a reply).
+violation: a client hanging up a moment after the server pinged cannot have answered in time);
+a ping whose id is neither a string nor an integer (`ping-id`) is the SENDER's, and leaving it
+unanswered is then correct (no receiver can name it in a reply).
 Nothing here runs a timer: `overdue(now)` is called as records arrive and when someone reads
 (health, violations), so a thousand pings cost a thousand dict entries, not threads. The
 modern era (2026-07-28) has no ping; the observer does not ask this judge there. Pure: no I/O.
