@@ -5,11 +5,17 @@ tools/list.
 
 Over stdio it starts the server (`-- COMMAND ARGS...`, the server's stderr passed through);
 over Streamable HTTP (`--url URL`) it opens the GET stream, where a legacy server's pings
-come. It stops after `--pings N` server pings (then closes stdin, or DELETEs the session)
-and prints one JSON line: {"pings": [the ids it got], "tools": [the names listed]}.
-Every read has a timeout (`--timeout`, default 60 s).
+come. It stops after `--pings N` server pings (then closes stdin, or DELETEs the session),
+or with `--hold SECONDS` at the first message more than SECONDS after the Nth ping (so pings
+it ignores have waited that long when it hangs up: a watcher can tell them from pings the end
+cut off), and prints one JSON line: {"pings": [the ids it got], "tools": [the names listed],
+"session_id": the HTTP session's id or ""}.
+Every read has a timeout (`--timeout`, default 60 s). For the tests of what a tap keeps
+secret: `--header "NAME: VALUE"` (HTTP, repeatable) sends a header with every request, and
+`--say TEXT` ends each error answer's message with TEXT ("{session}" in it: the session id).
 
-Usage: bad_ping_client.py --answer error|ignore [--pings N] (--url URL | -- COMMAND ARGS...)
+Usage: bad_ping_client.py --answer error|ignore [--pings N] [--hold SECONDS] [--say TEXT]
+                          (--url URL [--header "NAME: VALUE"]... | -- COMMAND ARGS...)
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import argparse
 import http.client
 import json
 import subprocess
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,8 +39,9 @@ INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
-def answer(ping: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": ping["id"], "error": {"code": -32601, "message": "Method not found"}}
+def answer(ping: dict[str, Any], say: str = "") -> dict[str, Any]:
+    message = f"Method not found{': ' + say if say else ''}"
+    return {"jsonrpc": "2.0", "id": ping["id"], "error": {"code": -32601, "message": message}}
 
 
 def is_ping(message: Any) -> bool:
@@ -41,6 +49,8 @@ def is_ping(message: Any) -> bool:
 
 
 class Stdio:
+    session_id = ""
+
     def __init__(self, argv: list[str], timeout: float) -> None:
         self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         self.timeout = timeout
@@ -71,12 +81,19 @@ class Stdio:
 
 
 class Http:
-    def __init__(self, url: str, timeout: float) -> None:
+    def __init__(self, url: str, timeout: float, headers: list[str]) -> None:
         parts = urlsplit(url)
         self.host, self.port, self.path = parts.hostname or "127.0.0.1", parts.port or 80, parts.path or "/"
         self.timeout = timeout
         self.headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        for header in headers:
+            name, _, value = header.partition(":")
+            self.headers[name.strip()] = value.strip()
         self.stream: http.client.HTTPResponse | None = None
+
+    @property
+    def session_id(self) -> str:
+        return self.headers.get("Mcp-Session-Id", "")
 
     def _connection(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
@@ -130,28 +147,36 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--answer", choices=("error", "ignore"), required=True)
     parser.add_argument("--pings", type=int, default=3)
+    parser.add_argument("--hold", type=float, default=0.0, help="after the Nth ping, keep going this long (seconds)")
+    parser.add_argument("--say", default="", help="end each error answer's message with this ({session}: the session id)")
     parser.add_argument("--timeout", type=float, default=60.0)
     parser.add_argument("--url")
+    parser.add_argument("--header", action="append", default=[], help='HTTP: "NAME: VALUE" sent with every request')
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     argv = args.command[1:] if args.command[:1] == ["--"] else args.command
-    peer: Stdio | Http = Http(args.url, args.timeout) if args.url else Stdio(argv, args.timeout)
+    peer: Stdio | Http = Http(args.url, args.timeout, args.header) if args.url else Stdio(argv, args.timeout)
     pings: list[Any] = []
+    held_from: float | None = None  # when the Nth ping came (monotonic)
     try:
         peer.request(INITIALIZE)
         peer.send(INITIALIZED)
         tools = [tool["name"] for tool in peer.request(LIST)["result"]["tools"]]
         for message in peer.messages():
+            if held_from is not None and time.monotonic() - held_from > args.hold:
+                break
             if not is_ping(message):
                 continue
             pings.append(message["id"])
             if args.answer == "error":
-                peer.send(answer(message))
-            if len(pings) >= args.pings:
-                break
+                peer.send(answer(message, args.say.replace("{session}", peer.session_id)))
+            if len(pings) >= args.pings and held_from is None:
+                held_from = time.monotonic()
+                if args.hold <= 0:
+                    break
     finally:
         peer.close()
-    print(json.dumps({"pings": pings, "tools": tools}), flush=True)
+    print(json.dumps({"pings": pings, "tools": tools, "session_id": peer.session_id}), flush=True)
 
 
 if __name__ == "__main__":

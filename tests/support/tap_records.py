@@ -57,8 +57,8 @@ class Script:
     def stderr(self, line: str) -> None:
         self._feed(rec.STDERR, line.encode())
 
-    def event(self, event: str, **detail: Any) -> None:
-        self._feed(rec.EVENT, name=event, detail=detail)
+    def event(self, event: str, after: float = 0.001, **detail: Any) -> None:
+        self._feed(rec.EVENT, after=after, name=event, detail=detail)
 
     def handshake(
         self,

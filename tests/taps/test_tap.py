@@ -1,7 +1,9 @@
 """The Tap in the notebook (`mcp_notebook.tap`): a real relay (`python -m mcp_notebook.tap`) driven
 by the official SDK client against server-everything, watched whole both ways; a tap opened late
 catching up from the recording; the HTTP tap with its proxy; the entries to paste, read back by
-the configs module; the cassette a tap saves, replayed; and no secret anywhere it shows or saves."""
+the configs module; the cassette a tap saves, replayed; and no secret anywhere it shows or saves
+(an env value of the relayed command's, a bearer token, a session id: in the trace, violations, health,
+reprs, the cassette, the recording, `%mcp trace/health/violations NAME`)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import json
 import os
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -16,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.servers import server_everything_cmd
+from support.servers import SERVERS_DIR, server_everything_cmd
 
 import mcp_notebook
+from mcp_notebook import demo_server
 from mcp_notebook.taps import registry
 from mcp_notebook.taps.wire import rendezvous
 from mcp_notebook.taps.wire.recording import read_recording
@@ -26,6 +30,7 @@ from mcp_notebook.taps.wire.records import CLIENT, EVENT, HELLO, SERVER, Record,
 
 pytestmark = [pytest.mark.node, pytest.mark.anyio, pytest.mark.filterwarnings("ignore:ping is removed as of 2026-07-28")]
 SECRET = "sk-tap-4242-do-not-show"
+BAD_CLIENT = [sys.executable, str(SERVERS_DIR / "bad_ping_client.py")]
 
 
 @pytest.fixture
@@ -45,8 +50,11 @@ def tap_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-async def drive(argv: list[str], env: dict[str, str] | None = None, secret: str = "hello") -> dict[str, Any]:
-    """The official SDK client (legacy era) over stdio through `argv`: tools, a call, a ping."""
+async def drive(
+    argv: list[str], env: dict[str, str] | None = None, secret: str = "hello", get_env: bool = False
+) -> dict[str, Any]:
+    """The official SDK client (legacy era) over stdio through `argv`: tools, a call, a ping
+    (with `get_env`, first server-everything's `get-env`, which returns its environment)."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -54,6 +62,8 @@ async def drive(argv: list[str], env: dict[str, str] | None = None, secret: str 
     with open(os.devnull, "w") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
             tools = await client.list_tools()
+            if get_env:
+                await client.call_tool("get-env", {})
             echoed = await client.call_tool("echo", {"message": secret})
             await client.send_ping()
     return {"tools": sorted(t.name for t in tools.tools), "echo": echoed.content[0].text}  # type: ignore[union-attr]
@@ -111,7 +121,7 @@ async def test_a_tap_opened_after_the_session_began_sees_it_from_its_start(tap_d
     assert len(tap.sessions) == 1
 
 
-async def test_the_http_tap_proxies_and_sees_both_ways_and_shows_no_credential(url: str, tmp_path: Path):
+async def test_the_http_tap_proxies_and_sees_both_ways_and_shows_no_credential(url: str, tmp_path: Path, shell: Any, capsys: Any):
     from mcp import Client
     from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
@@ -132,12 +142,40 @@ async def test_the_http_tap_proxies_and_sees_both_ways_and_shows_no_credential(u
     assert tap.violations("client") == [] and tap.violations("server") == []
     assert tap.session is not None and tap.session.transport == "http"
     assert "/mcp" in repr(tap) and tap.entry("vscode")["servers"]["evh"] == {"type": "http", "url": tap.url}
-    cassette = tmp_path / "evh.jsonl"
-    tap.trace.to_jsonl(cassette)
-    details = [e.detail for e in tap.trace.entries()]
-    seen = [cassette.read_text(), repr(details), repr(tap), tap._repr_html_(), repr(tap.health), repr(tap.violations())]
     assert len(session_ids) == 1  # server-everything gave the session an id: a credential
-    assert not [s for s in seen for secret in (SECRET, *session_ids) if secret in s]
+    assert not leaked(everything_shown(tap, shell, capsys, tmp_path), SECRET, *session_ids)
+
+
+def test_no_bearer_token_nor_session_id_reaches_a_violation_of_a_client_that_quotes_them(tmp_path: Path, shell: Any, capsys: Any):
+    """Over HTTP, a client sending a bearer token and answering the server's pings with errors
+    that end in the token and its session id: its violations are shown, neither value."""
+    process, upstream = demo_server.start_http("legacy", ping_interval=0.05)
+    with process:
+        tap = mcp_notebook.tap("secvh", upstream=upstream)
+        assert tap.url is not None
+        say = f"{SECRET} in session {{session}}"
+        argv = [
+            *BAD_CLIENT,
+            "--answer",
+            "error",
+            "--pings",
+            "2",
+            "--say",
+            say,
+            "--url",
+            tap.url,
+            "--header",
+            f"Authorization: Bearer {SECRET}",
+        ]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 0, done.stderr
+        tap.wait(lambda t: len(t.violations(side="client")) >= 2, timeout=30)
+    found = tap.violations(side="client")
+    assert [v.rule for v in found[:2]] == ["ping-error", "ping-error"]
+    assert all("Method not found: [redacted] in session [redacted]" in v.message for v in found)
+    session_id = json.loads(done.stdout)["session_id"]
+    assert len(session_id) >= 8  # the demo server's, a credential
+    assert not leaked(everything_shown(tap, shell, capsys, tmp_path), SECRET, session_id)
 
 
 def test_entries_read_back_as_the_wrapped_command(config_home: tuple[Path, Path]):
@@ -174,24 +212,79 @@ def test_a_configured_server_is_wrapped_with_its_environment_and_its_secret_neve
     assert "[redacted]" in entry.shown() and "MODE" in entry.shown()
 
 
-async def test_no_secret_reaches_the_trace_violations_cassette_or_display(tmp_path: Path):
-    tap = mcp_notebook.tap("sec", command=server_everything_cmd())
-    result = await drive(tap.command(), env={"API_TOKEN": SECRET}, secret=f"the key is {SECRET}")
-    assert SECRET in result["echo"]  # the relay changes nothing on the wire
-    tap.wait(timeout=30)
-    assert "tools/call" in requests(tap)
-    cassette = tmp_path / "sec.jsonl"
+def everything_shown(tap: mcp_notebook.Tap, shell: Any, capsys: Any, tmp_path: Path) -> list[str]:
+    """What the notebook shows or saves of a tap's newest session: its trace (every entry, events
+    and stderr lines with their detail), the violations (repr and messages), the cassette, the
+    tap's and the health's reprs (text and HTML), and `%mcp trace/health/violations NAME`."""
+    cassette = tmp_path / f"{tap.name}.jsonl"
     tap.trace.to_jsonl(cassette)
-    seen = [
+    health, violations = tap.health, tap.violations()
+    shown = [
         json.dumps([e.to_record() for e in tap.trace.entries()], default=str),
-        repr(tap.violations()),
+        repr([e.detail for e in tap.trace.entries()]),
+        repr(violations),
+        *(v.message for v in violations),
         cassette.read_text(),
         repr(tap),
         tap._repr_html_(),
         _pretty(tap),
-        repr(tap.health),
+        repr(health),
+        _pretty(health),
+        health._repr_html_(),
+        json.dumps(health.as_dict(), default=str),
     ]
-    assert not [s for s in seen if SECRET in s]
+    capsys.readouterr()
+    for command in ("trace", "health", "violations"):
+        shell.run_line_magic("mcp", f"{command} {tap.name}")
+        shown.append(capsys.readouterr().out)
+        assert shown[-1].strip(), f"%mcp {command} {tap.name} showed nothing"
+    return shown
+
+
+def leaked(shown: list[str], *secrets: str) -> list[str]:
+    return [text for text in shown for secret in secrets if secret in text]
+
+
+async def test_no_secret_reaches_the_trace_violations_cassette_or_display(tmp_path: Path, shell: Any, capsys: Any):
+    """The relayed command's environment holds API_TOKEN; the server writes it to its stderr and
+    returns it from `get-env`, and the client sends it in a call: it crosses unchanged, and
+    nothing the notebook shows or saves holds it, nor the relay's recording on disk."""
+    server = ["sh", "-c", 'echo "starting with token $API_TOKEN" >&2; exec "$@"', "sh", *server_everything_cmd()]
+    tap = mcp_notebook.tap("sec", command=server)
+    result = await drive(tap.command(), env={"API_TOKEN": SECRET}, secret=f"the key is {SECRET}", get_env=True)
+    assert SECRET in result["echo"]  # the relay changes nothing on the wire
+    tap.wait(lambda t: t.session is not None and t.session.ended, timeout=30)
+    assert "tools/call" in requests(tap)
+    assert any("starting with token [redacted]" in line for line in tap.health.stderr_tail)
+    assert any("[redacted]" in (e.raw or "") for e in tap.trace.frames("in"))  # get-env's answer, redacted
+    assert tap.session is not None and tap.session.folder is not None
+    recording = [encode(r).decode() for r in read_recording(tap.session.folder)]
+    assert not leaked(everything_shown(tap, shell, capsys, tmp_path) + recording, SECRET)
+
+
+def test_no_secret_reaches_a_violation_of_a_client_that_quotes_it(tmp_path: Path, shell: Any, capsys: Any):
+    """A client answering the server's pings with errors that end in its API_TOKEN: the client's
+    violations say so, the token redacted everywhere the notebook shows it."""
+    tap = mcp_notebook.tap("secv")
+    argv = [
+        *BAD_CLIENT,
+        "--answer",
+        "error",
+        "--pings",
+        "2",
+        "--say",
+        SECRET,
+        "--",
+        *tap.command(demo_server.command(ping_interval=0.05)),
+    ]
+    done = subprocess.run(argv, env={**os.environ, "API_TOKEN": SECRET}, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    tap.wait(lambda t: t.session is not None and t.session.ended, timeout=30)
+    found = tap.violations(side="client")
+    assert [v.rule for v in found] == ["ping-error", "ping-error"] and all(
+        "Method not found: [redacted]" in v.message for v in found
+    )
+    assert not leaked(everything_shown(tap, shell, capsys, tmp_path), SECRET)
 
 
 async def test_the_cassette_of_a_tapped_session_replays_to_our_client(tmp_path: Path):

@@ -6,12 +6,13 @@ as told, and the scripted server's `nameless` listing breaks the schema.
 
 Every test takes `through`: how the client reaches the server. "direct" is the server itself;
 the tap's cases run the same tests with the tap in between, so a client's outcome through the
-tap is held to the very values it has without it.
+tap is held to the very values it has without it. Over stdio the relay runs between two `tee`
+shims, so the bytes each side sent and got are logged by a program that is not the tap, and
+compared with each other and with the tap's trace (`crossed_byte_identical`).
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -24,8 +25,10 @@ import pytest
 from support.http_servers import everything
 from support.servers import SERVERS_DIR, free_port, server_everything_cmd
 from support.tap_clients import CLIENTS, Call, Target, outcome_of, run_client
+from support.waiting import wait_until
 
 from mcp_notebook import demo_server
+from mcp_notebook.taps.observing.observer import LATE_AFTER
 
 pytestmark = pytest.mark.node  # server-everything and the inspector run on Node
 
@@ -68,11 +71,25 @@ class Direct:
         log.wait_for(rf"pong {count} \(demo-ping-\d+\)", WAIT)
 
 
+# Byte logs on both sides of the stdio relay, by `tee` (coreutils, not ours): the outer shim
+# between the client and the relay logs what the client sent and got, the inner one between the
+# relay and the server what the server got and sent, both named by the outer shell's pid (the
+# relay passes its environment on to the server's command). Each writes `.done` once its pipeline
+# has ended, so a test reads whole logs.
+OUTER_TEE = 'export TAP_TEE_ID=$$; tee "$0/$$.client-sent" | "$@" | tee "$0/$$.client-got"; : > "$0/$$.outer.done"'
+INNER_TEE = 'tee "$0/$TAP_TEE_ID.server-got" | "$@" | tee "$0/$TAP_TEE_ID.server-sent"; : > "$0/$TAP_TEE_ID.inner.done"'
+
+
 class Tapped(Direct):
     """The client talks to the server through a tap: the stdio relay for a command, the HTTP
-    reverse proxy for a URL; this process watches, as a notebook would."""
+    reverse proxy for a URL; this process watches, as a notebook would. A stdio relay is run
+    between the two `tee` shims of `tees` (see `crossed_byte_identical`)."""
 
     name = "tap"
+
+    def __init__(self, tees: Path) -> None:
+        self.tees = tees
+        self.over_stdio = False
 
     def wrap(self, target: Target) -> Target:
         import mcp_notebook
@@ -80,10 +97,10 @@ class Tapped(Direct):
         if target.url:
             self.tap = mcp_notebook.tap("clients", upstream=target.url)
             return Target(url=str(self.tap.url), headers=target.headers)
-        if importlib.util.find_spec("mcp_notebook.taps.relay.main") is None:
-            pytest.skip("the stdio relay (branch t1) is not merged yet")
         self.tap = mcp_notebook.tap("clients")
-        return Target(argv=tuple(self.tap.command(list(target.argv))), env=target.env)
+        self.over_stdio = True
+        inner = ["sh", "-c", INNER_TEE, str(self.tees), *target.argv]
+        return Target(argv=("sh", "-c", OUTER_TEE, str(self.tees), *self.tap.command(inner)), env=target.env)
 
     def sessions(self) -> list[Any]:
         return self.tap.sessions if self.tap is not None else []
@@ -97,8 +114,9 @@ def through(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if request.param == "direct":
         yield Direct()
         return
-    tapped = Tapped()
     with tempfile.TemporaryDirectory(prefix="tap-") as short:  # a socket path must stay short
+        tapped = Tapped(Path(short) / "tees")
+        tapped.tees.mkdir()
         monkeypatch.setenv("MCP_NOTEBOOK_TAP_DIR", str(Path(short) / "t"))
         try:
             yield tapped
@@ -115,6 +133,38 @@ def every_frame_paired_and_no_violation(through: Direct, sessions: int) -> None:
     through.tap.wait(lambda tap: len(tap.sessions) >= sessions and all(not unpaired(s) for s in tap.sessions), timeout=WAIT)
     for session in through.sessions():
         assert session.violations() == [], session
+    crossed_byte_identical(through)
+
+
+def crossed_byte_identical(through: Direct) -> None:
+    """Over stdio, by the `tee` logs on both sides of the relay, each session: what the server
+    got is byte for byte what the client sent, what the client got is what the server sent (up
+    to where the client stopped reading: a ping written as it hung up is the server's only),
+    and the tap's trace holds every one of those frames both ways, in their exact text. The
+    relay is between the two shims; what it saw is compared with what they saw."""
+    if not isinstance(through, Tapped) or not through.over_stdio:
+        return
+    folder = through.tees
+    wait_until(lambda: len(list(folder.glob("*.outer.done"))) == len(through.sessions()), "the shims to end", WAIT)
+    logged = {path.name.split(".")[0] for path in folder.glob("*.outer.done")}
+    wait_until(lambda: all((folder / f"{i}.inner.done").exists() for i in logged), "the inner shims to end", WAIT)
+    crossed = []
+    for i in sorted(logged):
+        log = {part: (folder / f"{i}.{part}").read_bytes() for part in ("client-sent", "server-got", "server-sent", "client-got")}
+        assert log["server-got"] == log["client-sent"]
+        assert log["server-sent"].startswith(log["client-got"]) and log["client-got"][-1:] in (b"", b"\n")
+        unread = [json.loads(line) for line in log["server-sent"][len(log["client-got"]) :].splitlines()]
+        assert all("method" in message for message in unread), unread  # never an answer to the client's request
+        crossed.append((log["client-sent"].splitlines(), log["server-sent"].splitlines()))
+    traced = [
+        (
+            [e.raw.encode() for e in session.trace.frames("out")],
+            [e.raw.encode() for e in session.trace.frames("in")],
+        )
+        for session in through.sessions()
+    ]
+    assert all(sent and got for sent, got in crossed), crossed
+    assert sorted(traced) == sorted(crossed)
 
 
 def unpaired(session: Any) -> set[tuple[str, Any]]:
@@ -249,8 +299,15 @@ def test_the_sdk_client_imports_jsonschema_on_its_event_loop_at_its_first_tool_c
 
 
 def bad_client(answer: str, *where: str) -> dict[str, Any]:
+    """The bad client's run: it stops after 3 pings; one that ignores them holds its session past
+    the tap's lateness bound first, so those pings are unanswered, not cut off by its end."""
+    hold = ["--hold", repr(LATE_AFTER)] if answer == "ignore" else []
     done = subprocess.run(
-        [*BAD_CLIENT, "--answer", answer, "--pings", "3", *where], capture_output=True, text=True, timeout=WAIT, check=False
+        [*BAD_CLIENT, "--answer", answer, "--pings", "3", *hold, *where],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     return {"report": json.loads(done.stdout), "stderr": done.stderr}
@@ -260,25 +317,37 @@ def bad_client(answer: str, *where: str) -> dict[str, Any]:
 def test_the_bad_client_mishandles_the_pings_over_stdio(answer: str, through: Direct):
     target = through.wrap(Target.stdio(demo_server.command(ping_interval=0.05)))
     seen = bad_client(answer, "--", *target.argv)
-    assert seen["report"]["pings"] == ["demo-ping-1", "demo-ping-2", "demo-ping-3"]
+    assert seen["report"]["pings"][:3] == ["demo-ping-1", "demo-ping-2", "demo-ping-3"]
     assert "echo" in seen["report"]["tools"]
     answered_with_errors = "ping demo-ping-1 answered with an error" in seen["stderr"]
     assert answered_with_errors == (answer == "error")
     assert "pong" not in seen["stderr"]
-    caught_client_side(through, answer, 3)
+    caught_client_side(through, answer, seen["report"]["pings"][:3])
 
 
-def caught_client_side(through: Direct, answer: str, pings: int) -> None:
+def caught_client_side(through: Direct, answer: str, pings: list[str]) -> None:
     """Through the tap: each ping mishandled is the client's violation of the ping MUST, and
-    nothing is the server's."""
+    nothing is the server's. Answered with errors: the `pings` it answered (ids). Ignored: the
+    `pings` it counted and those after them that had waited past the lateness bound when the client hung
+    up; any sent within the bound before the end were cut off by it, no one's violation."""
     if through.tap is None:
         return
     through.tap.wait(lambda tap: bool(tap.sessions) and tap.session.ended, timeout=WAIT)
-    rule = "ping-error" if answer == "error" else "ping-unanswered"
     found = through.tap.violations(side="client")
-    assert [v.rule for v in found] == [rule] * pings, found
-    assert all("MUST respond promptly" in v.message for v in found)
+    assert all("MUST respond promptly" in v.message for v in found), found
     assert through.tap.violations(side="server") == []
+    crossed_byte_identical(through)
+    stats = through.tap.health.server_pings
+    if answer == "error":
+        assert [v.rule for v in found] == ["ping-error"] * len(pings), found
+        assert (stats.errors, stats.unanswered) == (len(pings), 0)
+        return
+    assert [v.rule for v in found] == ["ping-unanswered"] * len(found), found
+    named = [v.message for v in found[: len(pings)]]
+    assert [f'ping "{ping}" by the session\'s end' in text for text, ping in zip(named, pings, strict=True)] == [True] * len(
+        pings
+    )
+    assert (stats.answered, stats.unanswered, stats.unanswered + stats.cut_off) == (0, len(found), stats.sent)
 
 
 @pytest.mark.parametrize("answer", ["error", "ignore"])
@@ -286,11 +355,11 @@ def test_the_bad_client_mishandles_the_pings_over_http(answer: str, through: Dir
     process, url = demo_server.start_http("legacy", ping_interval=0.05)
     with process:
         seen = bad_client(answer, "--url", through.wrap(Target.http(url)).url)
-        assert len(seen["report"]["pings"]) == 3
+        assert len(seen["report"]["pings"]) >= 3
         errors = [line for line in process.stderr_log.lines if "answered with an error" in line]
         assert len(errors) == (3 if answer == "error" else 0)
         assert not [line for line in process.stderr_log.lines if ": pong " in line]
-        caught_client_side(through, answer, 3)
+        caught_client_side(through, answer, seen["report"]["pings"][:3])
 
 
 def test_the_scripted_server_lists_a_tool_without_a_name(through: Direct, tmp_path: Path):
@@ -302,3 +371,4 @@ def test_the_scripted_server_lists_a_tool_without_a_name(through: Direct, tmp_pa
         through.tap.wait(lambda tap: bool(tap.violations(side="server")), timeout=WAIT)
         assert [v.method for v in through.tap.violations(side="server")] == ["tools/list"]
         assert through.tap.violations(side="client") == []
+        crossed_byte_identical(through)

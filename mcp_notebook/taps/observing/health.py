@@ -2,8 +2,8 @@
 
 A snapshot says which era and version the two sides settled on, who they are, how much
 crossed each way, what is still waiting for an answer each way, how each side's pings were
-answered (`PingStats`: sent, answered, errors, results not empty, late, unanswered, latency
-median and max in milliseconds), the violations of each side, what the watcher had to drop,
+answered (`PingStats`: sent, answered, errors, results not empty, late, unanswered, cut off
+by the session's end, latency median and max in milliseconds), the violations of each side, what the watcher had to drop,
 and whether the session is live or ended. Its displays follow `session.health_view`'s house
 style: one line as repr, a few lines in a terminal (server and client text stripped of
 control sequences), a table in a notebook (escaped; long values end in an ellipsis).
@@ -35,6 +35,7 @@ class PingStats:
     not_empty: int = 0
     late: int = 0
     unanswered: int = 0
+    cut_off: int = 0  # still waiting, within the lateness bound, when the session ended: no one's violation
     bad_ids: int = 0
     latency_median_ms: float | None = None
     latency_max_ms: float | None = None
@@ -112,7 +113,8 @@ def pings_line(p: PingStats) -> str:
     if not p.sent:
         return "none sent"
     line = f"{p.sent} sent, {p.answered} answered ({p.errors} with an error, {p.not_empty} not empty, {p.late} late), "
-    line += f"{p.unanswered} unanswered; latency median {_ms(p.latency_median_ms)}, max {_ms(p.latency_max_ms)}"
+    line += f"{p.unanswered} unanswered" + (f", {p.cut_off} cut off by the end" if p.cut_off else "")
+    line += f"; latency median {_ms(p.latency_median_ms)}, max {_ms(p.latency_max_ms)}"
     return line + (f"; {counted(p.bad_ids, 'id')} neither string nor integer" if p.bad_ids else "")
 
 

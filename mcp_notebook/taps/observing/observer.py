@@ -93,6 +93,7 @@ class SessionObserver:
         self._counts = {CLIENT: 0, SERVER: 0}  # violations, by the side that broke the rule
         self._lock = threading.Lock()
         self._closed = False
+        self._last = float("-inf")  # the newest record's monotonic time
 
     # ----- feeding -----
 
@@ -101,6 +102,7 @@ class SessionObserver:
         with self._lock:
             if self._closed:
                 return
+            self._last = max(self._last, record.monotonic)
             if record.is_frame:
                 self._frame(record)
             elif record.side == rec.STDERR:
@@ -229,17 +231,18 @@ class SessionObserver:
                 code = record.detail.get("code")
                 self.exit_code = code if isinstance(code, int) else None
             self.trace.event(record.name, at=at, **detail)
-            self._end()
+            self._end(record.monotonic)
         else:
             self.trace.event(record.name or "event", at=at, **detail)
 
-    def _end(self) -> None:
-        """The session is over: every ping still waiting went unanswered."""
+    def _end(self, at: float) -> None:
+        """The session is over (at `at`, the watcher's monotonic clock): the pings still waiting
+        are judged (`PingJudge.end`)."""
         if self.state == ENDED:
             return
         self.state = ENDED
         if not self.settled.modern:
-            self._report(self.pings.end(self.settled.version))
+            self._report(self.pings.end(at, self.settled.version))
 
     # ----- what was found -----
 
@@ -320,7 +323,7 @@ class SessionObserver:
         with self._lock:
             if self._closed:
                 return
-            self._end()
+            self._end(max(self.clock(), self._last))
             self._closed = True
         self.checker.stop()
         self._changed()
@@ -338,8 +341,8 @@ class SessionObserver:
 def _stats(counts: PingCounts) -> PingStats:
     median, longest = counts.latency_ms()
     return PingStats(
-        counts.sent, counts.answered, counts.errors, counts.not_empty, counts.late, counts.unanswered, counts.bad_ids,
-        median, longest,
+        counts.sent, counts.answered, counts.errors, counts.not_empty, counts.late, counts.unanswered, counts.cut_off,
+        counts.bad_ids, median, longest,
     )  # fmt: skip
 
 

@@ -3,9 +3,12 @@
 The spec's ping page: "The receiver MUST respond promptly with an empty response". A ping
 answered with an error (`ping-error`), with a result that is not empty (`ping-result`: any
 member but `_meta`), after `late_after` seconds (`ping-late`), or not at all
-(`ping-unanswered`: not by `unanswered_after` seconds of the clock, nor by the session's end)
-is the RECEIVER's violation; a ping whose id is neither a string nor an integer (`ping-id`) is
-the SENDER's, and leaving it unanswered is then correct (no receiver can name it in a reply).
+(`ping-unanswered`: not by `unanswered_after` seconds of the clock, nor by the session's end
+when it had waited longer than `late_after` by then) is the RECEIVER's violation; a ping still
+within `late_after` when the session ends was cut off by the end (`cut_off`, counted, no one's
+violation: a client hanging up a moment after the server pinged cannot have answered in time);
+a ping whose id is neither a string nor an integer (`ping-id`) is the SENDER's, and leaving it
+unanswered is then correct (no receiver can name it in a reply).
 Nothing here runs a timer: `overdue(now)` is called as records arrive and when someone reads
 (health, violations), so a thousand pings cost a thousand dict entries, not threads. The
 modern era (2026-07-28) has no ping; the observer does not ask this judge there. Pure: no I/O.
@@ -64,6 +67,7 @@ class PingCounts:
     not_empty: int = 0
     late: int = 0
     unanswered: int = 0
+    cut_off: int = 0  # pending when the session ended, within the lateness bound: neither answered nor judged
     bad_ids: int = 0
     latencies: deque[float] = field(default_factory=lambda: deque(maxlen=LATENCIES))  # seconds
 
@@ -162,13 +166,19 @@ class PingJudge:
                     found.append(self._unanswered(sender, ping, f"within {self.unanswered_after:g} s", version))
         return found
 
-    def end(self, version: str | None) -> list[Violation]:
-        """The session ended: every ping still waiting went unanswered."""
+    def end(self, now: float, version: str | None) -> list[Violation]:
+        """The session ended at `now`: a ping still waiting is unanswered if it had waited longer
+        than `late_after` (it was late already), else cut off by the end (counted, not judged)."""
         found: list[Violation] = []
         for sender, pending in self._pending.items():
-            found += [
-                self._unanswered(sender, ping, "by the session's end", version) for ping in pending.values() if not ping.judged
-            ]
+            for ping in pending.values():
+                if ping.judged:
+                    continue
+                waited = now - ping.sent
+                if waited > self.late_after:
+                    found.append(self._unanswered(sender, ping, f"by the session's end ({waited:.3f} s after it)", version))
+                else:
+                    self.counts[sender].cut_off += 1
             pending.clear()
         return found
 

@@ -3,9 +3,12 @@ runs instead of a server's command, so a notebook can watch the session.
 
 It starts the server as a child leading a process group of its own (as our stdio transport
 does: a signal to the client's group does not kill it out of order), and relays bytes both ways
-unchanged: one thread per direction reads, writes the bytes on at once, and only then hands
-them to the recorder (`recorder.Recorder`), which makes the records off the relayed path and
-never blocks it. The server's stderr is passed through to ours as it is, and recorded by line.
+unchanged: one thread per direction reads, hands the bytes to the recorder
+(`recorder.Recorder`: a queue append, which never blocks; the records are made off the relayed
+path) and writes them on at once. Handing over first keeps the records in causal order across
+the two directions: a peer's answer can only be read after the bytes it answers were written
+on, so it is always handed over after them (written first, a fast client's pong could be
+recorded before the server's ping it answers). The server's stderr is passed through to ours as it is, and recorded by line.
 When the client hangs up (our stdin closes, or our stdout breaks) or the relay is told to stop
 (SIGTERM, SIGINT, SIGHUP), the server is ended the way a client ends it: its stdin closed, a
 grace, SIGTERM, SIGKILL. The relay exits with the server's exit code (a signal N: 128+N), once
@@ -215,7 +218,7 @@ class Relay:
     # ------------------------------------------------------------------ the pumps
 
     def _pump(self, source: int, target: int, side: str) -> None:
-        """Server to client (stdout, and stderr to ours): bytes on at once, then to the recorder."""
+        """Server to client (stdout, and stderr to ours): bytes to the recorder, then on at once."""
         put = self.recorder.put
         writing = True
         while True:
@@ -225,6 +228,7 @@ class Relay:
                 data = b""
             if not data:
                 break
+            put(side, data)
             if writing:
                 try:
                     _write_all(target, data)
@@ -232,7 +236,6 @@ class Relay:
                     writing = False
                     if side == SERVER:
                         self._end("the client hung up")
-            put(side, data)
         put(side, b"")
 
     def _to_server(self, target: int) -> None:
@@ -245,13 +248,13 @@ class Relay:
                 data = b""
             if not data:
                 break
+            put(CLIENT, data)
             with self._stdin_lock:
                 if not self._stdin_closed:
                     try:
                         _write_all(target, data)
                     except OSError:
                         pass  # the server closed its stdin or exited: its exit ends the session
-            put(CLIENT, data)
         put(CLIENT, b"")
         self._close_server_stdin()
         self._end("the client hung up")

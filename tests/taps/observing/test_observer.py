@@ -18,6 +18,7 @@ from support.waiting import wait_until
 
 import mcp_notebook
 from mcp_notebook import demo_server
+from mcp_notebook.taps.observing import health as health_view
 from mcp_notebook.taps.observing.observer import LATE_AFTER, SessionObserver
 from mcp_notebook.taps.wire import records as rec
 
@@ -100,18 +101,44 @@ def test_a_ping_answered_with_method_not_found_is_the_clients_violation(observer
     assert "ping-error" in observer.trace.marks[found.index]  # the trace entry of the error is marked
 
 
-def test_a_ping_ignored_is_unanswered_at_the_sessions_end(observer):
+def ignored_ping_then(observer: SessionObserver, waited: float, ending: str) -> None:
+    """A server ping nobody answers, the session going on, and its end `waited` seconds after the
+    ping: an EXIT record then, or (ending "close") the observer closed with its clock there."""
     script = Script(observer)
     script.handshake()
     script.server({"jsonrpc": "2.0", "id": "p-1", "method": "ping"})
+    pinged = script.now
     script.client({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     script.server({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}})
     assert observer.violations() == []  # a few milliseconds: not unanswered yet
-    observer.close()
+    if ending == "close":
+        observer.clock = lambda: pinged + waited
+        observer.close()
+    else:
+        script.event(rec.EXIT, after=pinged + waited - script.now, code=0)
+    assert observer.health().state == "ended"
+
+
+@pytest.mark.parametrize("ending", ["exit", "close"])
+def test_a_ping_ignored_past_the_lateness_bound_is_unanswered_at_the_sessions_end(observer, ending):
+    ignored_ping_then(observer, LATE_AFTER + 0.001, ending)
     (found,) = observer.violations()
     assert (found.side, found.rule, found.direction) == ("client", "ping-unanswered", "in")  # it marks the ping itself
-    assert "by the session's end" in found.message and MUST in found.message
-    assert observer.health().server_pings.unanswered == 1
+    assert "by the session's end (1.001 s after it)" in found.message and MUST in found.message
+    pings = observer.health().server_pings
+    assert (pings.sent, pings.answered, pings.unanswered, pings.cut_off) == (1, 0, 1, 0)
+
+
+@pytest.mark.parametrize("ending", ["exit", "close"])
+def test_a_ping_the_end_cuts_off_within_the_lateness_bound_is_no_ones_violation(observer, ending):
+    """A client may hang up a moment after the server pinged: it could not have answered in time."""
+    ignored_ping_then(observer, LATE_AFTER - 0.001, ending)
+    assert observer.violations() == []
+    health = observer.health()
+    pings = health.server_pings
+    assert (pings.sent, pings.answered, pings.unanswered, pings.cut_off) == (1, 0, 0, 1)
+    assert "0 unanswered, 1 cut off by the end" in health_view.text(health)
+    assert "0 unanswered, 1 cut off by the end" in health_view.html(health)
 
 
 def test_a_ping_is_unanswered_once_its_time_passes_judged_as_records_come_and_as_one_reads():
@@ -184,6 +211,7 @@ def test_the_servers_answers_to_client_pings_are_judged_with_the_sides_swapped(o
     script.client({"jsonrpc": "2.0", "id": 10, "method": "ping"})
     script.server({"jsonrpc": "2.0", "id": 10, "error": {"code": -32603, "message": "busy"}})
     script.client({"jsonrpc": "2.0", "id": 11, "method": "ping"})
+    script.event(rec.EXIT, after=LATE_AFTER + 0.5, code=0)  # the end, the ping unanswered past the lateness bound
     observer.close()
     assert [(v.side, v.rule, v.direction) for v in observer.violations()] == [
         ("server", "ping-error", "in"),

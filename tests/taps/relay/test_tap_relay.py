@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
@@ -18,6 +19,8 @@ import pytest
 from support.tap_relay import ENV_DIR, StandInNotebook, short_tap_dir, tap_cmd
 from support.waiting import wait_until
 
+from mcp_notebook.taps.relay import main
+from mcp_notebook.taps.relay.main import Relay
 from mcp_notebook.taps.wire import rendezvous
 from mcp_notebook.taps.wire.recording import read_recording
 from mcp_notebook.taps.wire.records import CLIENT, CLOSED, DROPPED, EVENT, EXIT, HELLO, SERVER, STDERR, Record
@@ -79,6 +82,44 @@ def test_bytes_pass_unchanged_and_each_frame_is_recorded_as_it_crossed() -> None
     assert hello.detail["name"] == "t" and hello.detail["transport"] == "stdio" and hello.detail["argv"] == [CAT]
     assert [r.name for r in records[-2:]] == [EXIT, CLOSED] and records[-2].detail["code"] == 0
     assert records[-3].detail.get("partial") is True
+
+
+class _Handover:
+    """A recorder standing in for the relay's: at each hand-off, whether the bytes were already
+    readable on the far side (written on)."""
+
+    def __init__(self, far_side: int) -> None:
+        self.far_side = far_side
+        self.seen: list[tuple[str, bytes, bool]] = []
+
+    def put(self, side: str, data: bytes) -> None:
+        self.seen.append((side, data, bool(select.select([self.far_side], [], [], 0)[0])))
+
+
+@pytest.mark.parametrize("side", [SERVER, CLIENT])
+def test_bytes_reach_the_recorder_before_they_are_written_on(side: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """So the records keep causal order across the two directions: a pong read on one side is
+    handed over after the ping it answers was (the other order once marked a fast client's pong
+    as answering nothing and its ping as unanswered)."""
+    relay = Relay("t", [CAT], CAT, [], 2**20)
+    source_read, source_write = os.pipe()
+    far_read, far_write = os.pipe()
+    relay.recorder = _Handover(far_read)  # type: ignore[assignment]
+    os.write(source_write, b'{"jsonrpc":"2.0","id":"p-1","method":"ping"}\n')
+    os.close(source_write)
+    try:
+        if side == SERVER:
+            relay._pump(source_read, far_write, SERVER)
+        else:
+            read = os.read  # the client's direction reads our stdin, fd 0: here, the source pipe
+            monkeypatch.setattr(main.os, "read", lambda fd, size: read(source_read if fd == 0 else fd, size))
+            relay.process = subprocess.Popen([CAT], stdin=subprocess.PIPE)  # only its stdin is closed at the end
+            relay._to_server(far_write)
+            relay.process.wait(WAIT)
+    finally:
+        for fd in (source_read, far_read, far_write):
+            os.close(fd)
+    assert relay.recorder.seen == [(side, b'{"jsonrpc":"2.0","id":"p-1","method":"ping"}\n', False), (side, b"", True)]
 
 
 def test_the_servers_stderr_passes_through_and_is_recorded_by_line() -> None:
