@@ -25,6 +25,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..transports.reaper import pid_alive
+
 SUBDIRECTORY = "mcp-notebook-oauth"
 CALLBACK_PATH = "mcp-notebook/oauth/callback"  # below the server's base_url
 POLL = 0.1  # seconds between the kernel's looks for a response
@@ -80,15 +82,7 @@ def _read(path: Path) -> str:
 
 
 def _alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return isinstance(pid, int) and pid > 0 and pid_alive(pid)
 
 
 # ----- the server's side -----

@@ -11,13 +11,13 @@ runtime's loop thread and read from any other; `changed` wakes those waiting on 
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..transports.reaper import pid_alive
 from .observing.observer import SessionObserver
 from .wire import rendezvous
 from .wire.recording import read_recording
@@ -214,12 +214,4 @@ def _running(records: list[Record]) -> bool:
     if any(r.side == EVENT and r.name in ENDING for r in reversed(records)):
         return False
     pid = records[0].detail.get("pid")
-    if not isinstance(pid, int) or pid <= 0:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return not isinstance(pid, int) or pid <= 0 or pid_alive(pid)

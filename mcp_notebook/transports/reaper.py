@@ -113,3 +113,14 @@ class Reaper:
             except OSError:
                 pass
             self._fd = None
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this id exists (one of another user's counts: it is there)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
