@@ -206,6 +206,14 @@ class NotebookFrontEnd(frontend.FrontEnd):
 
         return load_widget(live)
 
+    def tap_bundle(self, tap: Any) -> dict[str, Any] | None:
+        """In a kernel, the tap's live view (its state line redrawn by the render pump); elsewhere None."""
+        if self._env() != "kernel":
+            return None
+        from .widgets.tap import tap_bundle
+
+        return tap_bundle(tap)
+
     def apps_default(self) -> bool:
         return (self.where or environment()) == "kernel"
 

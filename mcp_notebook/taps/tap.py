@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..api.display import frontend
 from ..base.errors import UsageError
 from ..base.public import public
 from ..runtime import get_runtime
@@ -90,6 +91,7 @@ class Tap:
         self._proxy: Any = None
         self._streams: dict[int, TappedSession] = {}  # a relay's connection -> its session
         self._filled: set[int] = set()  # connections whose start was filled in from the recording
+        self._no_trace = Trace()  # the trace before any session: one, so a live view sees it stay the same
         self.garbage = 0  # lines from relays that were not records
         self.closed = False
 
@@ -205,7 +207,7 @@ class Tap:
     def trace(self) -> Trace:
         """The newest session's trace (empty before any): `to_jsonl(path)` saves a cassette."""
         newest = self.session
-        return newest.trace if newest is not None else Trace()
+        return newest.trace if newest is not None else self._no_trace
 
     @property
     def health(self) -> Any:
@@ -296,6 +298,10 @@ class Tap:
 
     def _repr_html_(self) -> str:
         return tap_html(self)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any] | None:
+        """A live view where the front end draws one (a Jupyter kernel); else None: the reprs above."""
+        return frontend.current().tap_bundle(self)
 
 
 def _ended(tap: Tap) -> bool:

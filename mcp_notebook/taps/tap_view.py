@@ -27,8 +27,9 @@ def where(tap: Any) -> str:
     return f"listening for stdio relays on {tap.socket_path}"
 
 
-def seen(tap: Any) -> str:
-    """Sessions, frames each way and violations per side, in one line."""
+def seen(tap: Any, *, settle: bool = True) -> str:
+    """Sessions, frames each way and violations per side, in one line (`settle=False`: the
+    violations found so far, without waiting for the frames still being checked)."""
     sessions = tap.sessions
     client = sum(s.frames[CLIENT] for s in sessions)
     server = sum(s.frames[SERVER] for s in sessions)
@@ -37,7 +38,8 @@ def seen(tap: Any) -> str:
     if newest is None:
         return line + "; no session yet"
     state = "ended" if newest.ended else "live"
-    counts = f"violations: client {len(newest.violations('client'))}, server {len(newest.violations('server'))}"
+    health = newest.observer.health(settle=settle)
+    counts = f"violations: client {health.client_violations}, server {health.server_violations}"
     return f"{line}; newest: {one_line(newest.label)}, {state}, {counts}"
 
 
@@ -71,11 +73,21 @@ def tap_text(tap: Any) -> str:
 
 
 def tap_html(tap: Any) -> str:
-    head = f'<div><b>tap {esc(tap.name)}</b>: {esc(where(tap))}</div><div style="color:#495057">{esc(seen(tap))}</div>'
+    return head_html(tap) + paste_html(tap)
+
+
+def head_html(tap: Any, *, settle: bool = True) -> str:
+    """Where it listens and what it has seen (what a live view redraws)."""
+    line = esc(seen(tap, settle=settle))
+    return f'<div><b>tap {esc(tap.name)}</b>: {esc(where(tap))}</div><div style="color:#495057">{line}</div>'
+
+
+def paste_html(tap: Any) -> str:
+    """The entries to paste into each client (none once the tap is closed)."""
     if tap.closed:
-        return head
+        return ""
     if tap.url is None and not tap.server_command:
-        return head + f"<div>{esc(_hint(tap))}; <code>tap.entry(CLIENT, command=[...])</code> gives the entry to paste</div>"
+        return f"<div>{esc(_hint(tap))}; <code>tap.entry(CLIENT, command=[...])</code> gives the entry to paste</div>"
     blocks = []
     for client, found in _entries(tap):
         label = esc(LABELS.get(client, client))
@@ -86,4 +98,4 @@ def tap_html(tap: Any) -> str:
             f'<div style="margin-top:0.4em"><b>{label}</b> <span style="color:#868e96">{esc(WHERE[client])}</span>'
             f'<pre style="{BLOCK}">{esc(found.shown())}</pre></div>'
         )
-    return head + '<div style="margin-top:0.3em">Paste into a client:</div>' + "".join(blocks)
+    return '<div style="margin-top:0.3em">Paste into a client:</div>' + "".join(blocks)

@@ -336,8 +336,8 @@ def views(conn: mcp_notebook.Connection, modern: mcp_notebook.Connection, panels
     dashboard = _health_widgets.dashboard_widget(mcp_notebook.connections)
     logs = conn.logs.panel()
     subscriptions = modern.subscriptions.panel(read=True)
-    trace = _trace_widget.TraceView(conn.trace, live=False)  # driven here, not by the pump
-    pictured = _trace_widget.TraceView(conn.trace, live=False, show="diagram")
+    trace = _trace_widget.TraceView(conn, live=False)  # driven here, not by the pump
+    pictured = _trace_widget.TraceView(conn, live=False, show="diagram")
     panels += [health, dashboard, logs, subscriptions, trace.widget, pictured.widget]
     trace.rows.value = conn.trace.filter(kind="error")[0].seq
     trace.tick(time.monotonic())

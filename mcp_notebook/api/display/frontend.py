@@ -7,7 +7,7 @@ configured command asks it for consent before it first runs, and a configured UR
 first sent values from this machine (`ask_consent`), a configured entry's
 inputs are asked through it (`ask_inputs`), and warnings (tools changed since they were pinned) go
 to `warn`; a `doctor()` shows its steps as they complete through `checklist()`, a `conn.map` its
-progress through `batch_progress()`. The default
+progress through `batch_progress()`, a tap shown as a value its live view through `tap_bundle()`. The default
 here is for plain scripts: progress only when asked (`progress=True` or a callback), log lines
 to the `logging` module, questions declined, no consent (`consent=True` is the script's way),
 inputs prompted for on a terminal only, warnings logged, panels and diagrams as text, a
@@ -189,6 +189,11 @@ class FrontEnd:
         """The live view of a load test under way (`workloads.run.Live`, the layer above: its
         `key()`, `text()` and `html()`), or None: here none, the report says it all at the end.
         What it returns has `done()`, called once the load has ended."""
+        return None
+
+    def tap_bundle(self, tap: Any) -> dict[str, Any] | None:
+        """The display bundle of a tap shown as a value (`taps.tap.Tap`, a layer above), or None
+        for its own text and HTML, as they are now: here, None."""
         return None
 
     def apps_default(self) -> bool:

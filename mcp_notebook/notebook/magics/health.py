@@ -1,6 +1,7 @@
 """The health subcommands: `%mcp health`, `dashboard`, `keepalive`. Each but `dashboard` works on
 one connection, named as `commands.connection` says; `health` takes a tap's name too
-(`commands.tap_of`), and shows its newest session's `TapHealth` (both sides' pings).
+(`commands.tap_of`), and shows its newest session's `TapHealth` (both sides' pings), live in Jupyter
+as sessions come and go (`widgets.tap`).
 
 In a Jupyter kernel `health` and `dashboard` display live widgets; in terminal IPython or a script
 they print text. `health --snapshot` and the text are the health snapshot's own displays
@@ -32,7 +33,7 @@ from .commands import CommandError, arg, connection, connection_of, count, exclu
 def _health(ns: Namespace) -> None:
     tapped = tap_of(ns)
     if tapped is not None:
-        _tap_health(tapped)
+        _tap_health(tapped, snapshot=ns.snapshot)
         return
     conn = connection_of(ns)
     health = conn.health
@@ -47,8 +48,14 @@ def _health(ns: Namespace) -> None:
         print(stderr_text(health) if ns.stderr else health_view.text(health))
 
 
-def _tap_health(tapped: Any) -> None:
-    """A tap's newest session's health: its own display in Jupyter, its text elsewhere."""
+def _tap_health(tapped: Any, *, snapshot: bool) -> None:
+    """A tap's newest session's health: in Jupyter a live widget that follows the newest session
+    (`--snapshot`: the health's own display, now), its text elsewhere."""
+    if show.frontend() and not snapshot:
+        from ..widgets.tap import tap_health_widget
+
+        show.display(tap_health_widget(tapped))
+        return
     health = tapped.health
     if health is None:
         print(f"tap {tapped.name!r}: no session yet")

@@ -4,7 +4,9 @@ It keeps the hand-off of `pump`: built and first rendered by the creating thread
 re-rendered only by the throttled render pump. The table is an HTML table like the static
 `%mcp trace` one (every server value escaped by `render.trace`), scrolled to its newest row; the
 "JSON of" picker shows one entry's message under it, and "diagram" swaps the table for the
-conversation as a sequence diagram. Frontend controls only record what the user chose.
+conversation as a sequence diagram. Frontend controls only record what the user chose. It reads
+the trace of its source (a connection, a tap: anything with a `name` and a `trace`) at each tick,
+so a tap's follows its newest session.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class TraceView(View):
 
     def __init__(
         self,
-        trace: Any,
+        source: Any,
         *,
         live: bool = True,
         last: int = TRACE_ROWS,
@@ -49,13 +51,12 @@ class TraceView(View):
         kind: str | None = None,
         direction: str | None = None,
         show: str = "table",
-        name: str = "trace",
     ) -> None:
         super().__init__()
-        self.trace = trace
-        self.name = name
+        self.source = source
+        self.name = str(source.name)
         self.live = live
-        self._frozen: list[TraceEntry] | None = None if live else trace.entries()
+        self._frozen: list[TraceEntry] | None = None if live else self.trace.entries()
         self._selected: int | None = None
         self.method = widgets.Text(value=method or "", placeholder="any", description="method", **_fit())
         self.method.layout.width = "14em"
@@ -100,6 +101,11 @@ class TraceView(View):
 
     # ----- pump side -----
 
+    @property
+    def trace(self) -> Any:
+        """The source's trace now: a tap's is its newest session's, so the table follows new sessions."""
+        return self.source.trace
+
     def _source(self) -> list[TraceEntry]:
         return self._frozen if self._frozen is not None else self.trace.entries()
 
@@ -112,8 +118,9 @@ class TraceView(View):
         }
 
     def key(self) -> Any:
-        source = id(self._frozen) if self._frozen is not None else self.trace.last_seq
-        return source, len(self.trace.marks), tuple(self.filters().items()), self._selected, self.show.value
+        trace = self.trace
+        shown = id(self._frozen) if self._frozen is not None else (id(trace), trace.last_seq)
+        return shown, len(trace.marks), tuple(self.filters().items()), self._selected, self.show.value
 
     def diagram(self, shown: list[TraceEntry], entries: list[TraceEntry]) -> DiagramData:
         chosen = shown[-DIAGRAM_ROWS:]
@@ -149,9 +156,10 @@ class TraceView(View):
         return render.trace_text(select(entries, **self.filters()), entries, dropped=self.trace.dropped, marks=self.trace.marks)
 
 
-def trace_widget(connection: Any, *, live: bool = True, **filters: Any) -> Panel:
-    """A frame-table widget for `connection`'s trace (live follows new frames; else a snapshot)."""
-    return pump.add(TraceView(connection.trace, live=live, name=connection.name, **filters)).widget
+def trace_widget(source: Any, *, live: bool = True, **filters: Any) -> Panel:
+    """A frame-table widget for the trace of `source` (anything with a `name` and a `trace`: a
+    connection, a tap); live, it follows new frames (and the trace `source` has now); else a snapshot."""
+    return pump.add(TraceView(source, live=live, **filters)).widget
 
 
 __all__ = ["TraceView", "trace_widget"]

@@ -283,10 +283,13 @@ class SessionObserver:
         """Only the ping judgement's violations."""
         return [v for v in self.violations(side) if v.rule in PING_RULES]
 
-    def health(self) -> TapHealth:
-        """A snapshot of the session now (every frame fed so far checked)."""
+    def health(self, *, settle: bool = True) -> TapHealth:
+        """A snapshot of the session now: every frame fed so far checked, or (`settle=False`, for
+        a reader that must never wait, the render pump on the loop an HTTP tap relays on) the
+        violations found so far."""
         self._overdue()
-        self._settle()
+        if settle:
+            self._settle()
         with self._lock:
             settled, redact = self.settled, self.trace.redactor
             return TapHealth(

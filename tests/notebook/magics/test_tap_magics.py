@@ -128,7 +128,7 @@ def test_a_taps_violations_and_health_in_jupyter(shell, monkeypatch):
         frame(3, SERVER, '{"jsonrpc":"2.0","id":"a","result":{}}'),
     )
     shell.run_line_magic("mcp", "violations j")
-    shell.run_line_magic("mcp", "health j")
+    shell.run_line_magic("mcp", "health j --snapshot")
     table, health = shown
     assert "both sides" in table._repr_mimebundle_()["text/html"]
     assert isinstance(health, mcp_notebook.TapHealth) and health.frames_out == 1 and health.frames_in == 1

@@ -86,7 +86,7 @@ def test_server_controlled_text_is_escaped_in_every_widget_and_export(panels):
             server_info={"name": XSS, "version": XSS},
             stderr_tail=(XSS,),
         )
-        view = _trace_widget.TraceView(conn.trace, live=False)  # not handed to the pump: driven here
+        view = _trace_widget.TraceView(conn, live=False)  # not handed to the pump: driven here
         panels.append(view.widget)
         error = conn.trace.filter(kind="error")[0]
         view.rows.value = error.seq
@@ -142,7 +142,7 @@ def test_a_connection_closed_under_the_dashboard_stays_in_it_closed_until_its_na
 
 
 def test_pause_freezes_the_live_table_and_resume_catches_up(sdk, panels):
-    view = _trace_widget.TraceView(sdk.trace, live=True, method="ping")  # driven here, not by the pump
+    view = _trace_widget.TraceView(sdk, live=True, method="ping")  # driven here, not by the pump
     panels.append(view.widget)
     sdk.ping()
     view.tick(time.monotonic())

@@ -139,12 +139,12 @@ def test_the_filters_say_all_rather_than_nothing(panels):
     from mcp_notebook.notebook.widgets.trace import TraceView
 
     with mcp_notebook.demo("filters") as conn:
-        trace = TraceView(conn.trace, live=False)
+        trace = TraceView(conn, live=False)
         logs = LogView(conn)
         panels += [trace.widget, logs.widget]
         assert (trace.kind.label, trace.direction.label, logs.level.label) == ("all", "all", "all")
         assert trace.filters()["kind"] is None and trace.filters()["direction"] is None
-        assert TraceView(conn.trace, live=False, kind="error", direction="in").filters() | {"last": 1} == {
+        assert TraceView(conn, live=False, kind="error", direction="in").filters() | {"last": 1} == {
             "method": None,
             "kind": "error",
             "direction": "in",
