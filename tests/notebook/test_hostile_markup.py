@@ -1,7 +1,8 @@
 """Every HTML renderer in the package is fed markup a server controls, and nothing it shows
 can run: result, listing, prompt and resource displays, errors, the question forms and
 the progress bar, a tool's view and form, the health, trace and dashboard views, the live
-log and subscription panels, and the magics' static HTML.
+log and subscription panels, the magics' static HTML, a batch's bar and summary, a load test's
+live and final tables, and a tap's views (the server watched through the real relay).
 
 The renderers are not listed here: they are found by reading the package's modules (any
 function that is named like one, writes a tag, builds an HTML widget, escapes text or
@@ -107,6 +108,7 @@ def text_of(markup: str) -> str:
 # ----- which functions render: read from the package's source -----
 
 RENDER_NAMES = {"_repr_html_", "_repr_mimebundle_", "html", "_html"}
+PROGRAMS = {"mcp_notebook.tap"}  # the relay's `python -m` entry: it refuses to be imported (and renders nothing)
 TAG = re.compile(r"<\s*/?[a-zA-Z][\w-]*[\s/>]")
 
 
@@ -150,6 +152,8 @@ def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
     modules = []
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if ".".join(parts) in PROGRAMS:
+            continue
         module = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
         modules.append(module)
         for top in ast.parse(path.read_text()).body:
@@ -501,6 +505,47 @@ def device_authorization(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     return {"device code widget": drawn, "device code": form.html(), "device code in the cell": waited[0].code_box.value}
 
 
+def many_and_tapped(conn: mcp_notebook.Connection, displayed: list[Any]) -> dict[str, str]:
+    """A tool mapped over rows and a load test of the hostile server (its error text in the bar,
+    the batch's summary and the load's live and final tables), and the server watched through a
+    tap as our own client talks to it through the real relay (its command, name and stderr in the
+    tap's live views, health and the entries to paste)."""
+    from mcp_notebook.api.batch.progress import BatchStats
+    from mcp_notebook.notebook.widgets import batch as batch_widgets
+    from mcp_notebook.notebook.widgets import load as load_widgets
+    from mcp_notebook.notebook.widgets.tap import TapView, tap_health_widget
+
+    argv = [sys.executable, str(SERVERS_DIR / "hostile_server.py"), "--markup", MARKUP]
+    mapped = conn.map("fails", [{}, {}])
+    boxes = [widget for widget in displayed if isinstance(widget, batch_widgets.BatchBox)]
+    assert boxes, "the batch showed its bar in the cell"
+    boxes[-1]._bar.update(BatchStats(MARKUP, 2, 1, 1, 1, 0.5))  # as a tick draws it mid-batch (the tool's name in it)
+    assert SHOWN in boxes[-1]._repr_mimebundle_()["text/plain"]
+    shown = {"batch": mapped._repr_html_(), "batch bar": boxes[-1]._bar.text.value}
+    report = mcp_notebook.load(argv, {"tool": "fails"}, sessions=1, calls=2, era="legacy")
+    (panel,) = [widget for widget in displayed if isinstance(widget, load_widgets.LoadPanel)]
+    shown |= {"load report": report._repr_html_(), "load live": _widgets.views_of(panel).html()}
+
+    tap = mcp_notebook.tap("hostile-tap", command=argv)
+    try:
+        with mcp_notebook.connect(tap.command(argv), name="tapped", era="legacy") as tapped:
+            tapped.call_tool("fails")
+            wait_until(lambda: tapped.health.stderr_tail, "the tapped server's stderr line")
+        tap.wait(lambda t: t.session is not None and t.health.state == "ended", timeout=WAIT)
+        live = tap_health_widget(tap)
+        view = _widgets.views_of(live)
+        view.render()
+        line = TapView(tap)  # the tap shown as a value: its state line, as the pump redraws it
+        line.key()
+        line.render()
+        shown |= {"tap": tap._repr_html_(), "tap live": tap._repr_mimebundle_().get("text/html", ""), "tap line": line.html()}
+        shown |= {"tap health": tap.health._repr_html_(), "tap health live": view.html()}
+        shown["tap entry"] = tap.entry("claude-code")._repr_html_()
+    finally:
+        tap.close()
+    return shown
+
+
 def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monkeypatch, tmp_path):
     displayed, forms = kernel_cell
     renderers, _, classes = discover()
@@ -513,7 +558,7 @@ def test_every_html_renderer_keeps_server_markup_inert(kernel_cell, panels, monk
         ):
             wait_until(lambda: conn.health.stderr_tail, "the server's stderr line")
             shown = results_and_listings(conn) | questions(conn, forms) | configured(conn, tmp_path, monkeypatch, displayed)
-            shown |= views(conn, modern, panels) | apps(conn)
+            shown |= views(conn, modern, panels) | apps(conn) | many_and_tapped(conn, displayed)
             shown |= (
                 authorization(monkeypatch)
                 | device_authorization(monkeypatch)
