@@ -145,16 +145,21 @@ def _codes(cls: type) -> set[CodeType]:
     return {fn.__code__ for fn in methods.values() if hasattr(fn, "__code__")}
 
 
+def _modules() -> Iterator[tuple[Path, str]]:
+    """Each module of the package that can be imported: its file and its name."""
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        if ".".join(parts) not in PROGRAMS:
+            yield path, ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def discover() -> tuple[dict[CodeType, str], set[CodeType], list[type]]:
     """(renderer code -> its name, abstract renderers, the concrete classes that render)."""
     renderers: dict[CodeType, str] = {}
     abstract: set[CodeType] = set()
     modules = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        if ".".join(parts) in PROGRAMS:
-            continue
-        module = importlib.import_module(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    for path, name in _modules():
+        module = importlib.import_module(name)
         modules.append(module)
         for top in ast.parse(path.read_text()).body:
             if isinstance(top, ast.FunctionDef):
