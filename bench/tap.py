@@ -229,7 +229,6 @@ def _ratio(figure: dict[str, Any]) -> str:
     return f"{figure['over_direct']:.2f}x [{low:.2f}-{high:.2f}]"
 
 
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=10, help="rounds per case, direct and tap alternating (default 10)")
@@ -251,14 +250,15 @@ def main() -> None:
     print(f"round trips direct and through the tap: {args.rounds} rounds x {args.count} per worker, after {args.warmup} warm-up")
     print("tap: the client in another process than the tap (the bound's case); in-process: the tap in the client's process")
     print("x / direct: median over rounds of the ratio of the round's medians [its range]\n")
-    print(f"{'server':<11} {'transport':<9} {'op':<5} {'direct µs':>10} {'tap µs':>8} {'tap/direct':>18} {'in-proc µs':>11} {'in-proc/direct':>18}")
+    head = f"{'direct µs':>10} {'tap µs':>8} {'tap/direct':>18} {'in-proc µs':>10} {'in-proc/direct':>18}"
+    print(f"{'server':<11} {'transport':<9} {'op':<5} {head}")
     for server in servers:
         for transport in transports:
             case = results["cases"][f"{server}/{transport}"] = compare(server, transport, args)
             for op in ("ping", "call"):
                 row = case[op]
-                cells = [f"{row[shape]['median_us']:>8.1f} {_ratio(row[shape]):>18}" for shape in SHAPES]
-                print(f"{server:<11} {transport:<9} {op:<5} {row['direct_median_us']:>10.1f} {cells[0]} {cells[1]:>30}")
+                cells = [f"{row[s]['median_us']:>{w}.1f} {_ratio(row[s]):>18}" for s, w in zip(SHAPES, (8, 10), strict=True)]
+                print(f"{server:<11} {transport:<9} {op:<5} {row['direct_median_us']:>10.1f} {cells[0]} {cells[1]}")
     if args.pings:
         memory = results["relay_memory"] = relay_memory(args.pings)
         rss = memory["rss_kib"]

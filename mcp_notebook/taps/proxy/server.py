@@ -34,6 +34,7 @@ from .sse import EndpointRewriter
 
 HOST = "127.0.0.1"
 RECORD_BOUND = 4 * 1024 * 1024  # a frame larger than this is forwarded whole, recorded clipped
+WHOLE_BOUND = 1024 * 1024  # a request body up to this size is read whole before it is forwarded, in one write
 START_TIMEOUT = 10.0
 GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError, h11.LocalProtocolError)
 
@@ -74,10 +75,40 @@ class _Downstream:
             else:
                 return None  # ConnectionClosed
 
-    async def body(self, exchange: Exchange, done: anyio.Event) -> AsyncIterator[bytes]:
-        """The request's body as it arrives (each piece handed to `exchange` too)."""
-        while True:
+    async def body_here(self, exchange: Exchange, done: anyio.Event, length: int | None) -> bytes | AsyncIterator[bytes]:
+        """The request's body: its bytes once all came, if its Content-Length says it is small
+        (a JSON-RPC POST: the server can do nothing with part of it), else its pieces as they
+        arrive; each piece handed to `exchange` too."""
+        if length is None or length > WHOLE_BOUND:
+            return self.body(exchange, done, [], None)
+        pieces: list[bytes] = []
+        try:
+            while True:
+                event = self.h11.next_event()
+                if isinstance(event, h11.Data):
+                    exchange.client_chunk(event.data)
+                    pieces.append(bytes(event.data))
+                elif isinstance(event, h11.EndOfMessage):
+                    exchange.client_end()
+                    done.set()
+                    return b"".join(pieces)
+                elif event is h11.NEED_DATA and not self.h11.they_are_waiting_for_100_continue:
+                    data = await self._read()
+                    if not data:
+                        raise ClientGone
+                    self.h11.receive_data(data)
+                else:
+                    return self.body(exchange, done, pieces, event)
+        except h11.RemoteProtocolError:
+            return self.body(exchange, done, pieces, None)  # raised where it always was: as the body is forwarded
+
+    async def body(self, exchange: Exchange, done: anyio.Event, first: list[bytes], event: object | None) -> AsyncIterator[bytes]:
+        """The rest of the body as it arrives, after the `first` pieces, from `event` (None: h11's next) on."""
+        for piece in first:
+            yield piece
+        if event is None:
             event = self.h11.next_event()
+        while True:
             if event is h11.NEED_DATA and self.h11.they_are_waiting_for_100_continue:
                 await self.send(h11.InformationalResponse(status_code=100, headers=[]))  # `Expect: 100-continue`
             if event is h11.NEED_DATA:
@@ -94,6 +125,7 @@ class _Downstream:
                 return
             else:
                 raise ClientGone
+            event = self.h11.next_event()
 
     async def watch_for_close(self) -> None:
         """Return once the client hangs up (what it sends meanwhile is kept for h11)."""
@@ -229,8 +261,14 @@ class TapProxy:
         exchange = Exchange(self._recorder, method, target, headers, self.origin)
         done = anyio.Event()
         has_body = any(name in (b"content-length", b"transfer-encoding") for name, _ in headers)
-        body = conn.body(exchange, done) if has_body else None
-        if body is None:
+        body: bytes | AsyncIterator[bytes] | None = None
+        if has_body:
+            try:
+                body = await conn.body_here(exchange, done, _content_length(headers))
+            except ClientGone:
+                conn.gone = True
+                return
+        else:
             conn.h11.next_event()  # the EndOfMessage of a request without a body
             exchange.client_end()
             done.set()
