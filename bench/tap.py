@@ -2,14 +2,20 @@
 
 What: our own client (`mcp_notebook.connect`) in worker processes, each holding one
 connection, against the demo server (legacy era) and, with `--everything`, server-everything:
-one worker straight to the server, one through the tap, taking turns in `--rounds` rounds
-(who goes first flips every round), `--count` pings and `--count` `tools/call echo` calls
-each per round, timed from the caller with `time.perf_counter()`. Over stdio each worker
-starts its own server, the tapped one as `python -m mcp_notebook.tap --name NAME -- ...`
-(the relay) with this process watching NAME (`mcp_notebook.tap(NAME)`, as a notebook
-would); over HTTP both talk to one server, the tapped one through the reverse proxy of
-`mcp_notebook.tap(NAME, upstream=URL)` running here. `tap / direct` is the median over rounds
-of the ratio of the round's medians, with its range (the issue's target: at most 1.3x).
+one worker straight to the server and two through the tap, taking turns in `--rounds` rounds
+(the order rotates every round), `--count` pings and `--count` `tools/call echo` calls each
+per round, timed from the caller with `time.perf_counter()`. The two tapped shapes:
+- `tap`: the client is another process than the notebook holding the tap, as a tapped client
+  is (Claude Code, an SDK client): over stdio it runs `python -m mcp_notebook.tap --name NAME
+  -- ...` (the relay) with this process watching NAME (`mcp_notebook.tap(NAME)`, as a notebook
+  would); over HTTP it talks to the reverse proxy of `mcp_notebook.tap(NAME, upstream=URL)`
+  running here. The issue's bound (at most 1.3x) is about this one.
+- `in-process`: the tap lives in the client's own process, as when lesson 10 taps a client
+  running in the kernel: the worker opens `mcp_notebook.tap(...)` itself, so the proxy (HTTP)
+  or the watcher of the relay's records (stdio) shares the process, its runtime and its GIL
+  with the client.
+Over stdio each worker starts its own server; over HTTP all talk to one server. `x / direct`
+is the median over rounds of the ratio of the round's medians, with its range.
 
 Memory: `--pings N` (default 100,000) pings from a stdlib client straight through the relay,
 the relay's resident set size (`VmRSS` in /proc) sampled every tenth of the run, with this
@@ -55,8 +61,17 @@ def worker(target: str, echo_args: dict[str, Any], warmup: int) -> None:
     out = sys.stdout
     sys.stdout = sys.stderr  # nothing else may write on the channel
     spec = json.loads(target)
-    where = spec["url"] or spec["argv"]
-    conn = mcp_notebook.connect(where, name="bench", era="legacy", **({"transport": "http"} if spec["url"] else {"cwd": REPO}))
+    with contextlib.ExitStack() as stack:
+        where = spec["url"] or spec["argv"]
+        if spec.get("tap"):  # the in-process shape: this process holds the tap its client goes through
+            name = spec["tap"]
+            held = stack.enter_context(mcp_notebook.tap(name, upstream=spec["url"]))
+            where = held.url or relayed(spec["argv"], name)
+        options: dict[str, Any] = {"transport": "http"} if spec["url"] else {"cwd": REPO}
+        serve(mcp_notebook.connect(where, name="bench", era="legacy", **options), echo_args, warmup, out)
+
+
+def serve(conn: Any, echo_args: dict[str, Any], warmup: int, out: Any) -> None:
     conn.keepalive(enabled=False)  # only the pings we time
     try:
         ops: dict[str, Callable[[], Any]] = {"ping": conn.ping, "call": lambda: conn.request("tools/call", echo_args)}
@@ -82,10 +97,12 @@ def worker(target: str, echo_args: dict[str, Any], warmup: int) -> None:
 
 
 class Worker:
-    def __init__(self, label: str, argv: list[str] | None, url: str | None, echo_args: dict[str, Any], warmup: int) -> None:
+    def __init__(
+        self, label: str, argv: list[str] | None, url: str | None, echo_args: dict[str, Any], warmup: int, tap: str | None = None
+    ) -> None:
         self.label = label
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}
-        spec = json.dumps({"argv": argv, "url": url})
+        spec = json.dumps({"argv": argv, "url": url, "tap": tap})
         command = [sys.executable, __file__, "--worker", spec, "--echo", json.dumps(echo_args), "--warmup", str(warmup)]
         self.proc = subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.medians: dict[str, list[float]] = {"ping": [], "call": []}
@@ -113,40 +130,51 @@ class Worker:
         self.proc.wait(timeout=60)
 
 
+SHAPES = ("tap", "in-process")
+
+
 def compare(server: str, transport: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Direct against tapped, alternating in rounds; medians and ratios per operation."""
+    """Direct against both tapped shapes, in rounds of rotating order; medians and ratios per operation."""
     import mcp_notebook
 
     echo_args = {"name": "echo", "arguments": {"text" if server == "demo" else "message": "x"}}
+    inner = f"{TAP_NAME}-in"
     with contextlib.ExitStack() as stack:
         if transport == "stdio":
             argv = DEMO_ARGV if server == "demo" else EVERYTHING_ARGV
             watching = stack.enter_context(mcp_notebook.tap(TAP_NAME))
-            direct = (argv, None)
-            tapped = (relayed(argv), None)
+            direct, tapped, in_process = (argv, None), (relayed(argv), None), (argv, None)
         else:
             url = stack.enter_context(demo_http() if server == "demo" else http_server())
             watching = stack.enter_context(mcp_notebook.tap(TAP_NAME, upstream=url))
-            direct, tapped = (None, url), (None, watching.url)
-        workers = [Worker("direct", *direct, echo_args, args.warmup), Worker("tap", *tapped, echo_args, args.warmup)]
+            direct, tapped, in_process = (None, url), (None, watching.url), (None, url)
+        workers = [
+            Worker("direct", *direct, echo_args, args.warmup),
+            Worker("tap", *tapped, echo_args, args.warmup),
+            Worker("in-process", *in_process, echo_args, args.warmup, tap=inner),
+        ]
         try:
             for number in range(args.rounds):
-                for w in workers if number % 2 == 0 else workers[::-1]:
+                shift = number % len(workers)
+                order = workers[shift:] + workers[:shift]
+                for w in order if number % 2 == 0 else order[::-1]:
                     w.round(args.count)
         finally:
             for w in workers:
                 w.close()
         seen = watching.frames
-    base, tap = workers
-    figures: dict[str, Any] = {"frames_seen_by_the_tap": seen, "protocol_version": tap.info["protocol_version"]}
+    base = workers[0]
+    figures: dict[str, Any] = {"frames_seen_by_the_tap": seen, "protocol_version": workers[1].info["protocol_version"]}
     for op in ("ping", "call"):
-        ratios = [t / d for t, d in zip(tap.medians[op], base.medians[op], strict=True)]
-        figures[op] = {
-            "direct_median_us": statistics.median(base.samples[op]) * 1e6,
-            "tap_median_us": statistics.median(tap.samples[op]) * 1e6,
-            "tap_over_direct": statistics.median(ratios),
-            "range": [min(ratios), max(ratios)],
-        }
+        row: dict[str, Any] = {"direct_median_us": statistics.median(base.samples[op]) * 1e6}
+        figures[op] = row
+        for w in workers[1:]:
+            ratios = [t / d for t, d in zip(w.medians[op], base.medians[op], strict=True)]
+            row[w.label] = {
+                "median_us": statistics.median(w.samples[op]) * 1e6,
+                "over_direct": statistics.median(ratios),
+                "range": [min(ratios), max(ratios)],
+            }
     return figures
 
 
@@ -196,6 +224,11 @@ def relay_memory(pings: int) -> dict[str, Any]:
 # ----- the coordinator ------------------------------------------------------------
 
 
+def _ratio(figure: dict[str, Any]) -> str:
+    low, high = figure["range"]
+    return f"{figure['over_direct']:.2f}x [{low:.2f}-{high:.2f}]"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=10, help="rounds per case, direct and tap alternating (default 10)")
@@ -215,18 +248,17 @@ def main() -> None:
     transports = ["stdio", "http"] if args.transport == "both" else [args.transport]
     results: dict[str, Any] = {"rounds": args.rounds, "count": args.count, "cases": {}}
     print(f"round trips direct and through the tap: {args.rounds} rounds x {args.count} per worker, after {args.warmup} warm-up")
-    print("tap / direct: median over rounds of the ratio of the round's medians [its range]\n")
-    print(f"{'server':<11} {'transport':<9} {'op':<5} {'direct µs':>10} {'tap µs':>10} {'tap/direct':>11}  range")
+    print("tap: the client in another process than the tap (the bound's case); in-process: the tap in the client's process")
+    print("x / direct: median over rounds of the ratio of the round's medians [its range]\n")
+    head = f"{'direct µs':>10} {'tap µs':>8} {'tap/direct':>18} {'in-proc µs':>10} {'in-proc/direct':>18}"
+    print(f"{'server':<11} {'transport':<9} {'op':<5} {head}")
     for server in servers:
         for transport in transports:
             case = results["cases"][f"{server}/{transport}"] = compare(server, transport, args)
             for op in ("ping", "call"):
                 row = case[op]
-                low, high = row["range"]
-                print(
-                    f"{server:<11} {transport:<9} {op:<5} {row['direct_median_us']:>10.1f} {row['tap_median_us']:>10.1f} "
-                    f"{row['tap_over_direct']:>10.2f}x  {low:.2f}-{high:.2f}"
-                )
+                cells = [f"{row[s]['median_us']:>{w}.1f} {_ratio(row[s]):>18}" for s, w in zip(SHAPES, (8, 10), strict=True)]
+                print(f"{server:<11} {transport:<9} {op:<5} {row['direct_median_us']:>10.1f} {cells[0]} {cells[1]}")
     if args.pings:
         memory = results["relay_memory"] = relay_memory(args.pings)
         rss = memory["rss_kib"]

@@ -16,15 +16,23 @@ when the work is done: `stream_idle`. Between two reads of a body: the read time
 an event stream, which may be quiet for as long as nothing happens: `stream_idle` (a stream
 quiet longer ends as a dropped one does; the client resumes or reopens it as after any drop).
 An exchange the client leaves is cancelled by the caller; nothing here outlives it.
+
+A request whose body is whole when it is sent (`bytes`) leaves in one write, its head and body
+together (`_Coalescing`): two writes are two segments on loopback with TCP_NODELAY, and the
+server wakes for the head only to wait for the body. A streamed body is written as it comes.
 """
 
 from __future__ import annotations
 
 import math
+import ssl
 from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
+import httpcore2
 import httpx2
 
 from ..base.errors import TransportError
@@ -37,6 +45,7 @@ WRITE_TIMEOUT = 30.0
 HOP_BY_HOP = frozenset({b"connection", b"proxy-connection", b"keep-alive", b"te", b"transfer-encoding", b"upgrade", b"trailer"})
 
 Header = tuple[bytes, bytes]
+_WHOLE = ContextVar("_WHOLE", default=False)  # this task sends a request whose body is whole: hold its writes
 
 
 class UpstreamFailed(TransportError):
@@ -110,14 +119,21 @@ class Upstream:
         self.host = host if parsed.port in (None, default) else f"{host}:{parsed.port}"
         self.origin = f"{parsed.scheme}://{self.host}"
         self.target = parsed.raw_path.decode("ascii")  # the path and query a client asks for
-        self._routes = AsyncRoutes(self.http)
+        self._routes = _CoalescingRoutes(self.http)
 
     async def send(
-        self, method: str, target: str, headers: Iterable[Header], body: AsyncIterable[bytes] | None, *, may_wait: bool = False
+        self,
+        method: str,
+        target: str,
+        headers: Iterable[Header],
+        body: AsyncIterable[bytes] | bytes | None,
+        *,
+        may_wait: bool = False,
     ) -> Answer:
         """Forward one request; its answer (read the body with `Answer.chunks()`, then `aclose()` it).
-        `target` is the path and query the client asked for; `may_wait`: the status line may take
-        as long as a request's work (a POST), not just the read timeout."""
+        `target` is the path and query the client asked for; `body` the bytes of a whole body, or
+        its pieces as they come; `may_wait`: the status line may take as long as a request's work
+        (a POST), not just the read timeout."""
         if not target.startswith("/"):
             raise ValueError("a forwarded request's target is a path on the upstream origin")
         where = redact_url(self.origin + target)
@@ -129,6 +145,7 @@ class Upstream:
                 if name not in {k.decode("latin-1") for k, _ in forwarded}:
                     request.headers.pop(name, None)
         head_wait = self.stream_idle if may_wait else self.http.read_timeout
+        whole = _WHOLE.set(isinstance(body, bytes))
         try:
             with anyio.fail_after(math.inf if head_wait is None else head_wait):
                 response = await self._routes.handle_async_request(request)
@@ -136,8 +153,81 @@ class Upstream:
             raise UpstreamFailed(f"{where} did not answer within {head_wait:g} s", True) from None
         except httpx2.HTTPError as exc:
             raise UpstreamFailed(describe_failure(exc, where), isinstance(exc, httpx2.TimeoutException)) from None
+        finally:
+            _WHOLE.reset(whole)
         reason = response.extensions.get("reason_phrase", b"")
         return Answer(response.status_code, reason, end_to_end(response.headers.raw), response, self.http.read_timeout, where)
 
     async def aclose(self) -> None:
         await self._routes.aclose()
+
+
+class _CoalescingRoutes(AsyncRoutes):
+    """The package's routes, each transport's connections made by `_Coalescing`."""
+
+    def __init__(self, settings: HttpSettings) -> None:
+        super().__init__(settings)
+        make = self.table._make
+
+        def coalescing(proxy: str | None) -> httpx2.AsyncHTTPTransport:
+            transport = make(proxy)
+            pool = transport._pool  # httpx2 takes no network backend of its own; its pool does
+            pool._network_backend = _Coalescing(pool._network_backend)
+            return transport
+
+        self.table._make = coalescing
+
+
+class _Coalescing(httpcore2.AsyncNetworkBackend):
+    """The pool's own backend, its streams holding a whole request's writes until it reads."""
+
+    def __init__(self, backend: httpcore2.AsyncNetworkBackend) -> None:
+        self._backend = backend
+
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore2.AsyncNetworkStream:
+        return _HeldWrites(await self._backend.connect_tcp(*args, **kwargs))
+
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore2.AsyncNetworkStream:
+        return _HeldWrites(await self._backend.connect_unix_socket(*args, **kwargs))
+
+    async def sleep(self, seconds: float) -> None:
+        await self._backend.sleep(seconds)
+
+
+class _HeldWrites(httpcore2.AsyncNetworkStream):
+    """While its task sends a whole request (`_WHOLE`), writes wait and go as one before the
+    first read (the answer's head); any other write goes at once."""
+
+    def __init__(self, stream: httpcore2.AsyncNetworkStream) -> None:
+        self._stream = stream
+        self._held: list[bytes] = []
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held:
+            await self._flush(timeout)
+        return await self._stream.read(max_bytes, timeout)
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if _WHOLE.get():
+            self._held.append(buffer)
+            return
+        if self._held:
+            await self._flush(timeout)
+        await self._stream.write(buffer, timeout)
+
+    async def _flush(self, timeout: float | None) -> None:
+        data = b"".join(self._held)
+        self._held.clear()
+        await self._stream.write(data, timeout)
+
+    async def aclose(self) -> None:
+        self._held.clear()
+        await self._stream.aclose()
+
+    async def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore2.AsyncNetworkStream:
+        return _HeldWrites(await self._stream.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)

@@ -2,12 +2,13 @@
 server's origin, and every JSON-RPC message that crosses is recorded (`http_sessions`).
 
 `TapProxy(upstream, sink)` listens on 127.0.0.1 only, on the runtime's event loop (HTTP/1.1 with
-h11, one task per connection, keep-alive kept). Each request goes to the same path and query on
-the upstream origin (`transports.forward`: only `Host` and the hop-by-hop headers change; the
-rest, Authorization, cookies, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID included,
-passes as it came), its body streamed as it arrives; the answer comes back the same way, chunk
-by chunk as the server sends it (an SSE stream's pings reach the client at once), byte for byte,
-except the `endpoint` event of an HTTP+SSE stream when it names the upstream origin
+h11, one task per connection, keep-alive kept: `downstream.Downstream`). Each request goes to the
+same path and query on the upstream origin (`transports.forward`: only `Host` and the hop-by-hop
+headers change; the rest, Authorization, cookies, Mcp-Session-Id, MCP-Protocol-Version,
+Last-Event-ID included, passes as it came), its body streamed as it arrives (a small one read
+whole, then sent with its head in one write); the answer comes back the same way, chunk by chunk
+as the server sends it (an SSE stream's pings reach the client at once), byte for byte, except
+the `endpoint` event of an HTTP+SSE stream when it names the upstream origin
 (`http_sse.EndpointRewriter`). A redirect is passed back, never followed. An upstream that does
 not answer gets the client a 502 (504 when it was too slow) with a one-line plain-text body;
 one that breaks off mid-answer gets the connection closed, as the server's own failure would.
@@ -17,6 +18,7 @@ event loop and must be quick; a failing one is ignored (the session never notice
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
@@ -24,100 +26,21 @@ from types import TracebackType
 
 import anyio
 import h11
-from anyio.abc import SocketAttribute, SocketStream
 
 from ...runtime import get_runtime
 from ...transports.forward import Answer, Upstream, UpstreamFailed
 from ...transports.http_client import HttpSettings
+from .downstream import GONE, ClientGone, Downstream
 from .sessions import Exchange, Recorder, Secret, Sink
 from .sse import EndpointRewriter
 
 HOST = "127.0.0.1"
 RECORD_BOUND = 4 * 1024 * 1024  # a frame larger than this is forwarded whole, recorded clipped
 START_TIMEOUT = 10.0
-GONE = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError, h11.LocalProtocolError)
 
 
 def _ignore(value: str) -> None:
     return None
-
-
-class ClientGone(Exception):
-    """The client closed its connection before its request was whole."""
-
-
-class _Downstream:
-    """One client connection, HTTP/1.1 by h11."""
-
-    def __init__(self, stream: SocketStream) -> None:
-        self.stream = stream
-        self.h11 = h11.Connection(h11.SERVER)
-        self.gone = False
-
-    async def _read(self) -> bytes:
-        try:
-            return await self.stream.receive(65536)
-        except GONE:
-            return b""
-
-    async def next_request(self) -> h11.Request | None:
-        while True:
-            try:
-                event = self.h11.next_event()
-            except h11.RemoteProtocolError as exc:
-                await self.reply(exc.error_status_hint, f"tap: a malformed request: {exc}")
-                return None
-            if event is h11.NEED_DATA:
-                self.h11.receive_data(await self._read())
-            elif isinstance(event, h11.Request):
-                return event
-            else:
-                return None  # ConnectionClosed
-
-    async def body(self, exchange: Exchange, done: anyio.Event) -> AsyncIterator[bytes]:
-        """The request's body as it arrives (each piece handed to `exchange` too)."""
-        while True:
-            event = self.h11.next_event()
-            if event is h11.NEED_DATA and self.h11.they_are_waiting_for_100_continue:
-                await self.send(h11.InformationalResponse(status_code=100, headers=[]))  # `Expect: 100-continue`
-            if event is h11.NEED_DATA:
-                data = await self._read()
-                if not data:
-                    raise ClientGone
-                self.h11.receive_data(data)
-            elif isinstance(event, h11.Data):
-                exchange.client_chunk(event.data)
-                yield bytes(event.data)
-            elif isinstance(event, h11.EndOfMessage):
-                exchange.client_end()
-                done.set()
-                return
-            else:
-                raise ClientGone
-
-    async def watch_for_close(self) -> None:
-        """Return once the client hangs up (what it sends meanwhile is kept for h11)."""
-        while data := await self._read():
-            self.h11.receive_data(data)
-        self.gone = True
-
-    async def send(self, *events: h11.Event) -> None:
-        await self.stream.send(b"".join(self.h11.send(event) or b"" for event in events))
-
-    async def reply(self, status: int, text: str) -> None:
-        """A whole plain-text answer of the proxy's own, if no answer has begun."""
-        if self.h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
-            return
-        body = (text.replace("\n", " ").strip() + "\n").encode("utf-8")
-        headers = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
-        try:
-            await self.send(h11.Response(status_code=status, headers=headers), h11.Data(data=body), h11.EndOfMessage())
-        except GONE:
-            self.gone = True
-
-    @property
-    def reusable(self) -> bool:
-        return not self.gone and self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
 
 
 class TapProxy:
@@ -192,33 +115,37 @@ class TapProxy:
             self._scope.cancel()
 
     async def _serve(self, bound: Future[int]) -> None:
+        tasks: set[asyncio.Task[None]] = set()
         try:
-            listener = await anyio.create_tcp_listener(local_host=HOST, local_port=self.port)
+            loop = asyncio.get_running_loop()
+            server = await loop.create_server(lambda: Downstream(self._connection, tasks), HOST, self.port)
         except BaseException as exc:
             bound.set_exception(exc)
             raise
         try:
             with anyio.CancelScope() as self._scope:
-                bound.set_result(listener.extra(SocketAttribute.local_port))
-                await listener.serve(self._connection)
+                bound.set_result(server.sockets[0].getsockname()[1])
+                await anyio.sleep_forever()
         finally:
             with anyio.CancelScope(shield=True):
-                await listener.aclose()
+                server.close()
+                for task in tasks:
+                    task.cancel()
+                if tasks:
+                    await asyncio.wait(set(tasks))
                 await self._forward.aclose()
             self._recorder.close_all("the tap closed")
 
     # ----- exchanges
 
-    async def _connection(self, stream: SocketStream) -> None:
-        conn = _Downstream(stream)
-        async with stream:
-            while (request := await conn.next_request()) is not None:
-                await self._exchange(conn, request)
-                if not conn.reusable:
-                    return
-                conn.h11.start_next_cycle()
+    async def _connection(self, conn: Downstream) -> None:
+        while (request := await conn.next_request()) is not None:
+            await self._exchange(conn, request)
+            if not conn.reusable:
+                return
+            conn.h11.start_next_cycle()
 
-    async def _exchange(self, conn: _Downstream, request: h11.Request) -> None:
+    async def _exchange(self, conn: Downstream, request: h11.Request) -> None:
         method = request.method.decode("ascii", "replace")
         target = request.target.decode("latin-1")
         if not target.startswith("/"):
@@ -227,21 +154,23 @@ class TapProxy:
             return
         headers = list(request.headers)
         exchange = Exchange(self._recorder, method, target, headers, self.origin)
-        done = anyio.Event()
+        conn.request_done = False
         has_body = any(name in (b"content-length", b"transfer-encoding") for name, _ in headers)
-        body = conn.body(exchange, done) if has_body else None
-        if body is None:
+        body: bytes | AsyncIterator[bytes] | None = None
+        if has_body:
+            try:
+                body = await conn.body_here(exchange, _content_length(headers))
+            except ClientGone:
+                conn.gone = True
+                return
+        else:
             conn.h11.next_event()  # the EndOfMessage of a request without a body
             exchange.client_end()
-            done.set()
-        async with anyio.create_task_group() as group:
-
-            async def watch() -> None:
-                await done.wait()
-                await conn.watch_for_close()
-                group.cancel_scope.cancel()  # the client hung up: the exchange ends upstream too
-
-            group.start_soon(watch)
+            conn.request_done = True
+        with anyio.CancelScope() as conn.exchange_scope:
+            if conn.ended:  # the client hung up already
+                conn.gone = True
+                return
             try:
                 answer = await self._forward.send(method, target, headers, body, may_wait=method == "POST")
             except ClientGone:
@@ -253,9 +182,9 @@ class TapProxy:
                     await self._relay(conn, exchange, answer)
                 finally:
                     await answer.aclose()
-            group.cancel_scope.cancel()
+        conn.exchange_scope = None
 
-    async def _relay(self, conn: _Downstream, exchange: Exchange, answer: Answer) -> None:
+    async def _relay(self, conn: Downstream, exchange: Exchange, answer: Answer) -> None:
         """The answer to the client as it comes, its messages recorded before they go on."""
         headers = answer.headers
         rewriter = None
@@ -293,7 +222,7 @@ class _Outbox:
     on loopback with TCP_NODELAY is a segment and a wake-up of the client). The exchange hears
     that the answer is whole before the client gets its end."""
 
-    def __init__(self, conn: _Downstream, exchange: Exchange, head: h11.Response, length: int | None) -> None:
+    def __init__(self, conn: Downstream, exchange: Exchange, head: h11.Response, length: int | None) -> None:
         self._conn = conn
         self._exchange = exchange
         self._pending: list[h11.Event] = [head]

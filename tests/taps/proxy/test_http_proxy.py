@@ -267,3 +267,25 @@ def test_a_client_that_expects_100_continue_is_told_to_go_on() -> None:
         assert sock.recv(1024).startswith(b"HTTP/1.1 100 ")
         sock.sendall(body)
         assert sock.recv(65536).startswith(b"HTTP/1.1 400 ")  # the server's own answer: a ping needs a session
+
+
+def test_a_client_that_hangs_up_ends_its_exchange_upstream() -> None:
+    """A POST whose answer is slow to come: the client leaves, and the proxy lets go of the server too."""
+    with socket.create_server(("127.0.0.1", 0)) as upstream:
+        upstream.settimeout(10)
+        url = f"http://127.0.0.1:{upstream.getsockname()[1]}/mcp"
+        with tapped(url) as (proxy, sink), socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as client:
+            body = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}'
+            client.sendall(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+            )
+            server_side, _ = upstream.accept()
+            with server_side:
+                server_side.settimeout(10)
+                got = b""
+                while not got.endswith(body):
+                    got += server_side.recv(65536)  # the request is whole upstream; no answer comes
+                client.close()
+                assert server_side.recv(65536) == b""  # the proxy closed its upstream connection
+    assert sink.frames(CLIENT) == [body] and sink.frames(SERVER) == []
