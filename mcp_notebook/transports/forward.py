@@ -171,8 +171,12 @@ class _CoalescingRoutes(AsyncRoutes):
 
         def coalescing(proxy: str | None) -> httpx2.AsyncHTTPTransport:
             transport = make(proxy)
-            pool = transport._pool  # httpx2 takes no network backend of its own; its pool does
-            pool._network_backend = _Coalescing(pool._network_backend)
+            # httpx2 takes no network backend of its own; its pool does. Should a release rename
+            # these, requests go upstream as before, in two writes instead of one.
+            pool = getattr(transport, "_pool", None)
+            backend = getattr(pool, "_network_backend", None)
+            if isinstance(backend, httpcore2.AsyncNetworkBackend):
+                pool._network_backend = _Coalescing(backend)  # type: ignore[union-attr]
             return transport
 
         self.table._make = coalescing
