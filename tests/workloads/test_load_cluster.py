@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support.processes import descendants
-from support.servers import slowing_server_cmd
+from support.servers import server_everything_cmd, slowing_server_cmd
 from support.waiting import wait_until
 
 import mcp_notebook
@@ -65,6 +65,26 @@ def test_every_call_streams_back_once_over_stdio(client, no_servers_left):
     assert len(frame) == 80 and frame["ok"].all()
     assert set(frame["session"]) == {0, 1, 2, 3} and report.where == "2 Dask workers"
     assert report.health.sessions == 4
+
+
+def test_server_everything_over_stdio_on_the_workers(client, no_servers_left):
+    echo = {"tool": "echo", "arguments": {"message": "m"}}
+    report = mcp_notebook.load(server_everything_cmd(), echo, sessions=2, calls=40, cluster=client)
+    assert len(report.calls) == 40 and all(c.ok for c in report.calls)  # every call accounted for once
+    assert sorted({c.session for c in report.calls}) == [0, 1] and report.health.sessions == 2
+
+
+def test_a_server_that_slows_down_shows_in_the_merged_percentiles(client, no_servers_left):
+    """Each worker's share has a server of its own, each slowing after its 20th call: the merged
+    report's slow tail is theirs (the server slept: a lower bound, not a race)."""
+    server = slowing_server_cmd("--slow-after", "20", "--delay", "0.3")
+    report = mcp_notebook.load(server, {"tool": "work", "arguments": {"n": 1}}, sessions=2, calls=50, cluster=client)
+    assert len(report.calls) == 50
+    for session in (0, 1):
+        ordered = sorted((c for c in report.calls if c.session == session), key=lambda c: c.start)
+        assert all(c.latency >= 0.3 for c in ordered[20:]) and len(ordered) > 20
+    (row,) = report.rows()
+    assert row.p95 >= 0.3 and row.p99 >= 0.3
 
 
 def test_over_http_server_everything_and_the_demo_server(client, url, no_servers_left):
