@@ -180,6 +180,9 @@ def status_text(
     return "\n".join(lines)
 
 
+LEFT, RIGHT = " style='text-align:left'", " style='text-align:right'"  # names left, numbers right, headers over them
+
+
 def status_html(
     target: str,
     calls: Sequence[Call],
@@ -192,11 +195,17 @@ def status_html(
     """The same as `status_text`, as HTML (server text escaped)."""
     head = "".join(f"<div>{esc(line)}</div>" for line in _headline(target, calls, sessions, health, where, stopped, done))
     cells = "".join(
-        f"<tr><td>{esc(one_line(row.label))}</td><td>{row.calls:,}</td><td>{row.errors:,}</td><td>{row.rate:,.1f}</td>"
-        f"<td>{_ms(row.p50)}</td><td>{_ms(row.p95)}</td><td>{_ms(row.p99)}</td></tr>"
+        f"<tr><td{LEFT}>{esc(one_line(row.label))}</td>"
+        + "".join(
+            f"<td{RIGHT}>{value}</td>"
+            for value in (f"{row.calls:,}", f"{row.errors:,}", f"{row.rate:,.1f}", _ms(row.p50), _ms(row.p95), _ms(row.p99))
+        )
+        + "</tr>"
         for row in rows(calls)
     )
-    header = "".join(f"<th>{name}</th>" for name in ("call", "calls", "errors", "calls/s", "p50 ms", "p95 ms", "p99 ms"))
+    header = f"<th{LEFT}>call</th>" + "".join(
+        f"<th{RIGHT}>{name}</th>" for name in ("calls", "errors", "calls/s", "p50 ms", "p95 ms", "p99 ms")
+    )
     table = f"<table class='mcp-load'><tr>{header}</tr>{cells}</table>" if cells else ""
     errors = "".join(
         f"<li>error {esc(code)}: {count:,}, e.g. {esc(one_line(example))}</li>"
